@@ -1,0 +1,90 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+  name: "PointApp",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "pointapp", targets: ["pointapp"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1", traits: ["Foundation"]),
+    .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3", traits: []),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+  ],
+  targets: [
+    .target(
+      name: "Composable",
+      dependencies: [
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "ComposableTesting",
+      dependencies: [
+        "Composable",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]
+    ),
+    .target(
+      name: "PointApp",
+      dependencies: [
+        "Composable",
+        .product(name: "DependenciesMacros", package: "swift-dependencies"),
+      ],
+      resources: [.copy("Resources/catalog.json")]
+    ),
+    .target(
+      name: "PointAppWeb",
+      dependencies: [
+        "PointApp",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Mustache", package: "swift-mustache"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .executableTarget(
+      name: "pointapp",
+      dependencies: [
+        "PointAppWeb",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "ComposableTests",
+      dependencies: [
+        "Composable", "ComposableTesting",
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      ]
+    ),
+    .testTarget(
+      name: "PointAppTests",
+      dependencies: [
+        "PointApp", "ComposableTesting",
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      ]
+    ),
+    .testTarget(
+      name: "PointAppWebTests",
+      dependencies: [
+        "PointAppWeb",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      ],
+      exclude: ["__Snapshots__"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,30 @@
+/// A feature's logic: how an action changes state, and what work follows.
+///
+/// Conform by writing either `reduce(into:action:)` or a `body` composed of other reducers.
+public protocol Reducer<State, Action> {
+  associatedtype State
+  associatedtype Action: Sendable
+  associatedtype Body
+
+  /// Changes `state` for `action` and returns the work that follows.
+  func reduce(into state: inout State, action: Action) -> Effect<Action>
+
+  /// The reducers this one is made of.
+  @ReducerBuilder<State, Action>
+  var body: Body { get }
+}
+
+/// The reducer type of a feature: `var body: some ReducerOf<Self>`.
+public typealias ReducerOf<R: Reducer> = Reducer<R.State, R.Action>
+
+extension Reducer where Body == Never {
+  public var body: Body {
+    fatalError("'\(Self.self)' has no body: it implements 'reduce(into:action:)' instead.")
+  }
+}
+
+extension Reducer where Body: Reducer, Body.State == State, Body.Action == Action {
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    body.reduce(into: &state, action: action)
+  }
+}

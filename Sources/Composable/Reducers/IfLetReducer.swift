@@ -1,0 +1,87 @@
+import CasePaths
+import IssueReporting
+
+extension Reducer where Action: CasePathable {
+  /// Runs `child` on optional child state while it is present, before this reducer runs.
+  ///
+  /// A child action that arrives while the child state is `nil` changes nothing and is reported:
+  /// it is a logic error in the feature.
+  public func ifLet<ChildState, ChildAction, Child: Reducer>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    action toChildAction: CaseKeyPath<Action, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> IfLetReducer<Self, Child> where Child.State == ChildState, Child.Action == ChildAction {
+    IfLetReducer(
+      parent: self, child: child(), toChildState: toChildState,
+      toChildAction: AnyCasePath(toChildAction),
+      location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    )
+  }
+
+  /// `ifLet` for child state that has no logic of its own, such as a confirmation dialog.
+  public func ifLet<ChildState, ChildAction>(
+    _ toChildState: WritableKeyPath<State, ChildState?>,
+    action toChildAction: CaseKeyPath<Action, ChildAction>,
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) -> IfLetReducer<Self, EmptyReducer<ChildState, ChildAction>> {
+    ifLet(
+      toChildState, action: toChildAction, then: { EmptyReducer() },
+      fileID: fileID, filePath: filePath, line: line, column: column
+    )
+  }
+}
+
+/// The reducer `ifLet` returns.
+public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
+  let parent: Parent
+  let child: Child
+  let toChildState: WritableKeyPath<Parent.State, Child.State?>
+  let toChildAction: AnyCasePath<Parent.Action, Child.Action>
+  let location: SourceLocation
+
+  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+    .merge(reduceChild(into: &state, action: action), parent.reduce(into: &state, action: action))
+  }
+
+  private func reduceChild(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+    guard let childAction = toChildAction.extract(from: action) else { return .none }
+    guard state[keyPath: toChildState] != nil else {
+      reportIssue(
+        """
+        An "ifLet" at "\(location.fileID):\(location.line)" received a child action while its \
+        child state was nil, and ignored it.
+
+          Action:
+            \(action)
+
+        Likely causes:
+        • A parent reducer set the child state to nil before "ifLet" ran: "ifLet" must come \
+        after the parent's reducer in "body" so that the child sees its actions first.
+        • An effect of the child sent this action after the child state was set to nil.
+        • The action was sent while the child state was nil: a stale or forged request.
+        """,
+        fileID: location.fileID, filePath: location.filePath,
+        line: location.line, column: location.column
+      )
+      return .none
+    }
+    let toChildAction = toChildAction
+    return child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
+      .map { toChildAction.embed($0) }
+  }
+}
+
+/// Where an operator was written, for the issues it reports.
+struct SourceLocation: Sendable {
+  let fileID: StaticString
+  let filePath: StaticString
+  let line: UInt
+  let column: UInt
+}

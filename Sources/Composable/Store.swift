@@ -1,0 +1,105 @@
+import Dependencies
+import Foundation
+import IssueReporting
+
+/// Holds a feature's state and runs its reducer: an action, then every action its effects send
+/// back, until all work is done.
+///
+/// The server makes one store per request: load state, `send`, read `state`, save.
+public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable {
+  /// How a `send` ended.
+  public enum Completion: Sendable, Equatable {
+    /// Every effect finished.
+    case finished
+    /// The deadline passed first; the remaining effects were cancelled.
+    case timedOut
+  }
+
+  private let lock = NSLock()
+  private var _state: State
+  private let reduce: (inout State, Action) -> Effect<Action>
+  private let dependencies: DependencyValues
+
+  /// - Parameters:
+  ///   - prepareDependencies: overrides for the dependencies the reducer and its effects see.
+  public init<R: Reducer>(
+    initialState: State,
+    reducer: R,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
+  ) where R.State == State, R.Action == Action {
+    self._state = initialState
+    self.reduce = reducer.reduce(into:action:)
+    var dependencies = DependencyValues._current
+    prepareDependencies(&dependencies)
+    self.dependencies = dependencies
+  }
+
+  /// The current state.
+  public var state: State {
+    lock.withLock { _state }
+  }
+
+  /// Sends `action` and returns when it and every effect it started, transitively, are done, or
+  /// when `deadline` has passed: then the remaining effects are cancelled, the overrun is reported
+  /// and `.timedOut` is returned without waiting for them.
+  @discardableResult
+  public func send(
+    _ action: Action,
+    deadline: Duration = .seconds(5),
+    fileID: StaticString = #fileID,
+    filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+  ) async -> Completion {
+    let work = Task { await self.process(action) }
+    let timer = Task {
+      try await Task.sleep(for: deadline)
+      work.cancel()
+    }
+    let completion: Completion = await withCheckedContinuation { continuation in
+      let once = Once(continuation)
+      Task {
+        await work.value
+        once.resume(.finished)
+      }
+      Task {
+        _ = try? await timer.value
+        if !timer.isCancelled { once.resume(.timedOut) }
+      }
+    }
+    timer.cancel()
+    if completion == .timedOut {
+      reportIssue(
+        """
+        Effects started by \(action) were still running after \(deadline) and were cancelled.
+        """,
+        fileID: fileID, filePath: filePath, line: line, column: column
+      )
+    }
+    return completion
+  }
+
+  private func process(_ action: Action) async {
+    let effect = withDependencies { $0 = dependencies } operation: {
+      lock.withLock { reduce(&_state, action) }
+    }
+    await effect.execute(Send { await self.process($0) })
+  }
+}
+
+/// Resumes a continuation once, whichever of several tasks gets there first.
+private final class Once<Value: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Value, Never>?
+
+  init(_ continuation: CheckedContinuation<Value, Never>) {
+    self.continuation = continuation
+  }
+
+  func resume(_ value: Value) {
+    lock.withLock {
+      continuation?.resume(returning: value)
+      continuation = nil
+    }
+  }
+}
