@@ -37,27 +37,9 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
-    .target(
-      name: "PointApp",
-      dependencies: [
-        "Composable",
-        .product(name: "DependenciesMacros", package: "swift-dependencies"),
-      ],
-      resources: [.copy("Resources/catalog.json")]
-    ),
-    .target(
-      name: "PointAppWeb",
-      dependencies: [
-        "PointApp",
-        .product(name: "Hummingbird", package: "hummingbird"),
-        .product(name: "Mustache", package: "swift-mustache"),
-        .product(name: "Logging", package: "swift-log"),
-      ]
-    ),
     .executableTarget(
       name: "pointapp",
       dependencies: [
-        "PointAppWeb",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -67,23 +49,6 @@ let package = Package(
         "Composable", "ComposableTesting",
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
       ]
-    ),
-    .testTarget(
-      name: "PointAppTests",
-      dependencies: [
-        "PointApp", "ComposableTesting",
-        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
-      ]
-    ),
-    .testTarget(
-      name: "PointAppWebTests",
-      dependencies: [
-        "PointAppWeb",
-        .product(name: "HummingbirdTesting", package: "hummingbird"),
-        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
-        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
-      ],
-      exclude: ["__Snapshots__"]
     ),
   ],
   swiftLanguageModes: [.v6]

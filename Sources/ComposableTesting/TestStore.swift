@@ -24,7 +24,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
   public var timeout: Duration = .seconds(1)
 
   let runtime: TestRuntime<State, Action>
-  private var lastStep: Location
+  var lastStep: Location
 
   public init<R: Reducer>(
     initialState: @autoclosure () -> State,
@@ -74,7 +74,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
     }
     let step = runtime.send(action, from: location)
     expect(step, matches: assert, at: location)
-    await Task.yield()
+    await settle()
   }
 
   /// Sends an action without an associated value, named by its case: `send(\.incrementButtonTapped)`.
@@ -100,52 +100,6 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
     column: UInt = #column
   ) async where Action: CasePathable {
     await send(action(value), assert: assert, fileID: fileID, filePath: filePath, line: line, column: column)
-  }
-
-  /// Receives the next action an effect sent, which must be of the case `matching` names, and
-  /// checks the state change `assert` describes.
-  public func receive<Value>(
-    _ matching: CaseKeyPath<Action, Value>,
-    assert: ((_ state: inout State) throws -> Void)? = nil,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) async where Action: CasePathable {
-    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    lastStep = location
-    let name = "matching \(String(describing: matching).replacingOccurrences(of: "Case<", with: "<"))"
-    guard
-      let step = await nextReceived(
-        described: name, at: location, where: { $0[case: matching] != nil },
-        mismatch: { "Received unexpected action: …\n\n  Expected an action \(name)\n  Received:\n    \($0)" }
-      )
-    else { return }
-    expect(step, matches: assert, at: location)
-  }
-
-  /// Receives the next action an effect sent, which must equal `expected`, and checks the state
-  /// change `assert` describes.
-  public func receive(
-    _ expected: Action,
-    assert: ((_ state: inout State) throws -> Void)? = nil,
-    fileID: StaticString = #fileID,
-    filePath: StaticString = #filePath,
-    line: UInt = #line,
-    column: UInt = #column
-  ) async where Action: Equatable {
-    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    lastStep = location
-    guard
-      let step = await nextReceived(
-        described: "\(expected)", at: location, where: { $0 == expected },
-        mismatch: { received in
-          let difference = diff(expected, received).map { $0.indented(by: 4) } ?? "    \(received)"
-          return "Received unexpected action: …\n\n\(difference)\n\n(Expected: −, Received: +)"
-        }
-      )
-    else { return }
-    expect(step, matches: assert, at: location)
   }
 
   /// Forgets the actions effects have sent so far without asserting on them.
@@ -211,7 +165,17 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
     """
   }
 
-  private func expect(
+  /// Gives running effects a moment to send their next action or to end, so that an effect which
+  /// has just sent its last action is not mistaken for one still running when the test ends.
+  func settle() async {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while runtime.inFlightCount > 0, runtime.receivedActions.isEmpty, clock.now - start < .milliseconds(20) {
+      await Task.yield()
+    }
+  }
+
+  func expect(
     _ step: TestRuntime<State, Action>.Step,
     matches assert: ((inout State) throws -> Void)?,
     at location: Location
@@ -224,7 +188,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
       return
     }
     if expected != step.after {
-      let difference = diff(expected, step.after).map { $0.indented(by: 4) } ?? ""
+      let difference = diff(expected, step.after, format: minusPlus).map { $0.indented(by: 4) } ?? ""
       location.report(
         "A state change does not match expectation: …\n\n\(difference)\n\n(Expected: −, Actual: +)"
       )
@@ -239,70 +203,8 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
       )
     }
   }
-
-  private func nextReceived(
-    described name: String,
-    at location: Location,
-    where matches: (Action) -> Bool,
-    mismatch: (Action) -> String
-  ) async -> TestRuntime<State, Action>.Step? {
-    let clock = ContinuousClock()
-    let start = clock.now
-    while true {
-      let (received, inFlight) = runtime.takeReceived(skippingUnmatched: exhaustivity == .off, where: matches)
-      if let received {
-        if !matches(received.action) { location.report(mismatch(received.action)) }
-        return received
-      }
-      if inFlight == 0 {
-        location.report("Expected to receive an action \(name), but didn't get one.")
-        return nil
-      }
-      if clock.now - start >= timeout {
-        location.report(
-          "Expected to receive an action \(name), but received none after \(timeout)."
-        )
-        return nil
-      }
-      try? await Task.sleep(for: .milliseconds(1))
-    }
-  }
 }
 
 /// A `TestStore` for a feature: `TestStoreOf<Counter>`.
 public typealias TestStoreOf<R: Reducer> = TestStore<R.State, R.Action>
 where R.State: Equatable & Sendable
-
-/// Where a test step was written, for the issues it reports.
-struct Location: Sendable {
-  let fileID: StaticString
-  let filePath: StaticString
-  let line: UInt
-  let column: UInt
-
-  func report(_ message: String) {
-    reportIssue(message, fileID: fileID, filePath: filePath, line: line, column: column)
-  }
-}
-
-private func plural(_ count: Int, _ noun: String) -> String {
-  count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
-}
-
-private func list(_ actions: [some Any]) -> String {
-  actions.map { action in
-    var dumped = ""
-    customDump(action, to: &dumped)
-    return dumped.indented(by: 4)
-  }
-  .joined(separator: "\n")
-}
-
-extension String {
-  func indented(by count: Int) -> String {
-    let prefix = String(repeating: " ", count: count)
-    return split(separator: "\n", omittingEmptySubsequences: false)
-      .map { $0.isEmpty ? "" : prefix + $0 }
-      .joined(separator: "\n")
-  }
-}

@@ -1,0 +1,104 @@
+import CasePaths
+import Composable
+import ComposableTesting
+import Testing
+
+/// Records which steps its effects reported, to show how effect operators order work.
+private struct Steps: Reducer {
+  typealias State = [Int]
+
+  @CasePathable
+  enum Action: Equatable, Sendable {
+    case mergeTapped
+    case concatenateTapped
+    case mappedTapped
+    case step(Int)
+  }
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .mergeTapped:
+        return .merge(slow(1), .send(.step(2)))
+      case .concatenateTapped:
+        return .concatenate(slow(1), .send(.step(2)), .none)
+      case .mappedTapped:
+        return Effect<Int>.send(20).map { .step($0 + 1) }
+      case let .step(number):
+        state.append(number)
+        return .none
+      }
+    }
+  }
+
+  private func slow(_ number: Int) -> Effect<Action> {
+    .run { send in
+      try await Task.sleep(for: .milliseconds(30))
+      await send(.step(number))
+    }
+  }
+}
+
+struct EffectTests {
+  @Test func mergedEffectsRunAtTheSameTime() async {
+    let store = TestStore(initialState: [Int]()) { Steps() }
+    await store.send(.mergeTapped)
+    await store.receive(.step(2)) { $0 = [2] }
+    await store.receive(.step(1)) { $0 = [2, 1] }
+  }
+
+  @Test func concatenatedEffectsRunInOrder() async {
+    let store = TestStore(initialState: [Int]()) { Steps() }
+    await store.send(.concatenateTapped)
+    await store.receive(.step(1)) { $0 = [1] }
+    await store.receive(.step(2)) { $0 = [1, 2] }
+  }
+
+  @Test func mappedEffectsSendTransformedActions() async {
+    let store = TestStore(initialState: [Int]()) { Steps() }
+    await store.send(.mappedTapped)
+    await store.receive(.step(21)) { $0 = [21] }
+  }
+
+  @Test func anUnhandledErrorInRunIsReported() async {
+    struct Broken: Error {}
+    await withKnownIssue {
+      let store = Store(initialState: 0, reducer: Reduce<Int, Bool> { _, _ in
+        .run { _ in throw Broken() }
+      })
+      await store.send(true)
+    } matching: { issue in
+      message(of: issue).contains("threw an unhandled error: Broken()")
+    }
+  }
+}
+
+struct StoreTests {
+  @Test func sendReturnsOnceEveryEffectHasFinished() async {
+    let store = Store(initialState: Counter.State(count: 7), reducer: Counter()) {
+      $0.numberFact.fetch = { number in
+        try await Task.sleep(for: .milliseconds(20))
+        return "\(number) is lucky."
+      }
+    }
+    let completion = await store.send(.numberFactButtonTapped)
+    #expect(completion == .finished)
+    #expect(store.state == Counter.State(count: 7, isLoading: false, numberFactAlert: "7 is lucky."))
+  }
+
+  @Test func effectsPastTheDeadlineAreCancelledAndReported() async {
+    let store = Store(initialState: Counter.State(), reducer: Counter()) {
+      $0.numberFact.fetch = { _ in
+        try await Task.sleep(for: .seconds(3600))
+        return "never"
+      }
+    }
+    await withKnownIssue {
+      let completion = await store.send(.numberFactButtonTapped, deadline: .milliseconds(50))
+      #expect(completion == .timedOut)
+    } matching: { issue in
+      message(of: issue).contains("were still running after 0.05 seconds and were cancelled.")
+    }
+    #expect(store.state == Counter.State(count: 0, isLoading: true, numberFactAlert: nil))
+  }
+}
