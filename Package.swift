@@ -37,6 +37,14 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
     ),
+    .target(
+      name: "PointApp",
+      dependencies: [
+        "Composable",
+        .product(name: "DependenciesMacros", package: "swift-dependencies"),
+      ],
+      resources: [.copy("Resources/catalog.json")]
+    ),
     .executableTarget(
       name: "pointapp",
       dependencies: [
@@ -49,6 +57,14 @@ let package = Package(
         "Composable", "ComposableTesting",
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
       ]
+    ),
+    .testTarget(
+      name: "PointAppTests",
+      dependencies: [
+        "PointApp", "ComposableTesting",
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      ],
+      resources: [.copy("Fixtures")]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A calendar day, counted in the calendar the app runs on (Asia/Tokyo): missions reset and
+/// streaks count by it.
+public struct Day: Codable, Hashable, Comparable, Sendable {
+  /// Days since the calendar's epoch; consecutive days differ by one.
+  public let ordinal: Int
+
+  public init(ordinal: Int) { self.ordinal = ordinal }
+
+  public init(_ date: Date, in calendar: Calendar) {
+    let start = calendar.startOfDay(for: date)
+    let epoch = calendar.startOfDay(for: Date(timeIntervalSince1970: 0))
+    ordinal = calendar.dateComponents([.day], from: epoch, to: start).day!
+  }
+
+  public var next: Day { Day(ordinal: ordinal + 1) }
+
+  public static func < (lhs: Day, rhs: Day) -> Bool { lhs.ordinal < rhs.ordinal }
+
+  public init(from decoder: any Decoder) throws {
+    ordinal = try decoder.singleValueContainer().decode(Int.self)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(ordinal)
+  }
+}
+
+extension Calendar {
+  /// The Gregorian calendar in Japan's time zone: the app's days begin at midnight JST.
+  public static let tokyo: Calendar = {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "Asia/Tokyo")!
+    calendar.locale = Locale(identifier: "ja_JP")
+    return calendar
+  }()
+}

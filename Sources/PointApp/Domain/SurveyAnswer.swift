@@ -1,0 +1,47 @@
+/// What a user answered to one question.
+public struct SurveyAnswer: Codable, Equatable, Sendable {
+  public let questionID: QuestionID
+  public let value: Value
+
+  public init(questionID: QuestionID, value: Value) {
+    self.questionID = questionID
+    self.value = value
+  }
+
+  public enum Value: Codable, Equatable, Sendable {
+    case choice(ChoiceID)
+    case choices([ChoiceID])
+    case text(String)
+    case rating(Int)
+  }
+}
+
+/// The raw inputs of an answer form, by question: what the user typed or picked, unchecked.
+public typealias AnswerDraft = [QuestionID: [String]]
+
+/// Why an answer was refused.
+public enum AnswerError: Equatable, Sendable, Error {
+  case required
+  case unknownChoice
+  case tooFewPicks(min: Int)
+  case tooManyPicks(max: Int)
+  case tooLong(max: Int)
+  case invalidRating
+
+  /// The message shown under the question.
+  public var message: String {
+    switch self {
+    case .required: "回答してください。"
+    case .unknownChoice: "選択肢の中から選んでください。"
+    case let .tooFewPicks(min): "\(min)つ以上選んでください。"
+    case let .tooManyPicks(max): "\(max)つまで選べます。"
+    case let .tooLong(max): "\(max)文字以内で入力してください。"
+    case .invalidRating: "1〜5で評価してください。"
+    }
+  }
+}
+
+/// The errors of a refused draft, by question.
+public struct AnswerErrors: Equatable, Sendable, Error {
+  public let byQuestion: [QuestionID: AnswerError]
+}

@@ -1,0 +1,105 @@
+import CasePaths
+import Composable
+import Dependencies
+import Foundation
+
+/// One survey with its question form: answers are checked, and a valid, first submission pays the
+/// reward.
+public struct SurveyDetail: Reducer, Sendable {
+  public struct State: Equatable, Sendable {
+    public var progress: UserProgress
+    public var page: Page
+
+    public init(progress: UserProgress = UserProgress(), page: Page) {
+      self.progress = progress
+      self.page = page
+    }
+
+    /// When this user answered the survey, if they did.
+    public var answered: UserProgress.AnsweredSurvey? { progress.answered[page.surveyID] }
+  }
+
+  /// What the survey page shows; not saved.
+  public struct Page: Equatable, Sendable {
+    public let surveyID: SurveyID
+    public var survey: Survey?
+    /// The catalog has no open survey with this id.
+    public var notFound = false
+    public var loadFailed = false
+    /// What the user sent last, shown again with the errors when it was refused.
+    public var draft: AnswerDraft = [:]
+    public var errors: [QuestionID: AnswerError] = [:]
+
+    public init(surveyID: SurveyID) { self.surveyID = surveyID }
+  }
+
+  @CasePathable
+  public enum Action: Equatable, Sendable {
+    case surveyLoaded(Result<Survey?, CatalogError>)
+    case submitButtonTapped(AnswerDraft)
+    case delegate(Delegate)
+
+    @CasePathable
+    public enum Delegate: Equatable, Sendable {
+      /// Valid answers were sent; `paid` is false when the survey had been answered before.
+      case answered(Survey, paid: Bool)
+    }
+  }
+
+  @Dependency(\.surveyClient) var surveyClient
+  @Dependency(\.date.now) var now
+  @Dependency(\.uuid) var uuid
+  @Dependency(\.calendar) var calendar
+
+  public init() {}
+
+  public var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case let .surveyLoaded(.success(survey)):
+        guard let survey, survey.isAvailable(at: now) else {
+          state.page.notFound = true
+          return .none
+        }
+        state.page.survey = survey
+        return .none
+      case .surveyLoaded(.failure):
+        state.page.loadFailed = true
+        return .none
+      case let .submitButtonTapped(draft):
+        return submit(draft, state: &state)
+      case .delegate:
+        return .none
+      }
+    }
+  }
+
+  /// Loads the survey a page shows.
+  public static func load(_ id: SurveyID) -> Effect<Action> {
+    .run { send in
+      @Dependency(\.surveyClient) var surveyClient
+      do {
+        await send(.surveyLoaded(.success(try await surveyClient.fetch(id))))
+      } catch {
+        await send(.surveyLoaded(.failure(CatalogError(error))))
+      }
+    }
+  }
+
+  private func submit(_ draft: AnswerDraft, state: inout State) -> Effect<Action> {
+    guard let survey = state.page.survey else { return .none }
+    switch survey.validateAnswers(draft) {
+    case let .failure(errors):
+      state.page.draft = draft
+      state.page.errors = errors.byQuestion
+      return .none
+    case let .success(answers):
+      state.page.draft = [:]
+      state.page.errors = [:]
+      let paid = state.progress.recordAnswer(
+        to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar)
+      )
+      return .send(.delegate(.answered(survey, paid: paid)))
+    }
+  }
+}

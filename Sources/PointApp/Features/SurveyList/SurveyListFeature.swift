@@ -1,0 +1,83 @@
+import CasePaths
+import Composable
+import Dependencies
+import Foundation
+
+/// The survey list: the catalog's open surveys, filtered by category and sorted, answered ones
+/// marked.
+public struct SurveyList: Reducer, Sendable {
+  public struct State: Equatable, Sendable {
+    public var progress: UserProgress
+    public var page: Page
+
+    public init(progress: UserProgress = UserProgress(), page: Page = Page()) {
+      self.progress = progress
+      self.page = page
+    }
+
+    public func isAnswered(_ survey: Survey) -> Bool { progress.answered[survey.id] != nil }
+  }
+
+  /// What the list page shows; not saved.
+  public struct Page: Equatable, Sendable {
+    public var category: SurveyCategory?
+    public var sort: SurveySort = .newest
+    public var surveys: [Survey] = []
+    public var loadFailed = false
+
+    public init(category: SurveyCategory? = nil, sort: SurveySort = .newest, surveys: [Survey] = [], loadFailed: Bool = false) {
+      self.category = category
+      self.sort = sort
+      self.surveys = surveys
+      self.loadFailed = loadFailed
+    }
+  }
+
+  @CasePathable
+  public enum Action: Equatable, Sendable {
+    case pageRequested(category: SurveyCategory?, sort: SurveySort)
+    case surveysLoaded(Result<[Survey], CatalogError>)
+  }
+
+  @Dependency(\.surveyClient) var surveyClient
+  @Dependency(\.date.now) var now
+
+  public init() {}
+
+  public var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case let .pageRequested(category, sort):
+        state.page.category = category
+        state.page.sort = sort
+        return .run { send in
+          do {
+            let surveys = if let category {
+              try await surveyClient.fetchByCategory(category)
+            } else {
+              try await surveyClient.fetchAll()
+            }
+            await send(.surveysLoaded(.success(surveys)))
+          } catch {
+            await send(.surveysLoaded(.failure(CatalogError(error))))
+          }
+        }
+      case let .surveysLoaded(.success(surveys)):
+        state.page.surveys = state.page.sort.sorted(surveys.filter { $0.isAvailable(at: now) })
+        state.page.loadFailed = false
+        return .none
+      case .surveysLoaded(.failure):
+        state.page.surveys = []
+        state.page.loadFailed = true
+        return .none
+      }
+    }
+  }
+}
+
+/// The catalog could not be read.
+public struct CatalogError: Error, Equatable, Sendable {
+  public let reason: String
+
+  public init(_ error: any Error) { reason = String(describing: error) }
+}
