@@ -74,6 +74,12 @@ public struct LedgerPage: Equatable, Sendable {
   public let pageCount: Int
   public let transactions: [PointTransaction]
 
+  public init(number: Int, pageCount: Int, transactions: [PointTransaction]) {
+    self.number = number
+    self.pageCount = pageCount
+    self.transactions = transactions
+  }
+
   public var hasPrevious: Bool { number > 1 }
   public var hasNext: Bool { number < pageCount }
 }

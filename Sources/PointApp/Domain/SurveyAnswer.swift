@@ -44,4 +44,6 @@ public enum AnswerError: Equatable, Sendable, Error {
 /// The errors of a refused draft, by question.
 public struct AnswerErrors: Equatable, Sendable, Error {
   public let byQuestion: [QuestionID: AnswerError]
+
+  public init(byQuestion: [QuestionID: AnswerError]) { self.byQuestion = byQuestion }
 }

@@ -1,0 +1,93 @@
+import Dependencies
+import Foundation
+import PointApp
+import Testing
+
+struct UserProgressTests {
+  @Test func aSurveyPaysExactlyOnce() {
+    var progress = UserProgress()
+    let first = progress.recordAnswer(to: .breakfast, with: [], id: TransactionID(UUID(1)), at: noon, on: today)
+    let afterFirst = progress
+    let second = progress.recordAnswer(to: .breakfast, with: [], id: TransactionID(UUID(2)), at: noon + 60, on: today)
+    #expect(first && !second)
+    #expect(progress == afterFirst)
+    #expect(progress.ledger.balance == 40)
+    #expect(progress.answered[Survey.breakfast.id]?.date == noon)
+  }
+
+  @Test func answeringAdvancesTodaysMissions() {
+    var ids = 0
+    let progress = UserProgress.answered([.breakfast, .sweets], ids: &ids)
+    let missions = progress.missions.missions(on: today)
+    #expect(missions.map(\.progress) == [0, 2, 2, 100])
+    #expect(missions.map(\.isClaimable) == [false, true, false, true])
+  }
+
+  @Test func aMissionPaysItsBonusOncePerDay() throws {
+    var progress = UserProgress()
+    progress.recordVisit(on: today, at: noon)
+    try progress.claimMission(.visit, id: TransactionID(UUID(1)), at: noon, on: today)
+    #expect(progress.ledger.balance == 5)
+    #expect(throws: PointError.missionAlreadyClaimed) {
+      try progress.claimMission(.visit, id: TransactionID(UUID(2)), at: noon, on: today)
+    }
+    #expect(progress.ledger.balance == 5)
+  }
+
+  @Test func anUnfinishedMissionCannotBeClaimed() {
+    var progress = UserProgress()
+    #expect(throws: PointError.missionNotCompleted) {
+      try progress.claimMission(.answerOne, id: TransactionID(UUID(1)), at: noon, on: today)
+    }
+    #expect(progress.ledger.transactions.isEmpty)
+  }
+
+  @Test func missionsStartAgainAtMidnightInTokyo() throws {
+    var progress = UserProgress()
+    let lastDay = Day(lastSecondOfTheDay, in: .tokyo)
+    let nextDay = Day(firstSecondOfNextDay, in: .tokyo)
+    #expect(lastDay == today && nextDay == today.next)
+
+    progress.recordVisit(on: lastDay, at: lastSecondOfTheDay)
+    try progress.claimMission(.visit, id: TransactionID(UUID(1)), at: lastSecondOfTheDay, on: lastDay)
+    #expect(progress.missions.missions(on: nextDay).map(\.progress) == [0, 0, 0, 0])
+    #expect(throws: PointError.missionNotCompleted) {
+      try progress.claimMission(.visit, id: TransactionID(UUID(2)), at: firstSecondOfNextDay, on: nextDay)
+    }
+    progress.recordVisit(on: nextDay, at: firstSecondOfNextDay)
+    try progress.claimMission(.visit, id: TransactionID(UUID(3)), at: firstSecondOfNextDay, on: nextDay)
+    #expect(progress.ledger.balance == 10)
+  }
+
+  @Test func theDayTurnsAtMidnightInTokyoNotInUTC() {
+    let utc = { var calendar = Calendar(identifier: .gregorian); calendar.timeZone = .gmt; return calendar }()
+    #expect(Day(lastSecondOfTheDay, in: utc) == Day(firstSecondOfNextDay, in: utc))
+    #expect(Day(lastSecondOfTheDay, in: .tokyo) != Day(firstSecondOfNextDay, in: .tokyo))
+  }
+
+  @Test func achievementsUnlockOnceWithTheirDate() {
+    var progress = UserProgress()
+    progress.recordAnswer(to: .breakfast, with: [], id: TransactionID(UUID(1)), at: noon, on: today)
+    #expect(progress.achievements == [.firstAnswer: noon])
+    progress.recordAnswer(to: .sweets, with: [], id: TransactionID(UUID(2)), at: noon + 60, on: today)
+    #expect(progress.achievements == [.firstAnswer: noon])
+  }
+
+  @Test func milestonesUnlockTheirAchievements() throws {
+    var ids = 0
+    let surveys = (0..<10).map { Survey.fixture(id: "s\($0)", reward: 300) }
+    var progress = UserProgress.answered(surveys, ids: &ids)
+    #expect(Set(progress.achievements.keys) == [.firstAnswer, .tenAnswers, .thousandPoints])
+    try progress.exchange(ExchangeOption.all[0], id: TransactionID(UUID(99)), at: noon + 1)
+    #expect(progress.achievements[.firstExchange] == noon + 1)
+  }
+
+  @Test func sevenVisitedDaysInARowUnlockTheStreakAchievement() {
+    var progress = UserProgress()
+    for offset in 0..<7 {
+      progress.recordVisit(on: Day(ordinal: today.ordinal + offset), at: noon + days(Double(offset)))
+    }
+    #expect(progress.streak.days(asOf: Day(ordinal: today.ordinal + 6)) == 7)
+    #expect(progress.achievements[.sevenDayStreak] == noon + days(6))
+  }
+}

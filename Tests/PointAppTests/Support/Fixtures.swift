@@ -1,0 +1,95 @@
+import Dependencies
+import Foundation
+import PointApp
+
+/// A fixed moment: 2026-11-22 12:00 in Tokyo (03:00 UTC).
+let noon = Date(timeIntervalSince1970: 1_795_316_400)
+/// The last second of 2026-11-22 in Tokyo, and the first of the next day.
+let lastSecondOfTheDay = Date(timeIntervalSince1970: 1_795_359_599)
+let firstSecondOfNextDay = Date(timeIntervalSince1970: 1_795_359_600)
+let today = Day(noon, in: .tokyo)
+
+func days(_ count: Double) -> TimeInterval { count * 86_400 }
+
+extension SurveyQuestion {
+  static let breakfastFrequency = SurveyQuestion(
+    id: QuestionID("frequency"), text: "朝ごはんを食べる頻度は？",
+    kind: .singleChoice(choices: [
+      Choice(id: ChoiceID("daily"), label: "ほぼ毎日"),
+      Choice(id: ChoiceID("rarely"), label: "ほとんどない"),
+    ])
+  )
+  static let breakfastFoods = SurveyQuestion(
+    id: QuestionID("foods"), text: "よく食べるものは？（2つまで）",
+    kind: .multipleChoice(
+      choices: [
+        Choice(id: ChoiceID("rice"), label: "ごはん"),
+        Choice(id: ChoiceID("bread"), label: "パン"),
+        Choice(id: ChoiceID("fruit"), label: "果物"),
+      ],
+      minPicks: 1, maxPicks: 2
+    )
+  )
+  static let satisfaction = SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)
+  static let comment = SurveyQuestion(
+    id: QuestionID("comment"), text: "ご意見をどうぞ", kind: .freeText(required: false, maxLength: 10)
+  )
+}
+
+extension Survey {
+  static func fixture(
+    id: String = "breakfast",
+    title: String = "朝ごはんアンケート",
+    category: SurveyCategory = .food,
+    questions: [SurveyQuestion] = [.breakfastFrequency, .breakfastFoods, .satisfaction, .comment],
+    reward: PointAmount = 40,
+    minutes: Int = 2,
+    publishedAt: Date = noon - days(10),
+    expiresAt: Date? = nil
+  ) -> Survey {
+    Survey(
+      id: SurveyID(id), title: title, description: "\(title)の説明", category: category,
+      questions: questions, reward: reward, estimatedMinutes: minutes,
+      publishedAt: publishedAt, expiresAt: expiresAt
+    )
+  }
+
+  static let breakfast = Survey.fixture()
+  /// A single-question survey that pays 60 pt.
+  static let sweets = Survey.fixture(
+    id: "sweets", title: "スイーツ調査", questions: [.satisfaction], reward: 60, minutes: 3,
+    publishedAt: noon - days(1)
+  )
+  static let travel = Survey.fixture(
+    id: "travel", title: "旅行の予定", category: .travel, questions: [.satisfaction], reward: 90, minutes: 2,
+    publishedAt: noon - days(30), expiresAt: noon + days(30)
+  )
+  static let expired = Survey.fixture(
+    id: "expired", title: "終わった調査", questions: [.satisfaction], reward: 500,
+    publishedAt: noon - days(60), expiresAt: noon - days(1)
+  )
+}
+
+/// Valid answers to `Survey.breakfast`.
+let breakfastAnswers: AnswerDraft = [
+  QuestionID("frequency"): ["daily"],
+  QuestionID("foods"): ["rice", "fruit"],
+  QuestionID("satisfaction"): ["4"],
+]
+
+/// Valid answers to any survey made of the satisfaction question only.
+let ratingAnswer: AnswerDraft = [QuestionID("satisfaction"): ["5"]]
+
+extension UserProgress {
+  /// Progress after answering `surveys` at `date`, one transaction id each from `ids`.
+  static func answered(_ surveys: [Survey], at date: Date = noon, ids: inout Int) -> UserProgress {
+    var progress = UserProgress()
+    for survey in surveys {
+      progress.recordAnswer(
+        to: survey, with: [], id: TransactionID(UUID(ids)), at: date, on: Day(date, in: .tokyo)
+      )
+      ids += 1
+    }
+    return progress
+  }
+}
