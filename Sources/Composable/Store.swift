@@ -29,8 +29,7 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
   ) where R.State == State, R.Action == Action {
     self._state = initialState
     self.reduce = reducer.reduce(into:action:)
-    var dependencies = DependencyValues._current
-    prepareDependencies(&dependencies)
+    let dependencies = withDependencies(prepareDependencies) { DependencyValues._current }
     self.dependencies = dependencies
   }
 

@@ -14,7 +14,7 @@ final class TestRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable 
   private let lock = NSLock()
   private var _state: State
   private let reduce: (inout State, Action) -> Effect<Action>
-  private let dependencies: DependencyValues
+  private var _dependencies: DependencyValues
   private var received: [Step] = []
   private var inFlight: [Int: (task: Task<Void, Never>, origin: Location)] = [:]
   private var nextEffectID = 0
@@ -22,10 +22,14 @@ final class TestRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable 
   init(state: State, reduce: @escaping (inout State, Action) -> Effect<Action>, dependencies: DependencyValues) {
     self._state = state
     self.reduce = reduce
-    self.dependencies = dependencies
+    self._dependencies = dependencies
   }
 
   var state: State { lock.withLock { _state } }
+  var dependencies: DependencyValues {
+    get { lock.withLock { _dependencies } }
+    set { lock.withLock { _dependencies = newValue } }
+  }
   var receivedActions: [Step] { lock.withLock { received } }
   var inFlightCount: Int { lock.withLock { inFlight.count } }
 
@@ -68,7 +72,7 @@ final class TestRuntime<State: Sendable, Action: Sendable>: @unchecked Sendable 
   /// Call with the lock held.
   private func apply(_ action: Action, from origin: Location) -> Step {
     let before = _state
-    let effect = withDependencies { $0 = dependencies } operation: { reduce(&_state, action) }
+    let effect = withDependencies { $0 = _dependencies } operation: { reduce(&_state, action) }
     let step = Step(action: action, before: before, after: _state)
     guard !effect.operations.isEmpty else { return step }
     let id = nextEffectID

@@ -35,8 +35,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
     line: UInt = #line,
     column: UInt = #column
   ) where R.State == State, R.Action == Action {
-    var dependencies = DependencyValues._current
-    prepareDependencies(&dependencies)
+    let dependencies = withDependencies(prepareDependencies) { DependencyValues._current }
     let reducer = reducer()
     self.runtime = TestRuntime(
       state: withDependencies { $0 = dependencies } operation: { initialState() },
@@ -48,6 +47,13 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
 
   /// The store's current state, including changes made by actions not yet received.
   public var state: State { runtime.state }
+
+  /// The dependencies the reducer and the effects it starts from now on see; change them between
+  /// steps, as when a server comes back up.
+  public var dependencies: DependencyValues {
+    get { runtime.dependencies }
+    set { runtime.dependencies = newValue }
+  }
 
   /// Sends an action, then checks the state change that `assert` describes: it receives the state
   /// before the action and must turn it into the state after it.

@@ -69,10 +69,13 @@ public struct MissionBoard: Codable, Equatable, Sendable {
   }
 
   /// Marks a completed mission as paid; a mission pays once per day.
+  /// A refused claim changes nothing.
   mutating func claim(_ kind: DailyMission.Kind, on today: Day) throws(PointError) {
-    rollOver(to: today)
-    guard progress(of: kind) >= kind.target else { throw .missionNotCompleted }
-    guard claimed.insert(kind).inserted else { throw .missionAlreadyClaimed }
+    var board = self
+    board.rollOver(to: today)
+    guard board.progress(of: kind) >= kind.target else { throw .missionNotCompleted }
+    guard board.claimed.insert(kind).inserted else { throw .missionAlreadyClaimed }
+    self = board
   }
 
   private func progress(of kind: DailyMission.Kind) -> Int {

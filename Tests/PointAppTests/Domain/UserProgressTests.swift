@@ -36,10 +36,12 @@ struct UserProgressTests {
 
   @Test func anUnfinishedMissionCannotBeClaimed() {
     var progress = UserProgress()
+    progress.recordVisit(on: today, at: noon)
+    let before = progress
     #expect(throws: PointError.missionNotCompleted) {
-      try progress.claimMission(.answerOne, id: TransactionID(UUID(1)), at: noon, on: today)
+      try progress.claimMission(.answerOne, id: TransactionID(UUID(1)), at: noon + days(1), on: today.next)
     }
-    #expect(progress.ledger.transactions.isEmpty)
+    #expect(progress == before)
   }
 
   @Test func missionsStartAgainAtMidnightInTokyo() throws {

@@ -160,3 +160,21 @@ extension AppFeature.State: Codable {
     try container.encodeIfPresent(flash, forKey: .flash)
   }
 }
+
+extension AppFeature.State {
+  /// The bytes of a user's file: JSON with sorted keys and ISO 8601 dates (second precision), so
+  /// that the same state always gives the same bytes.
+  public func savedData() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return try encoder.encode(self)
+  }
+
+  /// Reads a user's file written by `savedData()`, of this or an older schema version.
+  public init(savedData: Data) throws {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    self = try decoder.decode(Self.self, from: savedData)
+  }
+}

@@ -1,0 +1,43 @@
+import ComposableTesting
+import Dependencies
+import Foundation
+import PointApp
+import Testing
+
+struct ExchangeTests {
+  func makeStore(balance: PointAmount) -> TestStoreOf<Exchange> {
+    var ids = 100
+    return TestStore(initialState: Exchange.State(progress: .answered([.fixture(reward: balance)], ids: &ids))) {
+      Exchange()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+    }
+  }
+
+  @Test func exchangingDebitsTheCost() async throws {
+    let store = makeStore(balance: 3_200)
+    let gift = ExchangeOption.all[0]
+    #expect(store.state.canAfford(gift))
+    await store.send(.exchangeButtonTapped(gift.id)) {
+      try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(.delegate(.exchanged(gift)))
+    #expect(store.state.progress.ledger.balance == 200)
+    #expect(!store.state.canAfford(gift))
+  }
+
+  @Test func anExchangeBeyondTheBalanceIsRefused() async {
+    let store = makeStore(balance: 2_999)
+    await store.send(.exchangeButtonTapped(ExchangeOption.all[0].id))
+    await store.receive(.delegate(.exchangeRefused(.insufficientBalance)))
+    #expect(store.state.progress.ledger.balance == 2_999)
+  }
+
+  @Test func anUnknownOptionIsRefused() async {
+    let store = makeStore(balance: 50_000)
+    await store.send(.pageRequested)
+    await store.send(.exchangeButtonTapped(ExchangeOption.ID("yacht")))
+    await store.receive(.delegate(.exchangeRefused(.unknownOption)))
+  }
+}

@@ -1,0 +1,68 @@
+import ComposableTesting
+import Dependencies
+import Foundation
+import PointApp
+import Testing
+
+struct SurveyDetailTests {
+  func makeStore(survey: Survey? = nil, progress: UserProgress = UserProgress()) -> TestStoreOf<SurveyDetail> {
+    var page = SurveyDetail.Page(surveyID: survey?.id ?? Survey.breakfast.id)
+    page.survey = survey
+    return TestStore(initialState: SurveyDetail.State(progress: progress, page: page)) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+      $0.surveyClient = .catalog([.breakfast, .expired])
+    }
+  }
+
+  @Test func showsTheLoadedSurvey() async {
+    let store = makeStore()
+    await store.send(.surveyLoaded(.success(.breakfast))) { $0.page.survey = .breakfast }
+  }
+
+  @Test func anUnknownOrExpiredSurveyIsNotFound() async {
+    let unknown = makeStore()
+    await unknown.send(.surveyLoaded(.success(nil))) { $0.page.notFound = true }
+    let expired = makeStore()
+    await expired.send(.surveyLoaded(.success(.expired))) { $0.page.notFound = true }
+  }
+
+  @Test func aCatalogFailureIsShown() async {
+    let store = makeStore()
+    await store.send(.surveyLoaded(.failure(CatalogError(URLError(.timedOut))))) { $0.page.loadFailed = true }
+  }
+
+  @Test func invalidAnswersKeepTheDraftAndSayWhy() async {
+    let store = makeStore(survey: .breakfast)
+    let draft: AnswerDraft = [QuestionID("frequency"): ["daily"], QuestionID("satisfaction"): ["9"]]
+    await store.send(.submitButtonTapped(draft)) {
+      $0.page.draft = draft
+      $0.page.errors = [QuestionID("foods"): .required, QuestionID("satisfaction"): .invalidRating]
+    }
+    #expect(store.state.progress == UserProgress())
+  }
+
+  @Test func validAnswersPayTheRewardOnce() async throws {
+    let store = makeStore(survey: .breakfast)
+    let answers = try Survey.breakfast.validateAnswers(breakfastAnswers).get()
+    await store.send(.submitButtonTapped(breakfastAnswers)) {
+      $0.progress.recordAnswer(to: .breakfast, with: answers, id: TransactionID(UUID(0)), at: noon, on: today)
+    }
+    await store.receive(.delegate(.answered(.breakfast, paid: true)))
+    #expect(store.state.progress.ledger.balance == 40)
+    #expect(store.state.answered?.answers == answers)
+
+    await store.send(.submitButtonTapped(breakfastAnswers))
+    await store.receive(.delegate(.answered(.breakfast, paid: false)))
+    #expect(store.state.progress.ledger.balance == 40)
+    #expect(store.state.progress.ledger.transactions.count == 1)
+  }
+
+  @Test func aSubmissionBeforeTheSurveyIsLoadedChangesNothing() async {
+    let store = makeStore()
+    await store.send(.submitButtonTapped(breakfastAnswers))
+  }
+}
