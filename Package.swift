@@ -18,6 +18,8 @@ let package = Package(
     .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
   ],
   targets: [
     .target(
@@ -45,9 +47,21 @@ let package = Package(
       ],
       resources: [.copy("Resources/catalog.json")]
     ),
+    .target(
+      name: "PointAppWeb",
+      dependencies: [
+        "PointApp",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Mustache", package: "swift-mustache"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]
+    ),
     .executableTarget(
       name: "pointapp",
       dependencies: [
+        "PointAppWeb",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

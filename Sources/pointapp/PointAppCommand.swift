@@ -1,14 +1,51 @@
 import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import PointAppWeb
 
-/// Serves PointApp. The web server arrives with the web issue; until then this says so.
+/// Serves PointApp. Every option also reads an environment variable; flags win.
 @main
-struct PointAppCommand: ParsableCommand {
+struct PointAppCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pointapp",
     abstract: "PointApp: a point-earning survey app served as plain HTML."
   )
 
-  func run() throws {
-    print("PointApp: the web server is not there yet; the runtime and its tests are (swift test).")
+  @Option(help: "Address to listen on (POINTAPP_HOST).")
+  var hostname = ProcessInfo.processInfo.environment["POINTAPP_HOST"] ?? "127.0.0.1"
+
+  @Option(help: "Port to listen on (POINTAPP_PORT).")
+  var port = Int(ProcessInfo.processInfo.environment["POINTAPP_PORT"] ?? "") ?? 8080
+
+  @Option(help: "Folder for users' data, created on first run (POINTAPP_DATA).")
+  var data = ProcessInfo.processInfo.environment["POINTAPP_DATA"] ?? "data"
+
+  @Option(help: "Templates folder (POINTAPP_TEMPLATES).")
+  var templates = ProcessInfo.processInfo.environment["POINTAPP_TEMPLATES"] ?? "Templates"
+
+  @Option(name: .customLong("public"), help: "Static files folder (POINTAPP_PUBLIC).")
+  var publicFolder = ProcessInfo.processInfo.environment["POINTAPP_PUBLIC"] ?? "Public"
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical (LOG_LEVEL).")
+  var logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
+
+  @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
+  var secureCookies = ProcessInfo.processInfo.environment["POINTAPP_SECURE_COOKIES"] == "1"
+
+  func run() async throws {
+    var configuration = AppConfiguration()
+    configuration.hostname = hostname
+    configuration.port = port
+    configuration.dataDirectory = URL(fileURLWithPath: data)
+    configuration.templatesDirectory = URL(fileURLWithPath: templates)
+    configuration.publicDirectory = URL(fileURLWithPath: publicFolder)
+    configuration.secureCookies = secureCookies
+    guard let level = Logger.Level(rawValue: logLevel) else {
+      throw ValidationError("unknown log level \(logLevel)")
+    }
+    configuration.logLevel = level
+    // Runs until SIGTERM or SIGINT, then finishes the requests in flight and stops.
+    try await buildApplication(configuration).runService()
   }
 }

@@ -1,0 +1,78 @@
+import Dependencies
+import Foundation
+import Hummingbird
+import Logging
+import PointApp
+
+/// How a server runs: where it listens, where it keeps data, what it serves.
+public struct AppConfiguration: Sendable {
+  public var hostname = "127.0.0.1"
+  public var port = 8080
+  /// Users' files go to `users/` inside it, the session secret to `session.key`.
+  public var dataDirectory = URL(fileURLWithPath: "data")
+  public var templatesDirectory = URL(fileURLWithPath: "Templates")
+  public var publicDirectory = URL(fileURLWithPath: "Public")
+  /// Mark the session cookie Secure (behind HTTPS).
+  public var secureCookies = false
+  public var logLevel = Logger.Level.info
+  /// The largest form body accepted; larger is a 413.
+  public var maxBodySize = 64 * 1024
+  /// How long a request's effects may run before it answers 503.
+  public var effectDeadline = Duration.seconds(5)
+
+  public init() {}
+}
+
+/// Builds the server. Tests pass their own user store, secret and dependency overrides; the
+/// defaults are the live ones: JSON files in the data folder, the shipped catalog, the real clock.
+public func buildApplication(
+  _ configuration: AppConfiguration,
+  users: (any UserStateStore)? = nil,
+  secret: Data? = nil,
+  dependencies: @escaping @Sendable (inout DependencyValues) -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+  var logger = Logger(label: "pointapp")
+  logger.logLevel = configuration.logLevel
+  let renderer = try await PageRenderer(directory: configuration.templatesDirectory)
+  guard FileManager.default.fileExists(atPath: configuration.publicDirectory.path) else {
+    throw PageRenderer.TemplateError(message: "missing static folder \(configuration.publicDirectory.path)")
+  }
+  try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+  let loop = RequestLoop(
+    users: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
+    sessions: Sessions(
+      secret: try secret ?? Sessions.loadOrCreateSecret(at: configuration.dataDirectory.appendingPathComponent("session.key")),
+      secureCookies: configuration.secureCookies
+    ),
+    renderer: renderer,
+    dependencies: withDependencies {
+      $0.calendar = .tokyo
+      dependencies(&$0)
+    } operation: {
+      DependencyValues._current
+    },
+    maxBodySize: configuration.maxBodySize,
+    effectDeadline: configuration.effectDeadline
+  )
+  let router = buildRouter(loop: loop, publicDirectory: configuration.publicDirectory, logger: logger)
+  return Application(
+    router: router,
+    configuration: .init(address: .hostname(configuration.hostname, port: configuration.port)),
+    logger: logger
+  )
+}
+
+func buildRouter(loop: RequestLoop, publicDirectory: URL, logger: Logger) -> Router<BasicRequestContext> {
+  let router = Router()
+  router.addMiddleware {
+    LogRequestsMiddleware(.info)
+    ErrorPageMiddleware(renderer: loop.renderer)
+    FileMiddleware(publicDirectory.path, searchForIndexHtml: false, logger: logger)
+  }
+  router.get("/healthz") { _, _ in "ok" }
+  router.get("/") { _, _ in Response.redirect(to: "/surveys", type: .normal) }
+  SurveysController(loop: loop).addRoutes(to: router)
+  PointsController(loop: loop).addRoutes(to: router)
+  MissionsController(loop: loop).addRoutes(to: router)
+  return router
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import PointApp
+
+/// The contexts of every page: pure functions of the user's root state (and, where a page names
+/// surveys, the catalog's titles). Same state, same context, same bytes.
+enum Pages {
+  enum Tab: String {
+    case surveys, points, missions
+  }
+
+  /// What the layout needs: the page title, the active tab, the balance, the flash message and
+  /// the CSRF token every form carries.
+  static func layout(
+    _ state: AppFeature.State, title: String, tab: Tab, csrf: String, body: [String: Any]
+  ) -> [String: Any] {
+    var context = body
+    context["pageTitle"] = title
+    context["tab\(tab.rawValue.capitalized)"] = true
+    context["balance"] = "\(state.progress.ledger.balance)"
+    context["csrf"] = csrf
+    if let flash = state.flash {
+      context["flash"] = ["message": flash.message, "isError": flash.kind == .error]
+    }
+    return context
+  }
+
+  static func error(_ status: HTTPResponse.Status) -> [String: Any] {
+    let (title, message): (String, String) =
+      switch status.code {
+      case 400: ("リクエストが正しくありません", "送信された内容を読み取れませんでした。ページを開き直してもう一度お試しください。")
+      case 403: ("この操作は受け付けられません", "ページの有効期限が切れたか、別のサイトから送信されました。ページを開き直してからもう一度お試しください。")
+      case 404: ("ページが見つかりません", "お探しのページやアンケートは存在しないか、受付を終了しました。")
+      case 413: ("送信内容が大きすぎます", "回答の文字数を減らしてもう一度お試しください。")
+      case 415: ("送信形式が正しくありません", "フォームから送信してください。")
+      case 503: ("ただいま混み合っています", "しばらく待ってからもう一度お試しください。")
+      default: ("エラーが発生しました", "申し訳ありません。時間をおいてもう一度お試しください。入力内容やポイントは保存されていません。")
+      }
+    return ["pageTitle": title, "status": status.code, "title": title, "message": message]
+  }
+
+  // MARK: Formatting
+
+  static func date(_ date: Date) -> String {
+    date.formatted(Date.FormatStyle(date: .numeric, time: .shortened, locale: Locale(identifier: "ja_JP"), calendar: .tokyo, timeZone: Calendar.tokyo.timeZone))
+  }
+
+  static func day(_ date: Date) -> String {
+    date.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted, locale: Locale(identifier: "ja_JP"), calendar: .tokyo, timeZone: Calendar.tokyo.timeZone))
+  }
+
+  static func signed(_ transaction: PointTransaction) -> String {
+    (transaction.reason.isCredit ? "+" : "−") + "\(transaction.amount)"
+  }
+
+  static func transaction(_ transaction: PointTransaction, titles: [SurveyID: String]) -> [String: Any] {
+    let title =
+      switch transaction.reason {
+      case let .surveyReward(id): "アンケート回答「\(titles[id] ?? id.rawValue)」"
+      case let .missionBonus(kind): "ミッション達成ボーナス（\(kind.title)）"
+      case let .exchange(id): "ポイント交換（\(ExchangeOption.all.first { $0.id == id }?.title ?? id.rawValue)）"
+      }
+    return [
+      "title": title, "date": date(transaction.date), "amount": signed(transaction),
+      "isCredit": transaction.reason.isCredit,
+    ]
+  }
+
+  static func percent(_ progress: Int, of target: Int) -> Int {
+    target > 0 ? min(100, progress * 100 / target) : 100
+  }
+}

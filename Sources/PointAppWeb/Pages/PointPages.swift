@@ -1,0 +1,66 @@
+import Foundation
+import PointApp
+
+extension Pages {
+  static func points(_ state: AppFeature.State, titles: [SurveyID: String], csrf: String) -> [String: Any] {
+    let dashboard = state.dashboard
+    var body: [String: Any] = [
+      "total": "\(dashboard.balance)",
+      "yen": dashboard.balance.yen.formatted(),
+      "earned": "\(state.progress.ledger.totalEarned)",
+      "recent": dashboard.recentTransactions.map { transaction($0, titles: titles) },
+      "hasRecent": !dashboard.recentTransactions.isEmpty,
+    ]
+    if let goal = dashboard.nextGoal {
+      body["goal"] = [
+        "title": goal.option.title, "missing": "\(goal.missing)",
+        "percent": percent(dashboard.balance.value, of: goal.option.cost.value),
+      ]
+    }
+    return layout(state, title: "ポイント", tab: .points, csrf: csrf, body: body)
+  }
+
+  static func history(_ state: AppFeature.State, titles: [SurveyID: String], csrf: String) -> [String: Any] {
+    let page = state.history.page
+    var body: [String: Any] = [
+      "transactions": page.transactions.map { transaction($0, titles: titles) },
+      "isEmpty": page.transactions.isEmpty,
+      "number": page.number, "pageCount": page.pageCount,
+    ]
+    if page.hasPrevious { body["previous"] = "/points/history?page=\(page.number - 1)" }
+    if page.hasNext { body["next"] = "/points/history?page=\(page.number + 1)" }
+    return layout(state, title: "ポイント履歴", tab: .points, csrf: csrf, body: body)
+  }
+
+  static func exchange(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+    let exchange = state.exchange
+    let balance = exchange.progress.ledger.balance
+    return layout(state, title: "ポイント交換", tab: .points, csrf: csrf, body: [
+      "total": "\(balance)",
+      "options": ExchangeOption.all.map { option in
+        [
+          "title": option.title, "cost": "\(option.cost)", "action": "/exchange/\(option.id.rawValue)",
+          "affordable": exchange.canAfford(option),
+          "missing": option.cost.subtracting(balance).map { "\($0)" } ?? "",
+        ] as [String: Any]
+      },
+    ])
+  }
+
+  static func missionsPage(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+    let missions = state.missions
+    let achievements: [[String: Any]] = Achievement.allCases.map { achievement in
+      var row: [String: Any] = ["title": achievement.title, "detail": achievement.detail]
+      if let date = missions.progress.achievements[achievement] { row["unlockedAt"] = day(date) }
+      return row
+    }
+    return layout(state, title: "ミッション", tab: .missions, csrf: csrf, body: [
+      "streak": missions.streakDays,
+      "longest": missions.progress.streak.longest,
+      "missions": self.missions(missions.missions),
+      "achievements": achievements,
+      "unlockedCount": missions.progress.achievements.count,
+      "achievementCount": Achievement.allCases.count,
+    ])
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import PointApp
+
+extension Pages {
+  static func surveys(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+    let list = state.surveyList
+    let page = list.page
+    func href(_ category: SurveyCategory?, _ sort: SurveySort) -> String {
+      var query = ["sort=\(sort.rawValue)"]
+      if let category { query.insert("category=\(category.rawValue)", at: 0) }
+      return "/surveys?" + query.joined(separator: "&")
+    }
+    let categories: [[String: Any]] =
+      [["title": "すべて", "href": href(nil, page.sort), "selected": page.category == nil]]
+      + SurveyCategory.allCases.map { category in
+        ["title": category.title, "href": href(category, page.sort), "selected": page.category == category]
+      }
+    let sorts: [[String: Any]] = SurveySort.allCases.map { sort in
+      ["title": sort.title, "href": href(page.category, sort), "selected": page.sort == sort]
+    }
+    let surveys: [[String: Any]] = page.surveys.map { survey in
+      var row = summary(survey)
+      row["answered"] = list.isAnswered(survey)
+      return row
+    }
+    return layout(state, title: "アンケート", tab: .surveys, csrf: csrf, body: [
+      "categories": categories, "sorts": sorts, "surveys": surveys,
+      "count": surveys.count, "isEmpty": surveys.isEmpty && !page.loadFailed, "loadFailed": page.loadFailed,
+    ])
+  }
+
+  static func survey(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+    guard let detail = state.surveyDetail, let survey = detail.page.survey else { return [:] }
+    var body: [String: Any] = [
+      "survey": summary(survey),
+      "action": "/surveys/\(survey.id.rawValue)/answers",
+      "hasErrors": !detail.page.errors.isEmpty,
+      "errorCount": detail.page.errors.count,
+      "questions": survey.questions.enumerated().map { index, question in
+        self.question(question, number: index + 1, draft: detail.page.draft[question.id] ?? [], error: detail.page.errors[question.id])
+      },
+    ]
+    if let answered = detail.answered {
+      body["answered"] = ["date": date(answered.date), "reward": "\(answered.reward)", "href": "/surveys/\(survey.id.rawValue)/complete"]
+    }
+    return layout(state, title: survey.title, tab: .surveys, csrf: csrf, body: body)
+  }
+
+  static func complete(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+    guard let detail = state.surveyDetail, let survey = detail.page.survey, let answered = detail.answered else { return [:] }
+    let balance = state.progress.ledger.balance
+    return layout(state, title: "回答完了", tab: .surveys, csrf: csrf, body: [
+      "survey": summary(survey),
+      "earned": "\(answered.reward)",
+      "answeredAt": date(answered.date),
+      "total": "\(balance)",
+      "yen": balance.yen.formatted(),
+      "missions": missions(state.missions.missions),
+      "claimable": state.missions.missions.contains(where: \.isClaimable),
+    ])
+  }
+
+  private static func summary(_ survey: Survey) -> [String: Any] {
+    var row: [String: Any] = [
+      "id": survey.id.rawValue, "href": "/surveys/\(survey.id.rawValue)",
+      "title": survey.title, "description": survey.description, "category": survey.category.title,
+      "reward": "\(survey.reward)", "minutes": survey.estimatedMinutes,
+      "efficiency": String(format: "%.1f", survey.rewardEfficiency()),
+      "questionCount": survey.questions.count,
+    ]
+    if let expiresAt = survey.expiresAt { row["expires"] = day(expiresAt - 1) }
+    return row
+  }
+
+  private static func question(_ question: SurveyQuestion, number: Int, draft: [String], error: AnswerError?) -> [String: Any] {
+    let name = "q[\(question.id.rawValue)]"
+    var context: [String: Any] = ["number": number, "text": question.text, "name": name, "fieldID": "q-\(question.id.rawValue)"]
+    if let error { context["error"] = error.message }
+    func choices(_ choices: [SurveyQuestion.Choice]) -> [[String: Any]] {
+      choices.map { choice in
+        ["value": choice.id.rawValue, "label": choice.label, "checked": draft.contains(choice.id.rawValue),
+         "inputID": "q-\(question.id.rawValue)-\(choice.id.rawValue)"]
+      }
+    }
+    switch question.kind {
+    case let .singleChoice(options):
+      context["isSingle"] = true
+      context["choices"] = choices(options)
+      context["hint"] = "1つ選んでください"
+    case let .multipleChoice(options, minPicks, maxPicks):
+      context["isMultiple"] = true
+      context["choices"] = choices(options)
+      context["hint"] = minPicks == 0 ? "\(maxPicks)つまで（任意）" : minPicks == maxPicks ? "\(maxPicks)つ選んでください" : "\(minPicks)〜\(maxPicks)つ選んでください"
+    case let .freeText(required, maxLength):
+      context["isText"] = true
+      context["draftText"] = draft.first ?? ""
+      context["maxLength"] = maxLength
+      context["hint"] = required ? "\(maxLength)文字以内" : "\(maxLength)文字以内（任意）"
+    case .rating:
+      context["isRating"] = true
+      context["ratings"] = (1...5).map { value in
+        ["value": value, "checked": draft.first == "\(value)", "inputID": "q-\(question.id.rawValue)-\(value)"] as [String: Any]
+      }
+      context["hint"] = "1（低い）〜5（高い）"
+    }
+    return context
+  }
+
+  static func missions(_ missions: [DailyMission]) -> [[String: Any]] {
+    missions.map { mission in
+      [
+        "kind": mission.kind.rawValue, "title": mission.kind.title, "bonus": "\(mission.kind.bonus)",
+        "progress": "\(min(mission.progress, mission.kind.target))/\(mission.kind.target)",
+        "percent": percent(mission.progress, of: mission.kind.target),
+        "completed": mission.isCompleted, "claimed": mission.isClaimed, "claimable": mission.isClaimable,
+        "action": "/missions/\(mission.kind.rawValue)/claim",
+      ]
+    }
+  }
+}

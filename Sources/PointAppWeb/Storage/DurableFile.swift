@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+
+/// A file operation failed; `errno` says why.
+public struct FileError: Error, CustomStringConvertible {
+  public let operation: String
+  public let path: String
+  public let code: Int32
+
+  init(_ operation: String, _ path: String, code: Int32 = errno) {
+    self.operation = operation
+    self.path = path
+    self.code = code
+  }
+
+  public var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
+}
+
+/// Reading and durably replacing whole files with plain POSIX calls, every error surfaced.
+/// (Foundation's atomic write does not fsync the folder and may fall back to a non-atomic write.)
+enum DurableFile {
+  /// The steps of a write, in order; a test hook can fail the write before any of them.
+  enum Step: CaseIterable, Sendable {
+    case writeTemporary, syncTemporary, rename, syncFolder
+  }
+
+  /// `nil` when the file does not exist.
+  static func read(_ path: String) throws -> Data? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      if errno == ENOENT { return nil }
+      throw FileError("open", path)
+    }
+    defer { close(fd) }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw FileError("read", path)
+      }
+      if count == 0 { return data }
+      data.append(contentsOf: buffer[0..<count])
+    }
+  }
+
+  /// Replaces the file at `path` with `data`: old or new content survives any crash.
+  /// `failBefore` lets tests inject a failure before one step.
+  static func write(_ data: Data, to path: String, failBefore: Step? = nil) throws {
+    let folder = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    let temporary = "\(folder)/.\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
+    func check(_ step: Step) throws {
+      if step == failBefore { throw FileError("injected failure before \(step)", path, code: EIO) }
+    }
+
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw FileError("create", temporary) }
+    do {
+      try check(.writeTemporary)
+      try writeAll(data, to: fd, path: temporary)
+      try check(.syncTemporary)
+      guard fsync(fd) == 0 else { throw FileError("fsync", temporary) }
+      guard close(fd) == 0 else { throw FileError("close", temporary) }
+    } catch {
+      close(fd)
+      unlink(temporary)
+      throw error
+    }
+    do {
+      try check(.rename)
+      guard rename(temporary, path) == 0 else { throw FileError("rename", temporary) }
+    } catch {
+      unlink(temporary)
+      throw error
+    }
+    try check(.syncFolder)
+    try syncFolder(folder)
+  }
+
+  private static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
+    try data.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          throw FileError("write", path)
+        }
+        offset += written
+      }
+    }
+  }
+
+  private static func syncFolder(_ folder: String) throws {
+    let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw FileError("open", folder) }
+    defer { close(fd) }
+    guard fsync(fd) == 0 else { throw FileError("fsync", folder) }
+  }
+}
+
+/// An exclusive `flock` held until `unlock()`: serialises processes sharing a data folder.
+final class FileLock: Sendable {
+  private let fd: Int32
+
+  /// Blocks until the lock is held.
+  init(path: String) throws {
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw FileError("open", path) }
+    while flock(fd, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        let error = FileError("flock", path)
+        close(fd)
+        throw error
+      }
+    }
+  }
+
+  /// Closing the descriptor releases the lock.
+  func unlock() {
+    close(fd)
+  }
+}

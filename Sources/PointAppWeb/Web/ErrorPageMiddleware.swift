@@ -1,0 +1,26 @@
+import Hummingbird
+import Logging
+
+/// Turns every error into a Japanese page in the layout: the status a thrown `HTTPError` carries,
+/// 500 for anything else, which is logged and never shown.
+struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
+  let renderer: PageRenderer
+
+  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    do {
+      return try await next(request, context)
+    } catch let error as HTTPResponseError {
+      if error.status.code >= 500 {
+        context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+      }
+      return page(for: error.status, request: request, context: context)
+    } catch {
+      context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+      return page(for: .internalServerError, request: request, context: context)
+    }
+  }
+
+  private func page(for status: HTTPResponse.Status, request: Request, context: Context) -> Response {
+    .html(renderer.render("error", Pages.error(status)), status: status)
+  }
+}

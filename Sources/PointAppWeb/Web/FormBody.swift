@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+
+/// A decoded `application/x-www-form-urlencoded` body: its fields in order, repeated names kept.
+///
+/// Parsed here rather than with Hummingbird's `URLEncodedFormDecoder`: answer forms have one field
+/// per question, named by the catalog's question ids, which a fixed `Decodable` cannot describe,
+/// and that decoder answers a bad escape or a broken key with a 500. Here anything malformed is a
+/// 400 and nothing else.
+public struct FormBody: Sendable, Equatable {
+  public let fields: [(name: String, value: String)]
+
+  /// The most fields a form may carry; more is not a form a page of ours sends.
+  static let maxFields = 200
+
+  public static func == (lhs: FormBody, rhs: FormBody) -> Bool {
+    lhs.fields.map(\.name) == rhs.fields.map(\.name) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
+  }
+
+  /// Parses a body; throws 400 for bad percent escapes, bad UTF-8 or too many fields.
+  public init(parsing body: String) throws(HTTPError) {
+    var fields: [(String, String)] = []
+    for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
+      guard fields.count < Self.maxFields else { throw HTTPError(.badRequest, message: "too many form fields") }
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard let name = Self.decode(parts[0]), !name.isEmpty,
+        let value = Self.decode(parts.count > 1 ? parts[1] : "")
+      else { throw HTTPError(.badRequest, message: "malformed form field") }
+      fields.append((name, value))
+    }
+    self.fields = fields
+  }
+
+  /// Reads and parses a request's body, which must be a form of at most `limit` bytes (413 above).
+  public init(request: Request, limit: Int) async throws {
+    let contentType = request.headers[.contentType]?.lowercased() ?? ""
+    guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
+      throw HTTPError(.unsupportedMediaType, message: "expected a form")
+    }
+    let buffer = try await request.body.collect(upTo: limit)
+    guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
+      throw HTTPError(.badRequest, message: "form is not UTF-8")
+    }
+    try self.init(parsing: text)
+  }
+
+  /// The single value of a field; 400 when it is missing or repeated.
+  public func value(_ name: String) throws(HTTPError) -> String {
+    let values = fields.filter { $0.name == name }
+    guard values.count == 1 else { throw HTTPError(.badRequest, message: "expected one \(name) field") }
+    return values[0].value
+  }
+
+  private static func decode(_ component: Substring) -> String? {
+    String(component).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+  }
+}
