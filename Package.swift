@@ -80,6 +80,16 @@ let package = Package(
       ],
       resources: [.copy("Fixtures")]
     ),
+    .testTarget(
+      name: "PointAppWebTests",
+      dependencies: [
+        "PointAppWeb",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+        .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+      ],
+      exclude: ["__Snapshots__"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

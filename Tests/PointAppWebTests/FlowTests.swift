@@ -1,0 +1,108 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PointAppWeb
+import Testing
+
+/// A person's way through the app, with cookies and CSRF tokens as a browser sends them.
+struct FlowTests {
+  @Test func aNewUserAnswersASurveyEarnsPointsAndClaimsAMission() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      let root = try await browser.get("/")
+      #expect(root.status == .seeOther)
+      #expect(root.headers[.location] == "/surveys")
+
+      let first = try await browser.get("/surveys")
+      #expect(first.status == .ok)
+      #expect(first.headers[.setCookie]?.contains("HttpOnly") == true)
+      #expect(first.headers[.setCookie]?.contains("SameSite=Lax") == true)
+      #expect(first.html.contains("朝ごはんアンケート") && first.html.contains("スイーツ調査"))
+      #expect(!first.html.contains("終わった調査"))
+      #expect(try server.files().isEmpty, "a first visit without a cookie saves nothing")
+
+      let csrf = try await browser.csrf(from: "/surveys/breakfast")
+      #expect(try server.files().keys.contains { $0.hasSuffix(".json") }, "a returning visitor is saved")
+
+      let refused = try await browser.post("/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bsatisfaction%5D=9")
+      #expect(refused.status == .unprocessableContent)
+      #expect(refused.html.contains("回答してください。"))
+      #expect(refused.html.contains("1〜5で評価してください。"))
+      #expect(refused.html.contains(#"value="daily" checked"#), "the draft is shown again")
+
+      let answered = try await browser.post(
+        "/surveys/breakfast/answers",
+        form: "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bfoods%5D=fruit&q%5Bsatisfaction%5D=4&q%5Bcomment%5D=%E3%81%8A%E3%81%84%E3%81%97%E3%81%84"
+      )
+      #expect(answered.status == .seeOther)
+      #expect(answered.headers[.location] == "/surveys/breakfast/complete")
+
+      let complete = try await browser.get("/surveys/breakfast/complete")
+      #expect(complete.html.contains("+40pt"))
+      #expect(complete.html.contains("「朝ごはんアンケート」に回答しました。40ptを獲得しました！"))
+      let again = try await browser.get("/surveys/breakfast/complete")
+      #expect(!again.html.contains("獲得しました！"), "the flash is shown once")
+
+      let points = try await browser.get("/points")
+      #expect(points.html.contains(#"<p class="big">40pt</p>"#))
+
+      let missions = try await browser.get("/missions")
+      #expect(missions.html.contains("/missions/answerOne/claim"))
+      let claim = try await browser.post("/missions/answerOne/claim", form: "csrf=\(csrf)")
+      #expect(claim.status == .seeOther)
+      #expect(claim.headers[.location] == "/missions")
+      let claimed = try await browser.get("/missions")
+      #expect(claimed.html.contains("ボーナス10ptを受け取りました。"))
+
+      let twice = try await browser.post("/missions/answerOne/claim", form: "csrf=\(csrf)")
+      #expect(twice.status == .seeOther)
+      #expect(try await browser.get("/missions").html.contains("受け取り済みです。"))
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">50pt</p>"#))
+    }
+  }
+
+  @Test func answeringTwicePaysOnce() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      let csrf = try await browser.csrf(from: "/surveys/sweets")
+      for _ in 0..<3 {
+        let response = try await browser.post("/surveys/sweets/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
+        #expect(response.status == .seeOther)
+      }
+      let history = try await browser.get("/points/history")
+      #expect(history.html.components(separatedBy: "アンケート回答「スイーツ調査」").count == 2)
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">60pt</p>"#))
+    }
+  }
+
+  @Test func everyPageAnswers() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      for uri in ["/surveys", "/surveys?category=food&sort=reward", "/surveys?sort=efficiency", "/surveys/breakfast",
+                  "/points", "/points/history", "/points/history?page=3", "/missions", "/exchange"] {
+        let response = try await browser.get(uri)
+        #expect(response.status == .ok, "\(uri)")
+        #expect(response.headers[.contentType] == "text/html; charset=utf-8", "\(uri)")
+        #expect(response.html.contains(#"<html lang="ja">"#), "\(uri)")
+      }
+      #expect(try await browser.get("/healthz").html == "ok")
+      let css = try await browser.get("/styles.css")
+      #expect(css.status == .ok)
+      #expect(css.headers[.contentType]?.hasPrefix("text/css") == true)
+    }
+  }
+
+  @Test func aCompletePageBeforeAnsweringLeadsToTheSurvey() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      let response = try await browser.get("/surveys/sweets/complete")
+      #expect(response.status == .seeOther)
+      #expect(response.headers[.location] == "/surveys/sweets")
+    }
+  }
+}

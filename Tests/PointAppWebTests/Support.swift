@@ -1,0 +1,115 @@
+import Dependencies
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PointApp
+import PointAppWeb
+import Testing
+
+/// 2026-11-22 12:00 in Tokyo.
+let noon = Date(timeIntervalSince1970: 1_795_316_400)
+let secret = Data(repeating: 7, count: 32)
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// A small catalog: two open surveys (one with every kind of question) and an expired one.
+let testCatalog: [Survey] = [
+  Survey(
+    id: SurveyID("breakfast"), title: "朝ごはんアンケート", description: "朝食の習慣について", category: .food,
+    questions: [
+      SurveyQuestion(id: QuestionID("frequency"), text: "朝ごはんを食べる頻度は？", kind: .singleChoice(choices: [
+        .init(id: ChoiceID("daily"), label: "ほぼ毎日"), .init(id: ChoiceID("rarely"), label: "ほとんどない"),
+      ])),
+      SurveyQuestion(id: QuestionID("foods"), text: "よく食べるものは？", kind: .multipleChoice(choices: [
+        .init(id: ChoiceID("rice"), label: "ごはん"), .init(id: ChoiceID("bread"), label: "パン"),
+        .init(id: ChoiceID("fruit"), label: "果物"),
+      ], minPicks: 1, maxPicks: 2)),
+      SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating),
+      SurveyQuestion(id: QuestionID("comment"), text: "ひとことどうぞ", kind: .freeText(required: false, maxLength: 50)),
+    ],
+    reward: 40, estimatedMinutes: 2, publishedAt: noon - 86_400 * 3, expiresAt: noon + 86_400 * 30
+  ),
+  Survey(
+    id: SurveyID("sweets"), title: "スイーツ調査", description: "コンビニスイーツについて", category: .food,
+    questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+    reward: 60, estimatedMinutes: 3, publishedAt: noon - 86_400, expiresAt: nil
+  ),
+  Survey(
+    id: SurveyID("old"), title: "終わった調査", description: "終了", category: .travel,
+    questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+    reward: 500, estimatedMinutes: 1, publishedAt: noon - 86_400 * 90, expiresAt: noon - 86_400
+  ),
+]
+
+/// A server on a fresh temporary data folder with fixed boundaries.
+struct TestServer {
+  let dataDirectory: URL
+  let users: JSONFileUserStateStore
+
+  init() throws {
+    dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-tests-\(UUID().uuidString)")
+    users = try JSONFileUserStateStore(directory: dataDirectory.appendingPathComponent("users"))
+  }
+
+  func application(catalog: [Survey] = testCatalog, store: (any UserStateStore)? = nil) async throws -> some ApplicationProtocol {
+    var configuration = AppConfiguration()
+    configuration.dataDirectory = dataDirectory
+    configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
+    configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
+    configuration.maxBodySize = 16 * 1024
+    return try await buildApplication(configuration, users: store ?? users, secret: secret) {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+      $0.surveyClient = .catalog(catalog)
+    }
+  }
+
+  /// Every file in the users' folder with its bytes.
+  func files() throws -> [String: Data] {
+    let folder = dataDirectory.appendingPathComponent("users")
+    var files: [String: Data] = [:]
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+      files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+    }
+    return files
+  }
+}
+
+/// Keeps a session cookie between requests and reads CSRF tokens from pages, as a browser does.
+struct Browser {
+  let client: any TestClientProtocol
+  var cookie: String?
+
+  @discardableResult
+  mutating func get(_ uri: String) async throws -> TestResponse {
+    try await request(uri, method: .get)
+  }
+
+  @discardableResult
+  mutating func post(_ uri: String, form: String, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+    headers.append(contentsOf: extra)
+    return try await request(uri, method: .post, headers: headers, body: form)
+  }
+
+  mutating func request(_ uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: String = "") async throws -> TestResponse {
+    var headers = headers
+    if let cookie { headers[.cookie] = cookie }
+    let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))
+    if let setCookie = response.headers[.setCookie] {
+      cookie = String(setCookie.prefix { $0 != ";" })
+    }
+    return response
+  }
+
+  /// The CSRF token of the first form on a page.
+  mutating func csrf(from uri: String) async throws -> String {
+    let html = String(buffer: try await get(uri).body)
+    let marker = "name=\"csrf\" value=\""
+    let start = try #require(html.range(of: marker)).upperBound
+    return String(html[start...].prefix { $0 != "\"" })
+  }
+}
+
+extension TestResponse {
+  var html: String { String(buffer: body) }
+}
