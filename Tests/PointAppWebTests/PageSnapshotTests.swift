@@ -1,0 +1,39 @@
+import Foundation
+import HummingbirdTesting
+import SnapshotTesting
+import Testing
+
+/// Every page, rendered from fixed state and boundaries (clock, uuid, catalog, secret, session id),
+/// pinned byte for byte. Record with SNAPSHOT_TESTING_RECORD=all; CI never records.
+struct PageSnapshotTests {
+  @Test func everyPage() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
+      func snapshot(
+        _ uri: String, named name: String,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+      ) async throws {
+        let html = try await browser.get(uri).html
+        assertSnapshot(of: html, as: .lines, named: name, fileID: fileID, file: filePath, testName: "page", line: line, column: column)
+      }
+
+      try await snapshot("/surveys", named: "surveys")
+      try await snapshot("/surveys?category=food&sort=reward", named: "surveys-food-by-reward")
+      try await snapshot("/surveys/breakfast", named: "survey")
+      let csrf = try await browser.csrf(from: "/surveys/breakfast")
+      let invalid = try await browser.post("/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfoods%5D=rice&q%5Bfoods%5D=bread&q%5Bfoods%5D=fruit&q%5Bcomment%5D=%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+      assertSnapshot(of: invalid.html, as: .lines, named: "survey-invalid", testName: "page")
+      _ = try await browser.post("/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4")
+      try await snapshot("/surveys/breakfast/complete", named: "complete")
+      try await snapshot("/surveys/breakfast", named: "survey-answered")
+      try await snapshot("/points", named: "points")
+      try await snapshot("/points/history", named: "history")
+      try await snapshot("/missions", named: "missions")
+      _ = try await browser.post("/missions/answerOne/claim", form: "csrf=\(csrf)")
+      try await snapshot("/missions", named: "missions-claimed")
+      try await snapshot("/exchange", named: "exchange")
+      try await snapshot("/surveys/unknown", named: "error-404")
+    }
+  }
+}
