@@ -105,4 +105,34 @@ struct FlowTests {
       #expect(response.headers[.location] == "/surveys/sweets")
     }
   }
+
+  @Test func aRequestThatChangesNothingWritesNothing() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      try await browser.get("/surveys")
+      let file = try #require(try server.files().keys.first { $0.hasSuffix(".json") })
+      let path = server.dataDirectory.appendingPathComponent("users/\(file)").path
+      let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+      for uri in ["/surveys", "/points", "/missions", "/points/history?page=9"] {
+        try await browser.get(uri)
+      }
+      let after = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+      #expect(inode != nil && inode == after, "every durable write renames a new file into place")
+    }
+  }
+
+  @Test func aFormFromOurOwnOriginIsAccepted() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      let csrf = try await browser.csrf(from: "/missions")
+      let response = try await browser.post(
+        "/missions/visit/claim", form: "csrf=\(csrf)", headers: [.origin: "http://localhost"]
+      )
+      #expect(response.status == .seeOther)
+    }
+  }
 }
