@@ -1,0 +1,70 @@
+import Foundation
+import HummingbirdTesting
+import PointApp
+import PointAppWeb
+import Testing
+
+/// Many requests of one user at once: each survey pays once, every different survey pays, and the
+/// balance is the sum of the ledger.
+struct ConcurrencyTests {
+  static let catalog: [Survey] = (0..<20).map { number in
+    Survey(
+      id: SurveyID("s\(number)"), title: "調査\(number)", description: "説明", category: .food,
+      questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+      reward: PointAmount(10 + number)!, estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil
+    )
+  }
+
+  @Test func fiftySimultaneousSubmissionsOfOneSurveyPayOnce() async throws {
+    let server = try TestServer()
+    try await server.application(catalog: Self.catalog).test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      let csrf = try await browser.csrf(from: "/surveys/s0")
+      let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<50 {
+          group.addTask { [browser] in
+            var copy = browser
+            return Int(try await copy.post("/surveys/s0/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3").status.code)
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(statuses == Array(repeating: 303, count: 50))
+      let state = try savedState(server)
+      #expect(state.progress.ledger.transactions.count == 1)
+      #expect(state.progress.ledger.balance == 10)
+    }
+  }
+
+  @Test func simultaneousDifferentSurveysAllPay() async throws {
+    let server = try TestServer()
+    try await server.application(catalog: Self.catalog).test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      let csrf = try await browser.csrf(from: "/surveys/s0")
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for survey in Self.catalog {
+          group.addTask { [browser] in
+            var copy = browser
+            let response = try await copy.post("/surveys/\(survey.id.rawValue)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3")
+            #expect(response.status == .seeOther)
+          }
+        }
+        try await group.waitForAll()
+      }
+      let state = try savedState(server)
+      #expect(Set(state.progress.answered.keys) == Set(Self.catalog.map(\.id)))
+      let expected = Self.catalog.reduce(0) { $0 + $1.reward.value }
+      #expect(state.progress.ledger.balance.value == expected)
+      #expect(state.progress.ledger.transactions.reduce(0) { $0 + $1.amount.value } == expected)
+      #expect(Set(state.progress.ledger.transactions.map(\.id)).count == Self.catalog.count)
+    }
+  }
+
+  func savedState(_ server: TestServer) throws -> AppFeature.State {
+    let files = try server.files().filter { $0.key.hasSuffix(".json") }
+    #expect(files.count == 1)
+    return try AppFeature.State(savedData: try #require(files.values.first))
+  }
+}
