@@ -6,6 +6,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "pointapp", targets: ["pointapp"]),
+    .executable(name: "pointapp-bench", targets: ["pointapp-bench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -60,6 +61,13 @@ let package = Package(
     ),
     .executableTarget(
       name: "pointapp",
+      dependencies: [
+        "PointAppWeb",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(
+      name: "pointapp-bench",
       dependencies: [
         "PointAppWeb",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),

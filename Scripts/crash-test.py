@@ -143,6 +143,7 @@ def crash_safety(binary, kills, users_count, threads):
                 user = r.choice(users)
                 todo = [s for s in surveys if s["id"] not in acknowledged[user.id]]
                 if not todo:
+                    time.sleep(0.01)
                     continue
                 survey = r.choice(todo)
                 status = user.answer(server.port, survey)
@@ -167,6 +168,9 @@ def crash_safety(binary, kills, users_count, threads):
     leftovers = [n for n in os.listdir(os.path.join(data, "users")) if n.endswith(".tmp")]
     server.stop()
     awards = sum(len(s) for s in acknowledged.values())
+    if awards == len(users) * len(surveys):
+        print("crash safety: every user answered every survey before the last kill: use more --users")
+        return False
     print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged; "
           "after every restart all files parsed and 0 acknowledged awards were lost, 0 paid twice "
           "(%d temporary files orphaned by the kills, harmless)" % (kills, users_count, threads, sent[0], awards, len(leftovers)))
@@ -206,7 +210,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/pointapp"))
     parser.add_argument("--kills", type=int, default=25)
-    parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--users", type=int, default=80)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
     ok = crash_safety(args.binary, args.kills, args.users, args.threads) and two_processes(args.binary)

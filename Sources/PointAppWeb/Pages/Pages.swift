@@ -4,7 +4,7 @@ import PointApp
 
 /// The contexts of every page: pure functions of the user's root state (and, where a page names
 /// surveys, the catalog's titles). Same state, same context, same bytes.
-enum Pages {
+public enum Pages {
   enum Tab: String {
     case surveys, points, missions
   }
@@ -25,7 +25,7 @@ enum Pages {
     return context
   }
 
-  static func error(_ status: HTTPResponse.Status) -> [String: Any] {
+  public static func error(_ status: HTTPResponse.Status) -> [String: Any] {
     let (title, message): (String, String) =
       switch status.code {
       case 400: ("リクエストが正しくありません", "送信された内容を読み取れませんでした。ページを開き直してもう一度お試しください。")

@@ -2,7 +2,7 @@ import Foundation
 import PointApp
 
 extension Pages {
-  static func points(_ state: AppFeature.State, titles: [SurveyID: String], csrf: String) -> [String: Any] {
+  public static func points(_ state: AppFeature.State, titles: [SurveyID: String], csrf: String) -> [String: Any] {
     let dashboard = state.dashboard
     var body: [String: Any] = [
       "total": "\(dashboard.balance)",
@@ -20,7 +20,7 @@ extension Pages {
     return layout(state, title: "ポイント", tab: .points, csrf: csrf, body: body)
   }
 
-  static func history(_ state: AppFeature.State, titles: [SurveyID: String], csrf: String) -> [String: Any] {
+  public static func history(_ state: AppFeature.State, titles: [SurveyID: String], csrf: String) -> [String: Any] {
     let page = state.history.page
     var body: [String: Any] = [
       "transactions": page.transactions.map { transaction($0, titles: titles) },
@@ -32,7 +32,7 @@ extension Pages {
     return layout(state, title: "ポイント履歴", tab: .points, csrf: csrf, body: body)
   }
 
-  static func exchange(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  public static func exchange(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     let exchange = state.exchange
     let balance = exchange.progress.ledger.balance
     return layout(state, title: "ポイント交換", tab: .points, csrf: csrf, body: [
@@ -47,7 +47,7 @@ extension Pages {
     ])
   }
 
-  static func missionsPage(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  public static func missionsPage(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     let missions = state.missions
     let achievements: [[String: Any]] = Achievement.allCases.map { achievement in
       var row: [String: Any] = ["title": achievement.title, "detail": achievement.detail]

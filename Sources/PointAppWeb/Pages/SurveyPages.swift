@@ -2,7 +2,7 @@ import Foundation
 import PointApp
 
 extension Pages {
-  static func surveys(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  public static func surveys(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     let list = state.surveyList
     let page = list.page
     func href(_ category: SurveyCategory?, _ sort: SurveySort) -> String {
@@ -29,7 +29,7 @@ extension Pages {
     ])
   }
 
-  static func survey(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  public static func survey(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     guard let detail = state.surveyDetail, let survey = detail.page.survey else { return [:] }
     var body: [String: Any] = [
       "survey": summary(survey),
@@ -46,7 +46,7 @@ extension Pages {
     return layout(state, title: survey.title, tab: .surveys, csrf: csrf, body: body)
   }
 
-  static func complete(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  public static func complete(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     guard let detail = state.surveyDetail, let survey = detail.page.survey, let answered = detail.answered else { return [:] }
     let balance = state.progress.ledger.balance
     return layout(state, title: "回答完了", tab: .surveys, csrf: csrf, body: [

@@ -18,14 +18,14 @@ public struct FileError: Error, CustomStringConvertible {
 
 /// Reading and durably replacing whole files with plain POSIX calls, every error surfaced.
 /// (Foundation's atomic write does not fsync the folder and may fall back to a non-atomic write.)
-enum DurableFile {
+public enum DurableFile {
   /// The steps of a write, in order; a test hook can fail the write before any of them.
-  enum Step: CaseIterable, Sendable {
+  public enum Step: CaseIterable, Sendable {
     case writeTemporary, syncTemporary, rename, syncFolder
   }
 
   /// `nil` when the file does not exist.
-  static func read(_ path: String) throws -> Data? {
+  public static func read(_ path: String) throws -> Data? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return nil }
@@ -47,7 +47,7 @@ enum DurableFile {
 
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
   /// `failBefore` lets tests inject a failure before one step.
-  static func write(_ data: Data, to path: String, failBefore: Step? = nil) throws {
+  public static func write(_ data: Data, to path: String, failBefore: Step? = nil) throws {
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     let temporary = "\(folder)/.\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"

@@ -1,0 +1,168 @@
+import ArgumentParser
+import Composable
+import Dependencies
+import Foundation
+import PointApp
+import PointAppWeb
+
+/// In-process measurements for `Scripts/benchmark.py`: the reducer and page rendering, the raw
+/// durable-write loop the server is compared with, and seeding a user with a long history.
+@main
+struct Bench: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "pointapp-bench",
+    abstract: "PointApp's in-process benchmarks; Scripts/benchmark.py runs them with the load tests.",
+    subcommands: [Micro.self, RawWrites.self, SeedUser.self]
+  )
+}
+
+/// Reducer actions per second and pages per second, on a user who has answered ten surveys.
+struct Micro: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Reducer actions/s and pages/s.")
+
+  @Option(help: "Seconds per measurement.") var seconds = 2.0
+  @Option(help: "Templates folder.") var templates = "Templates"
+
+  func run() async throws {
+    let catalog = Catalog.shipped.filter { $0.isAvailable(at: Date()) }
+    try await withDependencies {
+      $0.date = .constant(Date())
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+      $0.surveyClient = .catalog(catalog)
+    } operation: {
+      var state = AppFeature.State()
+      let feature = AppFeature()
+      for survey in catalog.prefix(10) {
+        _ = feature.reduce(into: &state, action: .surveyOpened(survey.id))
+        _ = feature.reduce(into: &state, action: .surveyDetail(.surveyLoaded(.success(survey))))
+        _ = feature.reduce(into: &state, action: .surveyDetail(.submitButtonTapped(validDraft(for: survey))))
+      }
+      _ = feature.reduce(into: &state, action: .surveyList(.surveysLoaded(.success(catalog))))
+      _ = feature.reduce(into: &state, action: .surveyOpened(catalog[11].id))
+      _ = feature.reduce(into: &state, action: .surveyDetail(.surveyLoaded(.success(catalog[11]))))
+      let actions: [AppFeature.Action] = [
+        .missions(.pageRequested), .history(.pageRequested(1)), .dashboard(.pageRequested),
+        .surveyDetail(.submitButtonTapped([:])), .surveyList(.surveysLoaded(.success(catalog))),
+      ]
+      let reduced = measure(seconds) { iteration in
+        var copy = state
+        _ = feature.reduce(into: &copy, action: actions[iteration % actions.count])
+      }
+      report("reducer: AppFeature.reduce (5 kinds of action)", reduced, unit: "actions/s")
+
+      let stored = await measureAsync(seconds) {
+        let store = Store(initialState: state, reducer: feature)
+        await store.send(.surveyList(.pageRequested(category: nil, sort: .newest)))
+      }
+      report("store: send with its catalog effect, to completion", stored, unit: "sends/s")
+
+      let encoded = measure(seconds) { _ in _ = try? state.savedData() }
+      report("saved state: encode (10 answers)", encoded, unit: "encodes/s")
+
+      let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
+      let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, csrf: "token")) }
+      report("render: survey list (\(state.surveyListPage.surveys.count) rows)", list, unit: "pages/s")
+      let detail = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(state, csrf: "token")) }
+      report("render: survey detail with its form", detail, unit: "pages/s")
+      let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state, titles: [:], csrf: "token")) }
+      report("render: points", points, unit: "pages/s")
+    }
+  }
+}
+
+/// The durable write the server does, alone: temp file, fsync, rename, folder fsync.
+struct RawWrites: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Writes per second of the raw durable-write loop.")
+
+  @Option(help: "Folder to write in (the server's users folder).") var folder: String
+  @Option(help: "Bytes per write.") var bytes: Int
+  @Option(help: "Seconds to run.") var seconds = 5.0
+
+  func run() throws {
+    let data = Data(repeating: UInt8(ascii: "x"), count: bytes)
+    let path = URL(fileURLWithPath: folder).appendingPathComponent("raw-benchmark.json").path
+    defer { unlink(path) }
+    var failure: (any Error)?
+    let rate = measure(seconds) { _ in
+      do { try DurableFile.write(data, to: path) } catch { failure = error }
+    }
+    if let failure { throw failure }
+    print(String(format: "%.1f", rate))
+  }
+}
+
+/// Writes a user file whose ledger holds `entries` transactions and prints the user's id.
+struct SeedUser: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Create a user with a long history.")
+
+  @Option(help: "The server's data folder.") var data: String
+  @Option(help: "Ledger entries.") var entries = 10_000
+
+  func run() throws {
+    var progress = UserProgress()
+    let start = Date().addingTimeInterval(-Double(entries) * 600)
+    for number in 0..<entries {
+      let date = start.addingTimeInterval(Double(number) * 600)
+      let survey = Survey(
+        id: SurveyID("history-\(number)"), title: "", description: "", category: .food, questions: [],
+        reward: 10, estimatedMinutes: 1, publishedAt: date, expiresAt: nil
+      )
+      progress.recordAnswer(to: survey, with: [], id: TransactionID(UUID()), at: date, on: Day(date, in: .tokyo))
+    }
+    var state = AppFeature.State()
+    state.progress = progress
+    var generator = SystemRandomNumberGenerator()
+    let id = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    let users = URL(fileURLWithPath: data).appendingPathComponent("users")
+    try FileManager.default.createDirectory(at: users, withIntermediateDirectories: true)
+    try DurableFile.write(try state.savedData(), to: users.appendingPathComponent("\(id).json").path)
+    print(id)
+  }
+}
+
+/// A valid answer to every question of a survey.
+func validDraft(for survey: Survey) -> AnswerDraft {
+  var draft: AnswerDraft = [:]
+  for question in survey.questions {
+    switch question.kind {
+    case let .singleChoice(choices): draft[question.id] = [choices[0].id.rawValue]
+    case let .multipleChoice(choices, minPicks, _): draft[question.id] = choices.prefix(max(1, minPicks)).map(\.id.rawValue)
+    case .freeText: draft[question.id] = ["はい"]
+    case .rating: draft[question.id] = ["3"]
+    }
+  }
+  return draft
+}
+
+/// Runs `body` repeatedly for about `seconds` and returns runs per second.
+func measure(_ seconds: Double, _ body: (Int) -> Void) -> Double {
+  let clock = ContinuousClock()
+  let start = clock.now
+  var iterations = 0
+  while true {
+    for _ in 0..<64 { body(iterations); iterations += 1 }
+    let elapsed = clock.now - start
+    if elapsed >= .seconds(seconds) { return Double(iterations) / elapsed.seconds }
+  }
+}
+
+func measureAsync(_ seconds: Double, _ body: () async -> Void) async -> Double {
+  let clock = ContinuousClock()
+  let start = clock.now
+  var iterations = 0
+  while true {
+    await body()
+    iterations += 1
+    let elapsed = clock.now - start
+    if elapsed >= .seconds(seconds) { return Double(iterations) / elapsed.seconds }
+  }
+}
+
+func report(_ name: String, _ rate: Double, unit: String) {
+  print("micro: \(name): \(String(format: "%.0f", rate)) \(unit) (\(String(format: "%.2f", 1_000_000 / rate)) µs each)")
+}
+
+extension Duration {
+  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
