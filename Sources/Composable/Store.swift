@@ -22,14 +22,24 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
 
   /// - Parameters:
   ///   - prepareDependencies: overrides for the dependencies the reducer and its effects see.
-  public init<R: Reducer>(
+  public convenience init<R: Reducer>(
     initialState: State,
     reducer: R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
   ) where R.State == State, R.Action == Action {
+    self.init(
+      initialState: initialState, reducer: reducer,
+      dependencies: withDependencies(prepareDependencies) { DependencyValues._current }
+    )
+  }
+
+  /// A store whose reducer and effects see exactly `dependencies`, resolved beforehand (the server
+  /// resolves them once at start-up rather than on every request).
+  public init<R: Reducer>(
+    initialState: State, reducer: R, dependencies: DependencyValues
+  ) where R.State == State, R.Action == Action {
     self._state = initialState
     self.reduce = reducer.reduce(into:action:)
-    let dependencies = withDependencies(prepareDependencies) { DependencyValues._current }
     self.dependencies = dependencies
   }
 

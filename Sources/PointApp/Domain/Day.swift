@@ -8,10 +8,12 @@ public struct Day: Codable, Hashable, Comparable, Sendable {
 
   public init(ordinal: Int) { self.ordinal = ordinal }
 
+  /// The day `date` falls on in the calendar's time zone: days since 1970-01-01 there.
+  /// Computed from the zone's offset at that moment, which is exact for any zone and avoids the
+  /// calendar's much slower component arithmetic on every request.
   public init(_ date: Date, in calendar: Calendar) {
-    let start = calendar.startOfDay(for: date)
-    let epoch = calendar.startOfDay(for: Date(timeIntervalSince1970: 0))
-    ordinal = calendar.dateComponents([.day], from: epoch, to: start).day!
+    let local = date.timeIntervalSince1970 + Double(calendar.timeZone.secondsFromGMT(for: date))
+    ordinal = Int((local / 86_400).rounded(.down))
   }
 
   public var next: Day { Day(ordinal: ordinal + 1) }

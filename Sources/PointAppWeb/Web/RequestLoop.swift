@@ -89,7 +89,7 @@ struct RequestLoop: Sendable {
     let transaction: @Sendable (Data?) async throws -> (save: Data?, result: Response) = { [self] saved in
       let initial = try saved.map(AppFeature.State.init(savedData:)) ?? AppFeature.State()
       let user = UserContext(
-        store: Store(initialState: initial, reducer: AppFeature()) { [dependencies] in $0 = dependencies },
+        store: Store(initialState: initial, reducer: AppFeature(), dependencies: dependencies),
         csrf: sessions.csrfToken(for: session), deadline: effectDeadline, dependencies: dependencies
       )
       let reply = try await body(user)
