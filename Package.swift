@@ -69,7 +69,8 @@ let package = Package(
     .executableTarget(
       name: "pointapp-bench",
       dependencies: [
-        "PointAppWeb",
+        "Composable", "PointApp", "PointAppWeb",
+        .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
