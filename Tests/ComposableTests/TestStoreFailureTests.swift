@@ -35,11 +35,7 @@ struct TestStoreFailureTests {
 
   @Test func anUnreceivedActionFailsWhenTheStoreEnds() async {
     await withKnownIssue {
-      let store = TestStore(initialState: Counter.State()) {
-        Counter()
-      } withDependencies: {
-        $0.numberFact.fetch = { "\($0) is zero." }
-      }
+      let store = counterWithZeroFacts()
       await store.send(.numberFactButtonTapped) { $0.isLoading = true }
       await store.finish()
     } matching: { issue in
@@ -54,11 +50,7 @@ struct TestStoreFailureTests {
 
   @Test func sendingWithAnActionStillUnreceivedFails() async {
     await withKnownIssue {
-      let store = TestStore(initialState: Counter.State()) {
-        Counter()
-      } withDependencies: {
-        $0.numberFact.fetch = { "\($0) is zero." }
-      }
+      let store = counterWithZeroFacts()
       await store.send(.numberFactButtonTapped) { $0.isLoading = true }
       await store.finish()
       await store.send(.factAlertDismissed) {
@@ -74,11 +66,7 @@ struct TestStoreFailureTests {
 
   @Test func aReceivedActionOfTheWrongCaseFails() async {
     await withKnownIssue {
-      let store = TestStore(initialState: Counter.State()) {
-        Counter()
-      } withDependencies: {
-        $0.numberFact.fetch = { "\($0) is zero." }
-      }
+      let store = counterWithZeroFacts()
       await store.send(.numberFactButtonTapped) { $0.isLoading = true }
       await store.receive(.numberFactResponse("0 is one.")) {
         $0.isLoading = false
@@ -97,13 +85,14 @@ struct TestStoreFailureTests {
   }
 
   @Test func receivingWhenNothingWillArriveFails() async {
+    let line = #line + 4
     await withKnownIssue {
       let store = TestStore(initialState: Counter.State()) { Counter() }
       await store.send(.incrementButtonTapped) { $0.count = 1 }
       await store.receive(\.numberFactResponse)
     } matching: { issue in
       message(of: issue)
-        == "Expected to receive an action of the case Action given at line 103, but didn't get one."
+        == "Expected to receive an action of the case Action given at line \(line), but didn't get one."
     }
   }
 
@@ -147,11 +136,7 @@ struct TestStoreFailureTests {
   }
 
   @Test func nonExhaustiveStoresAssertOnlyWhatMatters() async {
-    let store = TestStore(initialState: Counter.State()) {
-      Counter()
-    } withDependencies: {
-      $0.numberFact.fetch = { "\($0) is zero." }
-    }
+    let store = counterWithZeroFacts()
     store.exhaustivity = .off
     await store.send(.incrementButtonTapped)
     await store.send(.numberFactButtonTapped)
@@ -170,14 +155,19 @@ struct TestStoreFailureTests {
   }
 
   @Test func skippedActionsNeedNoAssertion() async {
-    let store = TestStore(initialState: Counter.State()) {
-      Counter()
-    } withDependencies: {
-      $0.numberFact.fetch = { "\($0) is zero." }
-    }
+    let store = counterWithZeroFacts()
     await store.send(.numberFactButtonTapped) { $0.isLoading = true }
     await store.finish()
     await store.skipReceivedActions()
     #expect(store.state.numberFactAlert == "0 is zero.")
+  }
+
+  /// A counter whose fact client answers at once: "<n> is zero."
+  func counterWithZeroFacts() -> TestStoreOf<Counter> {
+    TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.numberFact.fetch = { "\($0) is zero." }
+    }
   }
 }
