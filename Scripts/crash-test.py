@@ -210,7 +210,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/pointapp"))
     parser.add_argument("--kills", type=int, default=25)
-    parser.add_argument("--users", type=int, default=80)
+    parser.add_argument("--users", type=int, default=500)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
     ok = crash_safety(args.binary, args.kills, args.users, args.threads) and two_processes(args.binary)
