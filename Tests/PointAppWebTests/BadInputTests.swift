@@ -124,13 +124,17 @@ struct FailingStore: UserStateStore {
   let memory = InMemoryUserStateStore()
 
   func update<Result: Sendable>(
-    _ user: SessionID, _ body: @Sendable (Data?) async throws -> (save: Data?, result: Result)
+    _ user: SessionID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
     try await memory.update(user) { saved in
       let (save, result) = try await body(saved)
-      if let save, String(decoding: save, as: UTF8.self).contains("surveyReward") { throw DiskFull() }
+      if let save, String(decoding: save.state, as: UTF8.self).contains("surveyReward") { throw DiskFull() }
       return (save, result)
     }
+  }
+
+  func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+    try await memory.archived(names, of: user)
   }
 }
 

@@ -27,11 +27,11 @@ public enum Achievement: String, Codable, CodingKeyRepresentable, CaseIterable, 
   /// Whether `progress` has reached this milestone.
   func isReached(by progress: UserProgress) -> Bool {
     switch self {
-    case .firstAnswer: progress.answered.count >= 1
-    case .tenAnswers: progress.answered.count >= 10
+    case .firstAnswer: progress.answeredCount >= 1
+    case .tenAnswers: progress.answeredCount >= 10
     case .thousandPoints: progress.ledger.totalEarned.value >= 1_000
     case .sevenDayStreak: progress.streak.longest >= 7
-    case .firstExchange: progress.ledger.transactions.contains { !$0.reason.isCredit }
+    case .firstExchange: progress.ledger.totalSpent > .zero
     }
   }
 }

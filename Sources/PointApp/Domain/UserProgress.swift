@@ -2,12 +2,27 @@ import Foundation
 
 /// Everything a user has done and earned: answers, points, missions, streak, achievements.
 /// Every rule that changes it lives here, so that an award happens once whatever asks for it.
+///
+/// It stays small however long the user's history: the ledger keeps its newest movements, and
+/// answers move to an archive once there are many (`takeArchivable()`), from which the answers
+/// a request needs are loaded into `archivedAnswers`.
 public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var ledger = PointLedger()
+  /// Answers not archived yet.
   public private(set) var answered: [SurveyID: AnsweredSurvey] = [:]
+  /// Archived answers loaded for this request (those of the surveys it may show or answer).
+  /// Never saved with the rest: the archive holds them.
+  public var archivedAnswers: [SurveyID: AnsweredSurvey] = [:]
+  /// How many surveys the user has ever answered, archived ones included.
+  public private(set) var answeredCount = 0
   public private(set) var missions = MissionBoard()
   public private(set) var streak = Streak()
   public private(set) var achievements: [Achievement: Date] = [:]
+
+  /// Answers that always stay here when the rest are archived.
+  public static let keptAnswers = 20
+  /// Answers are archived once there are this many here.
+  public static let archiveAnswersAt = 70
 
   public init() {}
 
@@ -16,6 +31,11 @@ public struct UserProgress: Codable, Equatable, Sendable {
     public let date: Date
     public let reward: PointAmount
     public let answers: [SurveyAnswer]
+  }
+
+  /// What this user answered to a survey, if they did (archived or not, when loaded).
+  public func answer(to survey: SurveyID) -> AnsweredSurvey? {
+    answered[survey] ?? archivedAnswers[survey]
   }
 
   /// Counts a visit on `today`: the visit mission and the streak.
@@ -31,8 +51,9 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public mutating func recordAnswer(
     to survey: Survey, with answers: [SurveyAnswer], id: TransactionID, at date: Date, on today: Day
   ) -> Bool {
-    guard answered[survey.id] == nil else { return false }
+    guard answer(to: survey.id) == nil else { return false }
     answered[survey.id] = AnsweredSurvey(date: date, reward: survey.reward, answers: answers)
+    answeredCount += 1
     ledger.credit(survey.reward, for: .surveyReward(survey.id), id: id, at: date)
     missions.recordAnswer(earning: survey.reward, on: today)
     unlockAchievements(at: date)
@@ -54,9 +75,54 @@ public struct UserProgress: Codable, Equatable, Sendable {
     unlockAchievements(at: date)
   }
 
+  /// Removes what should move to the archive and returns it: whole ledger segments, and the
+  /// oldest answers once there are `archiveAnswersAt` (all but the newest `keptAnswers`). The
+  /// caller stores them durably before it stores the progress without them; the answers stay
+  /// readable here, in `archivedAnswers`.
+  public mutating func takeArchivable() -> (segments: [LedgerSegment], answers: [SurveyID: AnsweredSurvey]) {
+    let segments = ledger.takeArchivable()
+    guard answered.count >= Self.archiveAnswersAt else { return (segments, [:]) }
+    let oldestFirst = answered.sorted { ($0.value.date, $0.key.rawValue) < ($1.value.date, $1.key.rawValue) }
+    let moved = Dictionary(uniqueKeysWithValues: oldestFirst.dropLast(Self.keptAnswers).map { ($0.key, $0.value) })
+    for (id, answer) in moved {
+      answered[id] = nil
+      archivedAnswers[id] = answer
+    }
+    return (segments, moved)
+  }
+
   private mutating func unlockAchievements(at date: Date) {
     for achievement in Achievement.allCases where achievements[achievement] == nil {
       if achievement.isReached(by: self) { achievements[achievement] = date }
     }
+  }
+}
+
+extension UserProgress {
+  private enum CodingKeys: String, CodingKey {
+    case ledger, answered, answeredCount, missions, streak, achievements
+  }
+
+  /// Reads this version's shape or version 1's, which had no `answeredCount` (every answer was
+  /// kept, so it is their number).
+  public init(from decoder: any Decoder) throws {
+    self.init()
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    ledger = try container.decode(PointLedger.self, forKey: .ledger)
+    answered = try container.decode([SurveyID: AnsweredSurvey].self, forKey: .answered)
+    answeredCount = try container.decodeIfPresent(Int.self, forKey: .answeredCount) ?? answered.count
+    missions = try container.decode(MissionBoard.self, forKey: .missions)
+    streak = try container.decode(Streak.self, forKey: .streak)
+    achievements = try container.decode([Achievement: Date].self, forKey: .achievements)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(ledger, forKey: .ledger)
+    try container.encode(answered, forKey: .answered)
+    try container.encode(answeredCount, forKey: .answeredCount)
+    try container.encode(missions, forKey: .missions)
+    try container.encode(streak, forKey: .streak)
+    try container.encode(achievements, forKey: .achievements)
   }
 }

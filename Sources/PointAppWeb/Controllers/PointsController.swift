@@ -20,6 +20,7 @@ struct PointsController<Context: RequestContext> {
       } ?? 1
       return try await loop.page(request, context: context) { user in
         try await user.send(.history(.pageRequested(number)))
+        if user.state.historyPage.archiveFailed { throw HTTPError(.serviceUnavailable) }
         return .page("history", Pages.history(user.state, titles: await user.surveyTitles(), csrf: user.csrf))
       }
     }

@@ -46,8 +46,9 @@ public enum DurableFile {
   }
 
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
-  /// `failBefore` lets tests inject a failure before one step.
-  public static func write(_ data: Data, to path: String, failBefore: Step? = nil) throws {
+  /// `failBefore` lets tests inject a failure before one step. A caller writing several files to
+  /// one folder may pass `syncFolder: false` for all but the last, or sync the folder itself.
+  public static func write(_ data: Data, to path: String, syncFolder: Bool = true, failBefore: Step? = nil) throws {
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     let temporary = "\(folder)/.\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
@@ -76,7 +77,14 @@ public enum DurableFile {
       throw error
     }
     try check(.syncFolder)
-    try syncFolder(folder)
+    if syncFolder { try Self.syncFolder(folder) }
+  }
+
+  /// Creates a folder unless it exists (its parent must), and makes its entry durable, also when an
+  /// earlier call created it but stopped before the sync.
+  public static func makeFolder(_ path: String) throws {
+    guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw FileError("mkdir", path) }
+    try syncFolder((path as NSString).deletingLastPathComponent)
   }
 
   private static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
@@ -93,7 +101,8 @@ public enum DurableFile {
     }
   }
 
-  private static func syncFolder(_ folder: String) throws {
+  /// Makes the folder's entries (created, renamed files) durable.
+  public static func syncFolder(_ folder: String) throws {
     let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0 else { throw FileError("open", folder) }
     defer { close(fd) }

@@ -1,9 +1,11 @@
 import Foundation
 import NIOPosix
 
-/// One JSON file per user under `directory`, written durably: a temporary file in the same folder,
-/// fsync, rename over the old file, fsync the folder. A crash at any moment leaves the old file or
-/// the new one, never a torn one.
+/// One JSON file per user under `directory` (`<id>.json`), and a folder of archive files
+/// (`<id>.archive/`) once the user has history to archive. Every file is written durably: a
+/// temporary file in the same folder, fsync, rename over the old file, fsync the folder. A crash at
+/// any moment leaves the old state file or the new one, never a torn one; archive files are
+/// complete before the state file that refers to them is replaced.
 ///
 /// Updates of a user are serialised in this process (`KeyedMutex`) and across processes sharing the
 /// folder (an exclusive `flock` on the user's `.lock` file). File work runs on NIO's thread pool so
@@ -20,16 +22,22 @@ public final class JSONFileUserStateStore: UserStateStore {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
   }
 
-  /// The file of a user. A `SessionID` is 32 hex digits, so the path cannot leave the folder.
+  /// The state file of a user. A `SessionID` is 32 hex digits, so the path cannot leave the folder.
   public func fileURL(for user: SessionID) -> URL {
     directory.appendingPathComponent("\(user.rawValue).json")
   }
 
+  /// The archive folder of a user.
+  public func archiveURL(for user: SessionID) -> URL {
+    directory.appendingPathComponent("\(user.rawValue).archive")
+  }
+
   public func update<Result: Sendable>(
     _ user: SessionID,
-    _ body: @Sendable (Data?) async throws -> (save: Data?, result: Result)
+    _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
     let path = fileURL(for: user).path
+    let archive = archiveURL(for: user).path
     let lockPath = directory.appendingPathComponent("\(user.rawValue).lock").path
     return try await locks.withLock(user) {
       let lock = try await threadPool.runIfActive { try FileLock(path: lockPath) }
@@ -37,7 +45,16 @@ public final class JSONFileUserStateStore: UserStateStore {
         let saved = try await threadPool.runIfActive { try DurableFile.read(path) }
         let (save, result) = try await body(saved)
         if let save {
-          try await threadPool.runIfActive { try DurableFile.write(save, to: path) }
+          try await threadPool.runIfActive {
+            if !save.archive.isEmpty {
+              try DurableFile.makeFolder(archive)
+              for (name, data) in save.archive {
+                try DurableFile.write(data, to: "\(archive)/\(Self.checked(name))", syncFolder: false)
+              }
+              try DurableFile.syncFolder(archive)
+            }
+            try DurableFile.write(save.state, to: path)
+          }
         }
         lock.unlock()
         return result
@@ -46,5 +63,22 @@ public final class JSONFileUserStateStore: UserStateStore {
         throw error
       }
     }
+  }
+
+  public func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+    let archive = archiveURL(for: user).path
+    return try await threadPool.runIfActive {
+      var found: [String: Data] = [:]
+      for name in names {
+        found[name] = try DurableFile.read("\(archive)/\(Self.checked(name))")
+      }
+      return found
+    }
+  }
+
+  /// Archive names come from `UserFiles`; one that could leave the folder is a programming error.
+  private static func checked(_ name: String) -> String {
+    precondition(!name.isEmpty && !name.contains("/") && !name.hasPrefix("."), "bad archive file name \(name)")
+    return name
   }
 }

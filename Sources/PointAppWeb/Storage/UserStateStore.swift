@@ -1,38 +1,66 @@
 import Foundation
 import Synchronization
 
+/// What one update saves: archive files first, then the user's state file, which is the commit
+/// point. Archive files are written again, with the same bytes, when a crash came between.
+public struct UserSave: Sendable {
+  /// Archive files by name (a plain file name, no folder).
+  public var archive: [String: Data]
+  public var state: Data
+
+  public init(archive: [String: Data] = [:], state: Data) {
+    self.archive = archive
+    self.state = state
+  }
+}
+
 /// Where users' saved states live. Nothing above this protocol knows which implementation runs:
 /// JSON files on local disk by default, an in-memory one in tests.
+///
+/// A user has one state file, of bounded size, and an archive of files that never change once the
+/// state referring to them is saved (the ledger's old segments, old answers).
 public protocol UserStateStore: Sendable {
-  /// Runs `body` with exclusive access to one user's saved bytes (`nil`: nothing saved yet) and
-  /// saves the bytes it returns (`nil`: save nothing). Calls for the same user never overlap; an
-  /// error from reading, from `body` or from saving is thrown and nothing is saved.
+  /// Runs `body` with exclusive access to one user's saved state (`nil`: nothing saved yet) and
+  /// saves what it returns (`nil`: save nothing). Calls for the same user never overlap; an
+  /// error from reading, from `body` or from saving is thrown and the state file is unchanged.
   func update<Result: Sendable>(
     _ user: SessionID,
-    _ body: @Sendable (Data?) async throws -> (save: Data?, result: Result)
+    _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result
+
+  /// The archive files of a user among `names` that exist, by name.
+  func archived(_ names: [String], of user: SessionID) async throws -> [String: Data]
 }
 
 /// Users' states in memory, for tests.
 public final class InMemoryUserStateStore: UserStateStore {
   private let files = Mutex<[SessionID: Data]>([:])
+  private let archives = Mutex<[SessionID: [String: Data]]>([:])
   private let locks = KeyedMutex<SessionID>()
 
   public init() {}
 
-  /// The saved bytes of a user.
+  /// The saved state of a user.
   public subscript(user: SessionID) -> Data? {
     files.withLock { $0[user] }
   }
 
   public func update<Result: Sendable>(
     _ user: SessionID,
-    _ body: @Sendable (Data?) async throws -> (save: Data?, result: Result)
+    _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
     try await locks.withLock(user) {
       let (save, result) = try await body(self[user])
-      if let save { files.withLock { $0[user] = save } }
+      if let save {
+        archives.withLock { $0[user, default: [:]].merge(save.archive) { _, new in new } }
+        files.withLock { $0[user] = save.state }
+      }
       return result
     }
+  }
+
+  public func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+    let archive = archives.withLock { $0[user] ?? [:] }
+    return archive.filter { names.contains($0.key) }
   }
 }

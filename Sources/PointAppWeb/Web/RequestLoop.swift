@@ -86,8 +86,13 @@ struct RequestLoop: Sendable {
     _ session: Session, request: Request, context: some RequestContext,
     _ body: @escaping @Sendable (UserContext) async throws -> Reply
   ) async throws -> Response {
-    let transaction: @Sendable (Data?) async throws -> (save: Data?, result: Response) = { [self] saved in
-      let initial = try saved.map(AppFeature.State.init(savedData:)) ?? AppFeature.State()
+    let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Response) = { [self] saved in
+      let surveys = (try? await dependencies.surveyClient.fetchAll().map(\.id)) ?? []
+      let initial = try await UserFiles.load(saved, of: session.id, surveys: surveys, from: users)
+      var dependencies = dependencies
+      if initial.progress.ledger.archivedCount > 0 {
+        dependencies.ledgerArchive = UserFiles.ledgerArchive(of: session.id, in: users)
+      }
       let user = UserContext(
         store: Store(initialState: initial, reducer: AppFeature(), dependencies: dependencies),
         csrf: sessions.csrfToken(for: session), deadline: effectDeadline, dependencies: dependencies
@@ -97,10 +102,10 @@ struct RequestLoop: Sendable {
       if case .page = reply.kind, reply.saves, user.state.flash != nil {
         try await user.send(.flashShown)
       }
-      let after = try user.state.savedData()
-      let before = try saved ?? AppFeature.State().savedData()
-      let save = reply.saves && !session.isNew && after != before ? after : nil
-      return (save, response)
+      let after = user.state
+      let changed = after.progress != initial.progress || after.flash != initial.flash
+      guard reply.saves, !session.isNew, changed else { return (nil, response) }
+      return (try UserFiles.save(after).save, response)
     }
     var response =
       if session.isNew {

@@ -4,12 +4,25 @@ import PointApp
 import Testing
 
 struct PointLedgerTests {
-  @Test func balanceIsDerivedFromEveryMovement() {
+  /// A ledger of `count` one-point rewards for surveys s0, s1, …, one a minute.
+  func ledger(_ count: Int) -> PointLedger {
+    var progress = UserProgress()
+    for number in 0..<count {
+      let date = noon + Double(number) * 60
+      progress.recordAnswer(
+        to: .fixture(id: "s\(number)", reward: 1), with: [], id: TransactionID(UUID(number)), at: date, on: today
+      )
+    }
+    return progress.ledger
+  }
+
+  @Test func balanceAndTotalsFollowEveryMovement() {
     var ids = 0
     let progress = UserProgress.answered([.breakfast, .sweets], ids: &ids)
-    #expect(progress.ledger.transactions.map(\.amount) == [40, 60])
+    #expect(progress.ledger.recent.map(\.amount) == [40, 60])
     #expect(progress.ledger.balance == 100)
     #expect(progress.ledger.totalEarned == 100)
+    #expect(progress.ledger.count == 2)
   }
 
   @Test func anExchangeDebitsAndCanNeverOverdraw() throws {
@@ -19,6 +32,7 @@ struct PointLedgerTests {
     try progress.exchange(gift, id: TransactionID(UUID(100)), at: noon)
     #expect(progress.ledger.balance == 500)
     #expect(progress.ledger.totalEarned == 3_500)
+    #expect(progress.ledger.totalSpent == 3_000)
 
     let before = progress
     #expect(throws: PointError.insufficientBalance) {
@@ -27,34 +41,52 @@ struct PointLedgerTests {
     #expect(progress == before)
   }
 
-  @Test func historyPagesHoldTwentyNewestFirst() {
-    var ids = 0
-    let surveys = (0..<45).map { Survey.fixture(id: String(format: "s%02d", $0), reward: 1) }
-    let ledger = UserProgress.answered(surveys, ids: &ids).ledger
-
-    let first = ledger.page(1)
-    #expect(first.pageCount == 3)
-    #expect(first.transactions.count == 20)
-    #expect(first.transactions.first?.reason == .surveyReward(SurveyID("s44")))
-    #expect(!first.hasPrevious && first.hasNext)
-
-    let last = ledger.page(3)
-    #expect(last.transactions.map(\.reason) == (0..<5).reversed().map { .surveyReward(SurveyID(String(format: "s%02d", $0))) })
-    #expect(last.hasPrevious && !last.hasNext)
+  @Test func pagesSpanTwentyMovementsFromTheNewest() {
+    let ledger = ledger(45)
+    #expect(ledger.pageSpan(1) == LedgerPageSpan(number: 1, pageCount: 3, numbers: 25..<45))
+    #expect(ledger.pageSpan(2).numbers == 5..<25)
+    #expect(ledger.pageSpan(3).numbers == 0..<5)
+    #expect(ledger.held(0..<5).map(\.reason) == (0..<5).map { .surveyReward(SurveyID("s\($0)")) })
   }
 
   @Test func pagesPastEitherEndAreTheNearestPage() {
-    var ids = 0
-    let ledger = UserProgress.answered((0..<21).map { Survey.fixture(id: "s\($0)") }, ids: &ids).ledger
-    #expect(ledger.page(0).number == 1)
-    #expect(ledger.page(-5).number == 1)
-    #expect(ledger.page(3).number == 2)
-    #expect(ledger.page(Int.max).number == 2)
-    #expect(ledger.page(2).transactions.count == 1)
+    let ledger = ledger(21)
+    #expect(ledger.pageSpan(0).number == 1)
+    #expect(ledger.pageSpan(-5).number == 1)
+    #expect(ledger.pageSpan(3).number == 2)
+    #expect(ledger.pageSpan(Int.max).number == 2)
+    #expect(ledger.pageSpan(2).numbers == 0..<1)
   }
 
   @Test func anEmptyLedgerHasOneEmptyPage() {
-    let page = PointLedger().page(4)
-    #expect(page == LedgerPage(number: 1, pageCount: 1, transactions: []))
+    let span = PointLedger().pageSpan(4)
+    #expect(span == LedgerPageSpan(number: 1, pageCount: 1, numbers: 0..<0))
+  }
+
+  @Test func nothingIsArchivedUntilAWholeSegmentCanLeaveAndTwentyStay() {
+    var short = ledger(69)
+    let segments = short.takeArchivable()
+    #expect(segments.isEmpty)
+    #expect(short.recent.count == 69)
+  }
+
+  @Test func oldMovementsLeaveInWholeSegmentsAndTheTotalsStay() {
+    let full = ledger(175)
+    var ledger = full
+    let segments = ledger.takeArchivable()
+    #expect(segments.map(\.start) == [0, 50, 100])
+    #expect(segments.allSatisfy { $0.transactions.count == 50 })
+    #expect(segments.flatMap(\.transactions) + ledger.recent == full.recent)
+    #expect(ledger.archivedCount == 150)
+    #expect(ledger.recent.count == 25)
+    #expect((ledger.count, ledger.balance, ledger.totalEarned) == (175, 175, 175))
+    #expect(ledger.held(140..<160).count == 10, "only the movements still held are given")
+    let again = ledger.takeArchivable()
+    #expect(again.isEmpty, "archiving twice moves nothing more")
+  }
+
+  @Test func aFileWhoseArchiveIsNotWholeSegmentsIsRefused() {
+    let json = #"{"archivedCount": 7, "recent": [], "totalEarned": 0, "totalSpent": 0}"#
+    #expect(throws: DecodingError.self) { try SavedJSON.decode(PointLedger.self, from: Data(json.utf8)) }
   }
 }

@@ -92,4 +92,33 @@ struct UserProgressTests {
     #expect(progress.streak.days(asOf: Day(ordinal: today.ordinal + 6)) == 7)
     #expect(progress.achievements[.sevenDayStreak] == noon + days(6))
   }
+
+  @Test func oldAnswersMoveToTheArchiveAndStillPayOnlyOnce() {
+    var progress = UserProgress()
+    for number in 0..<70 {
+      progress.recordAnswer(
+        to: .fixture(id: "s\(number)", reward: 1), with: [], id: TransactionID(UUID(number)), at: noon + Double(number), on: today
+      )
+    }
+    let before = progress
+    let (segments, answers) = progress.takeArchivable()
+    #expect(segments.map(\.start) == [0])
+    #expect(Set(answers.keys) == Set((0..<50).map { SurveyID("s\($0)") }), "the oldest leave")
+    #expect(Set(progress.answered.keys) == Set((50..<70).map { SurveyID("s\($0)") }), "the newest twenty stay")
+    #expect(progress.answeredCount == 70)
+    #expect(progress.answer(to: SurveyID("s3")) == before.answer(to: SurveyID("s3")), "still readable once loaded")
+
+    let archived = progress
+    let paid = progress.recordAnswer(to: .fixture(id: "s3", reward: 1), with: [], id: TransactionID(UUID(99)), at: noon, on: today)
+    #expect(!paid)
+    #expect(progress == archived)
+  }
+
+  @Test func fewerThanSeventyAnswersStayInTheState() {
+    var ids = 0
+    var progress = UserProgress.answered((0..<69).map { Survey.fixture(id: "s\($0)", reward: 1) }, ids: &ids)
+    let moved = progress.takeArchivable()
+    #expect(moved.answers.isEmpty)
+    #expect(progress.answered.count == 69)
+  }
 }

@@ -148,6 +148,9 @@ struct SavedStateTests {
     let url = try #require(Bundle.module.url(forResource: "user-state-v1", withExtension: "json", subdirectory: "Fixtures"))
     let state = try AppFeature.State(savedData: Data(contentsOf: url))
     #expect(state.progress.ledger.balance == 45)
+    #expect(state.progress.ledger.totalEarned == 45)
+    #expect(state.progress.ledger.recent.count == 2)
+    #expect(state.progress.answeredCount == 1)
     #expect(state.progress.answered[SurveyID("food-001")]?.answers.count == 3)
     #expect(state.progress.streak.days(asOf: today) == 3)
     #expect(state.progress.missions.missions(on: today).first?.isClaimed == true)
@@ -156,7 +159,7 @@ struct SavedStateTests {
   }
 
   @Test func refusesAFileFromANewerVersion() throws {
-    let newer = Data(#"{"schemaVersion": 2, "progress": {}}"#.utf8)
+    let newer = Data(#"{"schemaVersion": 3, "progress": {}}"#.utf8)
     #expect(throws: DecodingError.self) { try AppFeature.State(savedData: newer) }
     let unversioned = Data(#"{"progress": {}}"#.utf8)
     #expect(throws: DecodingError.self) { try AppFeature.State(savedData: unversioned) }

@@ -27,33 +27,94 @@ struct PointDashboardTests {
 }
 
 struct PointHistoryTests {
-  func makeStore(transactions count: Int) -> TestStoreOf<PointHistory> {
+  /// A user with `count` one-point rewards (s00, s01, …), their history archived as the server
+  /// would before saving; the archived segments are returned by their first number.
+  func history(_ count: Int) -> (progress: UserProgress, archive: [Int: LedgerSegment]) {
     var ids = 0
-    let surveys = (0..<count).map { Survey.fixture(id: String(format: "s%02d", $0), reward: 1) }
-    return TestStore(initialState: PointHistory.State(progress: .answered(surveys, ids: &ids))) {
-      PointHistory()
-    }
+    var progress = UserProgress.answered((0..<count).map { Survey.fixture(id: String(format: "s%03d", $0), reward: 1) }, ids: &ids)
+    let segments = progress.takeArchivable().segments
+    return (progress, Dictionary(uniqueKeysWithValues: segments.map { ($0.start, $0) }))
+  }
+
+  func rewards(_ numbers: some Sequence<Int>) -> [PointTransaction.Reason] {
+    numbers.map { .surveyReward(SurveyID(String(format: "s%03d", $0))) }
   }
 
   @Test func movesBetweenPagesNewestFirst() async {
-    let store = makeStore(transactions: 45)
-    #expect(store.state.page.transactions.first?.reason == .surveyReward(SurveyID("s44")))
-    await store.send(.pageRequested(3)) { $0.pageNumber = 3 }
-    #expect(store.state.page.transactions.count == 5)
-    await store.send(.pageRequested(2)) { $0.pageNumber = 2 }
-    #expect(store.state.page.transactions.first?.reason == .surveyReward(SurveyID("s24")))
+    let (progress, _) = history(45)
+    let store = TestStore(initialState: PointHistory.State(progress: progress)) { PointHistory() }
+    await store.send(.pageRequested(1)) {
+      $0.page = PointHistory.Page(number: 1, pageCount: 3, transactions: progress.ledger.held(25..<45).reversed())
+    }
+    #expect(store.state.page.transactions.map(\.reason) == rewards((25..<45).reversed()))
+    await store.send(.pageRequested(3)) {
+      $0.page = PointHistory.Page(number: 3, pageCount: 3, transactions: progress.ledger.held(0..<5).reversed())
+    }
+    #expect(store.state.page.hasPrevious && !store.state.page.hasNext)
   }
 
   @Test func aPagePastEitherEndShowsTheNearestPage() async {
-    let store = makeStore(transactions: 45)
-    await store.send(.pageRequested(99)) { $0.pageNumber = 3 }
-    await store.send(.pageRequested(0)) { $0.pageNumber = 1 }
+    let (progress, _) = history(45)
+    let store = TestStore(initialState: PointHistory.State(progress: progress)) { PointHistory() }
+    let last = PointHistory.Page(number: 3, pageCount: 3, transactions: progress.ledger.held(0..<5).reversed())
+    await store.send(.pageRequested(99)) { $0.page = last }
+    await store.send(.pageRequested(0)) {
+      $0.page = PointHistory.Page(number: 1, pageCount: 3, transactions: progress.ledger.held(25..<45).reversed())
+    }
     await store.send(.pageRequested(-3))
   }
 
   @Test func anEmptyHistoryHasOnePage() async {
-    let store = makeStore(transactions: 0)
+    let store = TestStore(initialState: PointHistory.State()) { PointHistory() }
     await store.send(.pageRequested(2))
-    #expect(store.state.page == LedgerPage(number: 1, pageCount: 1, transactions: []))
+    #expect(store.state.page == PointHistory.Page(number: 1, pageCount: 1, transactions: []))
+  }
+
+  @Test func anOldPageIsReadFromTheArchiveOnly() async {
+    let (progress, archive) = history(175)
+    #expect(progress.ledger.archivedCount == 150)
+    let store = TestStore(initialState: PointHistory.State(progress: progress)) {
+      PointHistory()
+    } withDependencies: {
+      $0.ledgerArchive.segment = { start in try #require(archive[start]) }
+    }
+    // Page 2 is movements 135..<155: the end of segment 100 and five still held in the state.
+    await store.send(.pageRequested(2)) { $0.page = PointHistory.Page(number: 2, pageCount: 9) }
+    await store.receive(.archiveLoaded(.success([archive[100]!]))) {
+      $0.page.transactions = (archive[100]!.transactions.suffix(15) + progress.ledger.held(150..<155)).reversed()
+    }
+    #expect(store.state.page.transactions.map(\.reason) == rewards((135..<155).reversed()))
+    // Page 8 is movements 15..<35: two segments.
+    await store.send(.pageRequested(8)) { $0.page = PointHistory.Page(number: 8, pageCount: 9) }
+    await store.receive(.archiveLoaded(.success([archive[0]!]))) {
+      $0.page.transactions = archive[0]!.transactions[15..<35].reversed()
+    }
+  }
+
+  @Test func theNewestPageNeedsNoArchive() async {
+    let (progress, _) = history(175)
+    let store = TestStore(initialState: PointHistory.State(progress: progress)) { PointHistory() }
+    await store.send(.pageRequested(1)) {
+      $0.page = PointHistory.Page(number: 1, pageCount: 9, transactions: progress.ledger.held(155..<175).reversed())
+    }
+  }
+
+  @Test func anUnreadableArchiveIsSaidNotSkipped() async {
+    let (progress, archive) = history(175)
+    let failing = TestStore(initialState: PointHistory.State(progress: progress)) {
+      PointHistory()
+    } withDependencies: {
+      $0.ledgerArchive.segment = { _ in throw LedgerArchiveError(reason: "disk") }
+    }
+    await failing.send(.pageRequested(9)) { $0.page = PointHistory.Page(number: 9, pageCount: 9) }
+    await failing.receive(.archiveLoaded(.failure(LedgerArchiveError(reason: "disk")))) { $0.page.archiveFailed = true }
+
+    let wrong = TestStore(initialState: PointHistory.State(progress: progress)) {
+      PointHistory()
+    } withDependencies: {
+      $0.ledgerArchive.segment = { _ in archive[50]! }
+    }
+    await wrong.send(.pageRequested(9)) { $0.page = PointHistory.Page(number: 9, pageCount: 9) }
+    await wrong.receive(.archiveLoaded(.success([archive[50]!]))) { $0.page.archiveFailed = true }
   }
 }

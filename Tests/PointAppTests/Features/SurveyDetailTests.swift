@@ -58,7 +58,7 @@ struct SurveyDetailTests {
     await store.send(.submitButtonTapped(breakfastAnswers))
     await store.receive(.delegate(.answered(.breakfast, paid: false)))
     #expect(store.state.progress.ledger.balance == 40)
-    #expect(store.state.progress.ledger.transactions.count == 1)
+    #expect(store.state.progress.ledger.count == 1)
   }
 
   @Test func aSubmissionBeforeTheSurveyIsLoadedChangesNothing() async {

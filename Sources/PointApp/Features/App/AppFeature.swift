@@ -6,7 +6,9 @@ import Foundation
 /// The root feature: one user's whole app. Every change to a user's state goes through it.
 public struct AppFeature: Reducer, Sendable {
   /// The version of the saved state this code writes; see `State.init(from:)` for migrations.
-  public static let schemaVersion = 1
+  /// Version 2 keeps the ledger bounded (running totals, newest movements, an archive) and counts
+  /// answers; version 1 kept every movement and answer in the user's file.
+  public static let schemaVersion = 2
 
   public struct State: Equatable, Sendable {
     public var schemaVersion = AppFeature.schemaVersion
@@ -15,7 +17,7 @@ public struct AppFeature: Reducer, Sendable {
     // What the pages show: built per request from the catalog and the clock, never saved.
     public var surveyListPage = SurveyList.Page()
     public var surveyDetailPage: SurveyDetail.Page?
-    public var historyPageNumber = 1
+    public var historyPage = PointHistory.Page()
     public var missionsDay: Day?
 
     public init() {}
@@ -114,8 +116,8 @@ extension AppFeature.State {
   }
 
   public var history: PointHistory.State {
-    get { PointHistory.State(progress: progress, pageNumber: historyPageNumber) }
-    set { (progress, historyPageNumber) = (newValue.progress, newValue.pageNumber) }
+    get { PointHistory.State(progress: progress, page: historyPage) }
+    set { (progress, historyPage) = (newValue.progress, newValue.page) }
   }
 
   public var missions: Missions.State {
@@ -137,8 +139,9 @@ extension AppFeature.State: Codable {
   }
 
   /// Reads a saved state. Migrations go here: read the version, then decode that version's shape
-  /// and convert it. Version 1 is the first; a file from a newer version is refused rather than
-  /// misread (and later overwritten).
+  /// and convert it. Version 1's ledger and answer count are read by `PointLedger` and
+  /// `UserProgress`, which fold its movements into totals; its history is archived at its next
+  /// save. A file from a newer version is refused rather than misread (and later overwritten).
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     let version = try container.decode(Int.self, forKey: .schemaVersion)
@@ -162,19 +165,30 @@ extension AppFeature.State: Codable {
 }
 
 extension AppFeature.State {
-  /// The bytes of a user's file: JSON with sorted keys and ISO 8601 dates (second precision), so
-  /// that the same state always gives the same bytes.
+  /// The bytes of a user's file (see `SavedJSON`).
   public func savedData() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return try encoder.encode(self)
+    try SavedJSON.encode(self)
   }
 
   /// Reads a user's file written by `savedData()`, of this or an older schema version.
   public init(savedData: Data) throws {
+    self = try SavedJSON.decode(Self.self, from: savedData)
+  }
+}
+
+/// How users' data is written: JSON with sorted keys and ISO 8601 dates (second precision), so
+/// that the same value always gives the same bytes.
+public enum SavedJSON {
+  public static func encode(_ value: some Encodable) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return try encoder.encode(value)
+  }
+
+  public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
-    self = try decoder.decode(Self.self, from: savedData)
+    return try decoder.decode(type, from: data)
   }
 }

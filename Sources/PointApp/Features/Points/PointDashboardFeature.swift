@@ -12,7 +12,7 @@ public struct PointDashboard: Reducer, Sendable {
 
     /// The five latest movements, newest first.
     public var recentTransactions: [PointTransaction] {
-      Array(progress.ledger.transactions.suffix(5).reversed())
+      Array(progress.ledger.recent.suffix(5).reversed())
     }
 
     /// The cheapest exchange the balance does not reach yet, and the points still missing.

@@ -16,7 +16,7 @@ public struct SurveyDetail: Reducer, Sendable {
     }
 
     /// When this user answered the survey, if they did.
-    public var answered: UserProgress.AnsweredSurvey? { progress.answered[page.surveyID] }
+    public var answered: UserProgress.AnsweredSurvey? { progress.answer(to: page.surveyID) }
   }
 
   /// What the survey page shows; not saved.

@@ -15,7 +15,7 @@ public struct SurveyList: Reducer, Sendable {
       self.page = page
     }
 
-    public func isAnswered(_ survey: Survey) -> Bool { progress.answered[survey.id] != nil }
+    public func isAnswered(_ survey: Survey) -> Bool { progress.answer(to: survey.id) != nil }
   }
 
   /// What the list page shows; not saved.

@@ -1,0 +1,63 @@
+import Foundation
+import PointApp
+
+/// How a user's state maps to a store's files: the state file (bounded), and archive files for
+/// what `UserProgress.takeArchivable()` moves out: ledger segments and old answers, one file each,
+/// so that a request reads only the ones it needs.
+enum UserFiles {
+  static func segmentName(_ start: Int) -> String { "ledger-\(start).json" }
+
+  /// Survey ids are catalog data; hex keeps any of them a plain file name.
+  static func answerName(_ survey: SurveyID) -> String {
+    "answer-" + survey.rawValue.utf8.map { String(format: "%02x", $0) }.joined() + ".json"
+  }
+
+  /// What to save for `state`, and the state as saved: history is archived first when there is
+  /// enough of it.
+  static func save(_ state: AppFeature.State) throws -> (save: UserSave, saved: AppFeature.State) {
+    var saved = state
+    let (segments, answers) = saved.progress.takeArchivable()
+    var archive: [String: Data] = [:]
+    for segment in segments {
+      archive[segmentName(segment.start)] = try SavedJSON.encode(segment)
+    }
+    for (survey, answer) in answers {
+      archive[answerName(survey)] = try SavedJSON.encode(answer)
+    }
+    return (UserSave(archive: archive, state: try saved.savedData()), saved)
+  }
+
+  /// Reads a saved state (`nil`: a new user) with the archived answers to `surveys`, the ones a
+  /// request may show or answer. A user who has archived no answer costs no read.
+  static func load(
+    _ data: Data?, of user: SessionID, surveys: [SurveyID], from store: any UserStateStore
+  ) async throws -> AppFeature.State {
+    guard let data else { return AppFeature.State() }
+    var state = try AppFeature.State(savedData: data)
+    let progress = state.progress
+    guard progress.answeredCount > progress.answered.count else { return state }
+    let wanted = surveys.filter { progress.answered[$0] == nil }
+    let files = try await store.archived(wanted.map(answerName), of: user)
+    for survey in wanted {
+      if let file = files[answerName(survey)] {
+        state.progress.archivedAnswers[survey] = try SavedJSON.decode(UserProgress.AnsweredSurvey.self, from: file)
+      }
+    }
+    return state
+  }
+
+  /// The user's ledger archive, checked against what the ledger expects of a segment.
+  static func ledgerArchive(of user: SessionID, in store: any UserStateStore) -> LedgerArchiveClient {
+    LedgerArchiveClient { start in
+      let name = segmentName(start)
+      guard let data = try await store.archived([name], of: user)[name] else {
+        throw LedgerArchiveError(reason: "\(name) is missing")
+      }
+      let segment = try SavedJSON.decode(LedgerSegment.self, from: data)
+      guard segment.start == start, segment.transactions.count == PointLedger.segmentSize else {
+        throw LedgerArchiveError(reason: "\(name) does not hold movements \(start)..<\(start + PointLedger.segmentSize)")
+      }
+      return segment
+    }
+  }
+}
