@@ -63,12 +63,14 @@ struct TestServer {
     }
   }
 
-  /// Every file in the users' folder with its bytes.
+  /// Every file in the users' folder with its bytes, archive files as `<user>.archive/<name>`.
   func files() throws -> [String: Data] {
     let folder = dataDirectory.appendingPathComponent("users")
     var files: [String: Data] = [:]
-    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
-      files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+    for name in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
+      let url = folder.appendingPathComponent(name)
+      guard (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
+      files[name] = try Data(contentsOf: url)
     }
     return files
   }

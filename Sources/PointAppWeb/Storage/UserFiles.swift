@@ -9,7 +9,7 @@ enum UserFiles {
 
   /// Survey ids are catalog data; hex keeps any of them a plain file name.
   static func answerName(_ survey: SurveyID) -> String {
-    "answer-" + survey.rawValue.utf8.map { String(format: "%02x", $0) }.joined() + ".json"
+    "answer-\(hex(survey.rawValue.utf8)).json"
   }
 
   /// What to save for `state`, and the state as saved: history is archived first when there is
@@ -59,5 +59,13 @@ enum UserFiles {
       }
       return segment
     }
+  }
+}
+
+extension UserStateStore {
+  /// Saves `state` as a user's whole state, archiving its history as a request's save would: for
+  /// seeding a user (benchmarks, tests).
+  public func replace(_ user: SessionID, with state: AppFeature.State) async throws {
+    try await update(user) { _ in (try UserFiles.save(state).save, ()) }
   }
 }
