@@ -100,6 +100,16 @@ class User:
             return None
 
 
+def ledger(folder, user, state):
+    """A user's whole ledger, oldest first: the archived segments, then the movements in the state."""
+    archived = state["progress"]["ledger"]["archivedCount"]
+    movements = []
+    for start in range(0, archived, 50):
+        with open(os.path.join(folder, user + ".archive", "ledger-%d.json" % start), encoding="utf-8") as f:
+            movements += json.load(f)["transactions"]
+    return movements + state["progress"]["ledger"]["recent"]
+
+
 def check(data, acknowledged):
     """Every user file parses; every acknowledged award is in its ledger once; no survey pays twice."""
     folder = os.path.join(data, "users")
@@ -112,12 +122,15 @@ def check(data, acknowledged):
         except (OSError, ValueError) as error:
             problems.append("%s: unreadable (%s)" % (user, error)); continue
         files += 1
-        rewards = [t["reason"]["surveyReward"]["_0"] for t in state["progress"]["ledger"]["transactions"] if "surveyReward" in t["reason"]]
-        ids = [t["id"] for t in state["progress"]["ledger"]["transactions"]]
+        movements = ledger(folder, user, state)
+        rewards = [t["reason"]["surveyReward"]["_0"] for t in movements if "surveyReward" in t["reason"]]
+        ids = [t["id"] for t in movements]
         problems += ["%s: acknowledged %s is missing" % (user, s) for s in surveys if s not in rewards]
         problems += ["%s: %s paid %d times" % (user, s, rewards.count(s)) for s in set(rewards) if rewards.count(s) > 1]
         if len(set(ids)) != len(ids):
             problems.append("%s: duplicate transaction ids" % user)
+        if sum(t["amount"] for t in movements if "exchange" not in t["reason"]) != state["progress"]["ledger"]["totalEarned"]:
+            problems.append("%s: total earned is not the sum of the movements" % user)
     for name in os.listdir(folder):
         if name.endswith(".json"):
             with open(os.path.join(folder, name), encoding="utf-8") as f:
@@ -195,9 +208,9 @@ def two_processes(binary):
     acknowledged = {s for s, status in results if status == 303}
     files, problems = check(data, {user.id: acknowledged})
     with open(os.path.join(data, "users", user.id + ".json"), encoding="utf-8") as f:
-        ledger = json.load(f)["progress"]["ledger"]["transactions"]
+        movements = ledger(os.path.join(data, "users"), user.id, json.load(f))
     expected = sum(s["reward"] for s in surveys)
-    balance = sum(t["amount"] for t in ledger)
+    balance = sum(t["amount"] for t in movements)
     if len(acknowledged) != len(surveys) or balance != expected:
         problems.append("balance %d, expected %d (%d of %d surveys acknowledged)" % (balance, expected, len(acknowledged), len(surveys)))
     print("two processes: %d concurrent POSTs through 2 servers on one data folder; %d surveys paid once each, "

@@ -92,14 +92,15 @@ struct RawWrites: ParsableCommand {
   }
 }
 
-/// Writes a user file whose ledger holds `entries` transactions and prints the user's id.
-struct SeedUser: ParsableCommand {
+/// Saves a user whose ledger holds `entries` movements, as the server would (its history archived),
+/// and prints the user's id.
+struct SeedUser: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Create a user with a long history.")
 
   @Option(help: "The server's data folder.") var data: String
   @Option(help: "Ledger entries.") var entries = 10_000
 
-  func run() throws {
+  func run() async throws {
     var progress = UserProgress()
     let start = Date().addingTimeInterval(-Double(entries) * 600)
     for number in 0..<entries {
@@ -112,11 +113,9 @@ struct SeedUser: ParsableCommand {
     }
     var state = AppFeature.State()
     state.progress = progress
-    var generator = SystemRandomNumberGenerator()
-    let id = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    let users = URL(fileURLWithPath: data).appendingPathComponent("users")
-    try FileManager.default.createDirectory(at: users, withIntermediateDirectories: true)
-    try DurableFile.write(try state.savedData(), to: users.appendingPathComponent("\(id).json").path)
+    let id = SessionID.random()
+    let users = try JSONFileUserStateStore(directory: URL(fileURLWithPath: data).appendingPathComponent("users"))
+    try await users.replace(id, with: state)
     print(id)
   }
 }
