@@ -104,7 +104,7 @@ def ledger(folder, user, state):
     """A user's whole ledger, oldest first: the archived segments, then the movements in the state."""
     archived = state["progress"]["ledger"]["archivedCount"]
     movements = []
-    for start in range(0, archived, 50):
+    for start in range(0, archived, 20):
         with open(os.path.join(folder, user + ".archive", "ledger-%d.json" % start), encoding="utf-8") as f:
             movements += json.load(f)["transactions"]
     return movements + state["progress"]["ledger"]["recent"]

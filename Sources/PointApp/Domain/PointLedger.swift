@@ -42,9 +42,9 @@ public struct PointLedger: Codable, Equatable, Sendable {
   public private(set) var recent: [PointTransaction] = []
 
   /// Movements per archive segment; segment `k` holds numbers `k*size ..< (k+1)*size`.
-  public static let segmentSize = 50
-  /// Movements that always stay here, enough for the points page and the first history page.
-  public static let keptRecent = 20
+  public static let segmentSize = 20
+  /// Movements that always stay here: the points page shows them.
+  public static let keptRecent = 5
 
   public init() {}
 

@@ -20,9 +20,9 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var achievements: [Achievement: Date] = [:]
 
   /// Answers that always stay here when the rest are archived.
-  public static let keptAnswers = 20
+  public static let keptAnswers = 5
   /// Answers are archived once there are this many here.
-  public static let archiveAnswersAt = 70
+  public static let archiveAnswersAt = 25
 
   public init() {}
 

@@ -63,24 +63,24 @@ struct PointLedgerTests {
     #expect(span == LedgerPageSpan(number: 1, pageCount: 1, numbers: 0..<0))
   }
 
-  @Test func nothingIsArchivedUntilAWholeSegmentCanLeaveAndTwentyStay() {
-    var short = ledger(69)
+  @Test func nothingIsArchivedUntilAWholeSegmentCanLeaveAndFiveStay() {
+    var short = ledger(24)
     let segments = short.takeArchivable()
     #expect(segments.isEmpty)
-    #expect(short.recent.count == 69)
+    #expect(short.recent.count == 24)
   }
 
   @Test func oldMovementsLeaveInWholeSegmentsAndTheTotalsStay() {
     let full = ledger(175)
     var ledger = full
     let segments = ledger.takeArchivable()
-    #expect(segments.map(\.start) == [0, 50, 100])
-    #expect(segments.allSatisfy { $0.transactions.count == 50 })
+    #expect(segments.map(\.start) == Array(stride(from: 0, to: 160, by: 20)))
+    #expect(segments.allSatisfy { $0.transactions.count == 20 })
     #expect(segments.flatMap(\.transactions) + ledger.recent == full.recent)
-    #expect(ledger.archivedCount == 150)
-    #expect(ledger.recent.count == 25)
+    #expect(ledger.archivedCount == 160)
+    #expect(ledger.recent.count == 15)
     #expect((ledger.count, ledger.balance, ledger.totalEarned) == (175, 175, 175))
-    #expect(ledger.held(140..<160).count == 10, "only the movements still held are given")
+    #expect(ledger.held(150..<170).count == 10, "only the movements still held are given")
     let again = ledger.takeArchivable()
     #expect(again.isEmpty, "archiving twice moves nothing more")
   }

@@ -95,7 +95,7 @@ struct UserProgressTests {
 
   @Test func oldAnswersMoveToTheArchiveAndStillPayOnlyOnce() {
     var progress = UserProgress()
-    for number in 0..<70 {
+    for number in 0..<25 {
       progress.recordAnswer(
         to: .fixture(id: "s\(number)", reward: 1), with: [], id: TransactionID(UUID(number)), at: noon + Double(number), on: today
       )
@@ -103,9 +103,9 @@ struct UserProgressTests {
     let before = progress
     let (segments, answers) = progress.takeArchivable()
     #expect(segments.map(\.start) == [0])
-    #expect(Set(answers.keys) == Set((0..<50).map { SurveyID("s\($0)") }), "the oldest leave")
-    #expect(Set(progress.answered.keys) == Set((50..<70).map { SurveyID("s\($0)") }), "the newest twenty stay")
-    #expect(progress.answeredCount == 70)
+    #expect(Set(answers.keys) == Set((0..<20).map { SurveyID("s\($0)") }), "the oldest leave")
+    #expect(Set(progress.answered.keys) == Set((20..<25).map { SurveyID("s\($0)") }), "the newest five stay")
+    #expect(progress.answeredCount == 25)
     #expect(progress.answer(to: SurveyID("s3")) == before.answer(to: SurveyID("s3")), "still readable once loaded")
 
     let archived = progress
@@ -114,11 +114,11 @@ struct UserProgressTests {
     #expect(progress == archived)
   }
 
-  @Test func fewerThanSeventyAnswersStayInTheState() {
+  @Test func fewerThan25AnswersStayInTheState() {
     var ids = 0
-    var progress = UserProgress.answered((0..<69).map { Survey.fixture(id: "s\($0)", reward: 1) }, ids: &ids)
+    var progress = UserProgress.answered((0..<24).map { Survey.fixture(id: "s\($0)", reward: 1) }, ids: &ids)
     let moved = progress.takeArchivable()
     #expect(moved.answers.isEmpty)
-    #expect(progress.answered.count == 69)
+    #expect(progress.answered.count == 24)
   }
 }

@@ -27,12 +27,13 @@ struct PointDashboardTests {
 }
 
 struct PointHistoryTests {
-  /// A user with `count` one-point rewards (s00, s01, …), their history archived as the server
-  /// would before saving; the archived segments are returned by their first number.
-  func history(_ count: Int) -> (progress: UserProgress, archive: [Int: LedgerSegment]) {
+  /// A user with `count` one-point rewards (s000, s001, …), their history archived as the server
+  /// would before saving (or not yet, as just after reading a version-1 file); the archived
+  /// segments are returned by their first number.
+  func history(_ count: Int, archived: Bool = true) -> (progress: UserProgress, archive: [Int: LedgerSegment]) {
     var ids = 0
     var progress = UserProgress.answered((0..<count).map { Survey.fixture(id: String(format: "s%03d", $0), reward: 1) }, ids: &ids)
-    let segments = progress.takeArchivable().segments
+    let segments = archived ? progress.takeArchivable().segments : []
     return (progress, Dictionary(uniqueKeysWithValues: segments.map { ($0.start, $0) }))
   }
 
@@ -41,7 +42,7 @@ struct PointHistoryTests {
   }
 
   @Test func movesBetweenPagesNewestFirst() async {
-    let (progress, _) = history(45)
+    let (progress, _) = history(45, archived: false)
     let store = TestStore(initialState: PointHistory.State(progress: progress)) { PointHistory() }
     await store.send(.pageRequested(1)) {
       $0.page = PointHistory.Page(number: 1, pageCount: 3, transactions: progress.ledger.held(25..<45).reversed())
@@ -54,7 +55,7 @@ struct PointHistoryTests {
   }
 
   @Test func aPagePastEitherEndShowsTheNearestPage() async {
-    let (progress, _) = history(45)
+    let (progress, _) = history(45, archived: false)
     let store = TestStore(initialState: PointHistory.State(progress: progress)) { PointHistory() }
     let last = PointHistory.Page(number: 3, pageCount: 3, transactions: progress.ledger.held(0..<5).reversed())
     await store.send(.pageRequested(99)) { $0.page = last }
@@ -72,30 +73,32 @@ struct PointHistoryTests {
 
   @Test func anOldPageIsReadFromTheArchiveOnly() async {
     let (progress, archive) = history(175)
-    #expect(progress.ledger.archivedCount == 150)
+    #expect(progress.ledger.archivedCount == 160)
     let store = TestStore(initialState: PointHistory.State(progress: progress)) {
       PointHistory()
     } withDependencies: {
       $0.ledgerArchive.segment = { start in try #require(archive[start]) }
     }
-    // Page 2 is movements 135..<155: the end of segment 100 and five still held in the state.
-    await store.send(.pageRequested(2)) { $0.page = PointHistory.Page(number: 2, pageCount: 9) }
-    await store.receive(.archiveLoaded(.success([archive[100]!]))) {
-      $0.page.transactions = (archive[100]!.transactions.suffix(15) + progress.ledger.held(150..<155)).reversed()
+    // Page 1 is movements 155..<175: the end of segment 140 and the fifteen still held.
+    await store.send(.pageRequested(1)) { $0.page = PointHistory.Page(number: 1, pageCount: 9) }
+    await store.receive(.archiveLoaded(.success([archive[140]!]))) {
+      $0.page.transactions = (archive[140]!.transactions.suffix(5) + progress.ledger.held(160..<175)).reversed()
     }
-    #expect(store.state.page.transactions.map(\.reason) == rewards((135..<155).reversed()))
-    // Page 8 is movements 15..<35: two segments.
+    #expect(store.state.page.transactions.map(\.reason) == rewards((155..<175).reversed()))
+    // Page 8 is movements 15..<35: parts of two segments.
     await store.send(.pageRequested(8)) { $0.page = PointHistory.Page(number: 8, pageCount: 9) }
-    await store.receive(.archiveLoaded(.success([archive[0]!]))) {
-      $0.page.transactions = archive[0]!.transactions[15..<35].reversed()
+    await store.receive(.archiveLoaded(.success([archive[0]!, archive[20]!]))) {
+      $0.page.transactions = (archive[0]!.transactions.suffix(5) + archive[20]!.transactions.prefix(15)).reversed()
     }
+    #expect(store.state.page.transactions.map(\.reason) == rewards((15..<35).reversed()))
   }
 
-  @Test func theNewestPageNeedsNoArchive() async {
-    let (progress, _) = history(175)
+  @Test func aPageOfMovementsStillHeldNeedsNoArchive() async {
+    let (progress, _) = history(180)
+    #expect(progress.ledger.archivedCount == 160)
     let store = TestStore(initialState: PointHistory.State(progress: progress)) { PointHistory() }
     await store.send(.pageRequested(1)) {
-      $0.page = PointHistory.Page(number: 1, pageCount: 9, transactions: progress.ledger.held(155..<175).reversed())
+      $0.page = PointHistory.Page(number: 1, pageCount: 9, transactions: progress.ledger.held(160..<180).reversed())
     }
   }
 
@@ -112,9 +115,9 @@ struct PointHistoryTests {
     let wrong = TestStore(initialState: PointHistory.State(progress: progress)) {
       PointHistory()
     } withDependencies: {
-      $0.ledgerArchive.segment = { _ in archive[50]! }
+      $0.ledgerArchive.segment = { _ in archive[60]! }
     }
     await wrong.send(.pageRequested(9)) { $0.page = PointHistory.Page(number: 9, pageCount: 9) }
-    await wrong.receive(.archiveLoaded(.success([archive[50]!]))) { $0.page.archiveFailed = true }
+    await wrong.receive(.archiveLoaded(.success([archive[60]!]))) { $0.page.archiveFailed = true }
   }
 }
