@@ -68,3 +68,27 @@ struct ConcurrencyTests {
     return try AppFeature.State(savedData: try #require(files.values.first))
   }
 }
+
+/// Another process writing a user's file (two servers on one data folder) is always seen: a
+/// decoded state is reused only while the file holds the same bytes.
+struct SharedFolderTests {
+  @Test func aFileWrittenByAnotherProcessIsReadAgain() async throws {
+    let server = try TestServer()
+    let user = SessionID("0123456789abcdef0123456789abcdef")!
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      let before = try await browser.get("/points").html
+
+      var other = AppFeature.State()
+      var progress = UserProgress()
+      progress.recordAnswer(to: testCatalog[1], with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo))
+      other.progress = progress
+      let otherProcess = try JSONFileUserStateStore(directory: server.dataDirectory.appendingPathComponent("users"))
+      try await otherProcess.replace(user, with: other)
+
+      let after = try await browser.get("/points").html
+      #expect(!before.contains("スイーツ調査"))
+      #expect(after.contains("アンケート回答「スイーツ調査」"))
+    }
+  }
+}

@@ -28,21 +28,25 @@ enum UserFiles {
   }
 
   /// Reads a saved state (`nil`: a new user) with the archived answers to `surveys`, the ones a
-  /// request may show or answer. A user who has archived no answer costs no read.
+  /// request may show or answer. A user who has archived no answer costs no archive read; a user
+  /// whose file has not changed since `cache` saw it costs no decoding either.
   static func load(
-    _ data: Data?, of user: SessionID, surveys: [SurveyID], from store: any UserStateStore
+    _ data: Data?, of user: SessionID, surveys: [SurveyID], from store: any UserStateStore, cache: SavedStateCache
   ) async throws -> AppFeature.State {
     guard let data else { return AppFeature.State() }
+    if let state = cache.state(of: user, bytes: data, surveys: surveys) { return state }
     var state = try AppFeature.State(savedData: data)
     let progress = state.progress
-    guard progress.answeredCount > progress.answered.count else { return state }
-    let wanted = surveys.filter { progress.answered[$0] == nil }
-    let files = try await store.archived(wanted.map(answerName), of: user)
-    for survey in wanted {
-      if let file = files[answerName(survey)] {
-        state.progress.archivedAnswers[survey] = try SavedJSON.decode(UserProgress.AnsweredSurvey.self, from: file)
+    if progress.answeredCount > progress.answered.count {
+      let wanted = surveys.filter { progress.answered[$0] == nil }
+      let files = try await store.archived(wanted.map(answerName), of: user)
+      for survey in wanted {
+        if let file = files[answerName(survey)] {
+          state.progress.archivedAnswers[survey] = try SavedJSON.decode(UserProgress.AnsweredSurvey.self, from: file)
+        }
       }
     }
+    cache.remember(user, bytes: data, state: state, surveys: surveys)
     return state
   }
 

@@ -58,6 +58,8 @@ struct RequestLoop: Sendable {
   let dependencies: DependencyValues
   let maxBodySize: Int
   let effectDeadline: Duration
+  /// Decoded states of recent users, so that an unchanged file is not decoded again.
+  let cache = SavedStateCache()
 
   /// Runs a GET: `body` sends the page's actions and builds the reply.
   func page(
@@ -88,7 +90,7 @@ struct RequestLoop: Sendable {
   ) async throws -> Response {
     let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Response) = { [self] saved in
       let surveys = (try? await dependencies.surveyClient.fetchAll().map(\.id)) ?? []
-      let initial = try await UserFiles.load(saved, of: session.id, surveys: surveys, from: users)
+      let initial = try await UserFiles.load(saved, of: session.id, surveys: surveys, from: users, cache: cache)
       var dependencies = dependencies
       if initial.progress.ledger.archivedCount > 0 {
         dependencies.ledgerArchive = UserFiles.ledgerArchive(of: session.id, in: users)
@@ -105,7 +107,9 @@ struct RequestLoop: Sendable {
       let after = user.state
       let changed = after.progress != initial.progress || after.flash != initial.flash
       guard reply.saves, !session.isNew, changed else { return (nil, response) }
-      return (try UserFiles.save(after).save, response)
+      let (save, savedState) = try UserFiles.save(after)
+      cache.remember(session.id, bytes: save.state, state: savedState, surveys: surveys)
+      return (save, response)
     }
     var response =
       if session.isNew {

@@ -1,0 +1,45 @@
+import Foundation
+import PointApp
+import Synchronization
+
+/// The decoded states of recently seen users, each kept with the exact bytes of the file it was
+/// read from (or saved as) and the surveys its archived answers were loaded for. A state is reused
+/// only when the file still holds those bytes, so a write by another process, a failed write or an
+/// edited file is never missed; decoding JSON is the most expensive step of a request otherwise.
+final class SavedStateCache: Sendable {
+  private struct Entry {
+    let bytes: Data
+    let surveys: [SurveyID]
+    let state: AppFeature.State
+  }
+
+  private let entries = Mutex<[SessionID: Entry]>([:])
+  /// Users kept at most; past it, an arbitrary one is forgotten.
+  let limit: Int
+
+  init(limit: Int = 1_000) {
+    self.limit = limit
+  }
+
+  /// The state saved as `bytes`, with the archived answers to `surveys`, if it is known.
+  func state(of user: SessionID, bytes: Data, surveys: [SurveyID]) -> AppFeature.State? {
+    entries.withLock { entries in
+      guard let entry = entries[user], entry.surveys == surveys, entry.bytes == bytes else { return nil }
+      return entry.state
+    }
+  }
+
+  /// Remembers the user's state as saved in `bytes`: its progress and flash only, with archived
+  /// answers to `surveys` only.
+  func remember(_ user: SessionID, bytes: Data, state: AppFeature.State, surveys: [SurveyID]) {
+    var loaded = AppFeature.State()
+    loaded.progress = state.progress
+    loaded.progress.archivedAnswers = state.progress.archivedAnswers.filter { surveys.contains($0.key) }
+    loaded.flash = state.flash
+    let entry = Entry(bytes: bytes, surveys: surveys, state: loaded)
+    entries.withLock { entries in
+      if entries[user] == nil, entries.count >= limit { entries.remove(at: entries.startIndex) }
+      entries[user] = entry
+    }
+  }
+}
