@@ -2,7 +2,9 @@ import Foundation
 import PointApp
 
 extension Pages {
-  public static func surveys(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  /// The list page; each survey's card is rendered by `row` (a `survey-row` template, rendered
+  /// once per survey and answered state by `PageRenderer.surveyRow`).
+  public static func surveys(_ state: AppFeature.State, csrf: String, row: (Survey, _ answered: Bool) -> String) -> [String: Any] {
     let list = state.surveyList
     let page = list.page
     func href(_ category: SurveyCategory?, _ sort: SurveySort) -> String {
@@ -19,14 +21,19 @@ extension Pages {
       ["title": sort.title, "href": href(page.category, sort), "selected": page.sort == sort]
     }
     let surveys: [[String: Any]] = page.surveys.map { survey in
-      var row = summary(survey)
-      row["answered"] = list.isAnswered(survey)
-      return row
+      ["row": row(survey, list.isAnswered(survey))]
     }
     return layout(state, title: "アンケート", tab: .surveys, csrf: csrf, body: [
       "categories": categories, "sorts": sorts, "surveys": surveys,
       "count": surveys.count, "isEmpty": surveys.isEmpty && !page.loadFailed, "loadFailed": page.loadFailed,
     ])
+  }
+
+  /// One survey's card in the list.
+  public static func surveyRow(_ survey: Survey, answered: Bool) -> [String: Any] {
+    var row = summary(survey)
+    row["answered"] = answered
+    return row
   }
 
   public static func survey(_ state: AppFeature.State, csrf: String) -> [String: Any] {
