@@ -1,0 +1,197 @@
+import Foundation
+
+/// Writes a user's saved state as the bytes `SavedJSON.encode` gives for it (sorted keys, ISO 8601
+/// dates to the second), without `JSONEncoder`, whose per-value cost made encoding the largest
+/// part of every POST. `SavedStateWriterTests` holds the two byte for byte equal; reading stays
+/// with `Decodable`.
+struct SavedStateWriter {
+  private var out: [UInt8] = []
+
+  static func data(for state: AppFeature.State) -> Data {
+    var writer = SavedStateWriter()
+    writer.out.reserveCapacity(4_096)
+    writer.write(state)
+    return Data(writer.out)
+  }
+
+  // MARK: The saved shape, keys in sorted order
+
+  private mutating func write(_ state: AppFeature.State) {
+    byte("{")
+    if let flash = state.flash {
+      key("flash", first: true)
+      byte("{"); key("kind", first: true); string(flash.kind.rawValue); key("message"); string(flash.message); byte("}")
+      key("progress")
+    } else {
+      key("progress", first: true)
+    }
+    write(state.progress)
+    key("schemaVersion"); int(AppFeature.schemaVersion)
+    byte("}")
+  }
+
+  private mutating func write(_ progress: UserProgress) {
+    byte("{")
+    key("achievements", first: true)
+    dictionary(progress.achievements.map { ($0.key.rawValue, $0.value) }) { $0.date($1) }
+    key("answered")
+    dictionary(progress.answered.map { ($0.key.rawValue, $0.value) }) { writer, answered in
+      writer.byte("{")
+      writer.key("answers", first: true)
+      writer.array(answered.answers) { $0.write($1) }
+      writer.key("date"); writer.date(answered.date)
+      writer.key("reward"); writer.int(answered.reward.value)
+      writer.byte("}")
+    }
+    key("answeredCount"); int(progress.answeredCount)
+    key("ledger"); write(progress.ledger)
+    key("missions"); write(progress.missions)
+    key("streak"); write(progress.streak)
+    byte("}")
+  }
+
+  private mutating func write(_ answer: SurveyAnswer) {
+    byte("{")
+    key("questionID", first: true); string(answer.questionID.rawValue)
+    key("value")
+    switch answer.value {
+    case let .choice(id): associated("choice") { $0.string(id.rawValue) }
+    case let .choices(ids): associated("choices") { $0.array(ids) { $0.string($1.rawValue) } }
+    case let .text(text): associated("text") { $0.string(text) }
+    case let .rating(rating): associated("rating") { $0.int(rating) }
+    }
+    byte("}")
+  }
+
+  private mutating func write(_ ledger: PointLedger) {
+    byte("{")
+    key("archivedCount", first: true); int(ledger.archivedCount)
+    key("recent")
+    array(ledger.recent) { writer, transaction in
+      writer.byte("{")
+      writer.key("amount", first: true); writer.int(transaction.amount.value)
+      writer.key("date"); writer.date(transaction.date)
+      writer.key("id"); writer.string(transaction.id.rawValue.uuidString)
+      writer.key("reason")
+      switch transaction.reason {
+      case let .surveyReward(id): writer.associated("surveyReward") { $0.string(id.rawValue) }
+      case let .missionBonus(kind): writer.associated("missionBonus") { $0.string(kind.rawValue) }
+      case let .exchange(id): writer.associated("exchange") { $0.string(id.rawValue) }
+      }
+      writer.byte("}")
+    }
+    key("totalEarned"); int(ledger.totalEarned.value)
+    key("totalSpent"); int(ledger.totalSpent.value)
+    byte("}")
+  }
+
+  private mutating func write(_ missions: MissionBoard) {
+    byte("{")
+    key("claimed", first: true)
+    array(DailyMission.Kind.allCases.filter(missions.claimed.contains)) { $0.string($1.rawValue) }
+    if let day = missions.day { key("day"); int(day.ordinal) }
+    key("pointsEarned"); int(missions.pointsEarned)
+    key("surveysAnswered"); int(missions.surveysAnswered)
+    key("visited"); literal(missions.visited ? "true" : "false")
+    byte("}")
+  }
+
+  private mutating func write(_ streak: Streak) {
+    byte("{")
+    key("current", first: true); int(streak.current)
+    if let lastVisit = streak.lastVisit { key("lastVisit"); int(lastVisit.ordinal) }
+    key("longest"); int(streak.longest)
+    byte("}")
+  }
+
+  // MARK: JSON
+
+  /// An enum case with one associated value, as `Codable` synthesises it: `{"case":{"_0":…}}`.
+  private mutating func associated(_ name: String, _ value: (inout Self) -> Void) {
+    byte("{"); key(name, first: true); byte("{"); key("_0", first: true); value(&self); byte("}"); byte("}")
+  }
+
+  private mutating func dictionary<Value>(_ entries: [(String, Value)], _ value: (inout Self, Value) -> Void) {
+    byte("{")
+    for (index, entry) in entries.sorted(by: { $0.0 < $1.0 }).enumerated() {
+      key(entry.0, first: index == 0)
+      value(&self, entry.1)
+    }
+    byte("}")
+  }
+
+  private mutating func array<Element>(_ elements: some Collection<Element>, _ element: (inout Self, Element) -> Void) {
+    byte("[")
+    for (index, item) in elements.enumerated() {
+      if index > 0 { byte(",") }
+      element(&self, item)
+    }
+    byte("]")
+  }
+
+  private mutating func key(_ name: String, first: Bool = false) {
+    if !first { byte(",") }
+    string(name)
+    byte(":")
+  }
+
+  private mutating func int(_ value: Int) { literal(String(value)) }
+
+  private mutating func literal(_ text: String) { out.append(contentsOf: text.utf8) }
+
+  private mutating func byte(_ character: Unicode.Scalar) { out.append(UInt8(character.value)) }
+
+  /// Escapes as `JSONEncoder` with `.withoutEscapingSlashes`: quote, backslash and control
+  /// characters; everything else as UTF-8.
+  private mutating func string(_ text: String) {
+    byte("\"")
+    for unit in text.utf8 {
+      switch unit {
+      case UInt8(ascii: "\""): literal("\\\"")
+      case UInt8(ascii: "\\"): literal("\\\\")
+      case 0x08: literal("\\b")
+      case 0x0C: literal("\\f")
+      case 0x0A: literal("\\n")
+      case 0x0D: literal("\\r")
+      case 0x09: literal("\\t")
+      case 0..<0x20:
+        literal("\\u00")
+        out.append(Self.hexDigits[Int(unit >> 4)])
+        out.append(Self.hexDigits[Int(unit & 0x0F)])
+      default: out.append(unit)
+      }
+    }
+    byte("\"")
+  }
+
+  private static let hexDigits = Array("0123456789abcdef".utf8)
+
+  /// `yyyy-MM-ddTHH:mm:ssZ` in UTC, seconds truncated; the civil date from the day count
+  /// (proleptic Gregorian, as `ISO8601FormatStyle`).
+  private mutating func date(_ date: Date) {
+    let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+    let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+    let time = seconds - days * 86_400
+    let shifted = days + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    byte("\"")
+    padded(year, 4); byte("-"); padded(month, 2); byte("-"); padded(day, 2)
+    byte("T")
+    padded(time / 3_600, 2); byte(":"); padded(time / 60 % 60, 2); byte(":"); padded(time % 60, 2)
+    byte("Z")
+    byte("\"")
+  }
+
+  private mutating func padded(_ value: Int, _ width: Int) {
+    let digits = String(value)
+    for _ in digits.count..<max(width, digits.count) { byte("0") }
+    literal(digits)
+  }
+}
