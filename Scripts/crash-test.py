@@ -186,7 +186,7 @@ def crash_safety(binary, kills, users_count, threads):
         return False
     print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged; "
           "after every restart all files parsed and 0 acknowledged awards were lost, 0 paid twice "
-          "(%d temporary files orphaned by the kills, harmless)" % (kills, users_count, threads, sent[0], awards, len(leftovers)))
+          "(%d temporary files orphaned by the kills; a restart removes those over a minute old)" % (kills, users_count, threads, sent[0], awards, len(leftovers)))
     return awards > 0
 
 

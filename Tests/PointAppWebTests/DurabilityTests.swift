@@ -34,6 +34,25 @@ struct DurabilityTests {
     #expect(try DurableFile.read(path) == nil)
   }
 
+  @Test func temporaryFilesAbandonedByACrashAreRemovedAtStartOnly() throws {
+    let folder = try folder()
+    let archive = folder.appendingPathComponent("0123456789abcdef0123456789abcdef.archive")
+    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+    let abandoned = [folder.appendingPathComponent(".a.json.1.tmp"), archive.appendingPathComponent(".ledger-0.json.2.tmp")]
+    let inProgress = folder.appendingPathComponent(".b.json.3.tmp")
+    let user = folder.appendingPathComponent("0123456789abcdef0123456789abcdef.json")
+    for file in abandoned + [inProgress, user] { try Data("x".utf8).write(to: file) }
+    for file in abandoned {
+      try FileManager.default.setAttributes([.modificationDate: Date() - 120], ofItemAtPath: file.path)
+    }
+
+    _ = try JSONFileUserStateStore(directory: folder)
+
+    #expect(abandoned.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
+    #expect(FileManager.default.fileExists(atPath: inProgress.path), "a young one may be another process's write")
+    #expect(FileManager.default.fileExists(atPath: user.path))
+  }
+
   @Test func writeErrorsAreThrownNotSwallowed() throws {
     #expect(throws: FileError.self) {
       try DurableFile.write(Data("x".utf8), to: "/nonexistent-folder-\(UUID().uuidString)/user.json")

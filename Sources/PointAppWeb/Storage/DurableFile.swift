@@ -80,6 +80,19 @@ public enum DurableFile {
     if syncFolder { try Self.syncFolder(folder) }
   }
 
+  /// Removes temporary files of `write` left in `folder` by a crash. Only those older than
+  /// `age` go: a younger one may belong to a write in progress in another process sharing the folder.
+  public static func removeAbandonedTemporaries(in folder: String, olderThan age: TimeInterval = 60) throws {
+    let cutoff = Date().addingTimeInterval(-age)
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+      let path = "\(folder)/\(name)"
+      guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+        modified < cutoff
+      else { continue }
+      guard unlink(path) == 0 || errno == ENOENT else { throw FileError("unlink", path) }
+    }
+  }
+
   /// Creates a folder unless it exists (its parent must), and makes its entry durable, also when an
   /// earlier call created it but stopped before the sync.
   public static func makeFolder(_ path: String) throws {

@@ -15,11 +15,16 @@ public final class JSONFileUserStateStore: UserStateStore {
   private let locks = KeyedMutex<SessionID>()
   private let threadPool: NIOThreadPool
 
-  /// Creates the folder if it is missing.
+  /// Creates the folder if it is missing, and removes the temporary files of writes that a crash
+  /// interrupted (see `DurableFile.removeAbandonedTemporaries`).
   public init(directory: URL, threadPool: NIOThreadPool = .singleton) throws {
     self.directory = directory
     self.threadPool = threadPool
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try DurableFile.removeAbandonedTemporaries(in: directory.path)
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".archive") {
+      try DurableFile.removeAbandonedTemporaries(in: "\(directory.path)/\(name)")
+    }
   }
 
   /// The state file of a user. A `SessionID` is 32 hex digits, so the path cannot leave the folder.
