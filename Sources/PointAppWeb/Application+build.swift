@@ -56,7 +56,7 @@ public func buildApplication(
   )
   let router = buildRouter(loop: loop, publicDirectory: configuration.publicDirectory, logger: logger)
   return Application(
-    router: router,
+    responder: HeadAsGetResponder(responder: router.buildResponder()),
     configuration: .init(address: .hostname(configuration.hostname, port: configuration.port)),
     logger: logger
   )

@@ -6,6 +6,19 @@ import Testing
 
 /// A person's way through the app, with cookies and CSRF tokens as a browser sends them.
 struct FlowTests {
+  @Test func headAnswersAsGetWithoutABody() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      let page = try await browser.request("/surveys", method: .head)
+      #expect(page.status == .ok)
+      #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+      #expect(page.body.readableBytes == 0)
+      #expect(try await browser.request("/nowhere", method: .head).status == .notFound)
+      #expect(try await browser.request("/styles.css", method: .head).status == .ok)
+    }
+  }
+
   @Test func aNewUserAnswersASurveyEarnsPointsAndClaimsAMission() async throws {
     let server = try TestServer()
     try await server.application().test(.router) { client in
