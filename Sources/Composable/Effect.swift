@@ -67,7 +67,9 @@ public struct Effect<Action: Sendable>: Sendable {
 
   /// Runs all effects at the same time.
   public static func merge(_ effects: some Sequence<Self>) -> Self {
-    Self(operations: effects.flatMap(\.operations))
+    // A closure, not `\.operations`: a key path into a generic type is built anew at every call,
+    // and merging runs after every reducer of every body.
+    Self(operations: effects.flatMap { $0.operations })
   }
 
   /// Runs the effects one after another: each starts when the previous one has finished.

@@ -39,7 +39,7 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     initialState: State, reducer: R, dependencies: DependencyValues
   ) where R.State == State, R.Action == Action {
     self._state = initialState
-    self.reduce = reducer.reduce(into:action:)
+    self.reduce = withDependencies { $0 = dependencies } operation: { Self.prepared(reducer) }
     self.dependencies = dependencies
   }
 
@@ -94,6 +94,18 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     }
     await effect.execute(Send { await self.process($0) })
   }
+
+  /// The reducer's `body`, built once for every action the store runs rather than once per action
+  /// (building a body instantiates its scopes' key paths, which dominated the reducer's cost); a
+  /// reducer without a body runs itself. Dependencies are still read when an action runs, from the
+  /// store's, since a `@Dependency` prefers the values current at the time it is read.
+  private static func prepared<R: Reducer>(_ reducer: R) -> (inout State, Action) -> Effect<Action>
+  where R.State == State, R.Action == Action {
+    guard R.Body.self != Never.self, let body = reducer.body as? any Reducer<State, Action> else {
+      return reducer.reduce(into:action:)
+    }
+    return { state, action in body.reduce(into: &state, action: action) }
+  }
 }
 
 /// Resumes a continuation once, whichever of several tasks gets there first.
@@ -111,4 +123,5 @@ private final class Once<Value: Sendable>: @unchecked Sendable {
       continuation = nil
     }
   }
+
 }
