@@ -51,7 +51,29 @@ public struct FormBody: Sendable, Equatable {
     return values[0].value
   }
 
+  /// `+` is a space and `%XX` a byte; a broken escape or bytes that are not UTF-8 give `nil`.
   private static func decode(_ component: Substring) -> String? {
-    String(component).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(component.utf8.count)
+    var input = component.utf8.makeIterator()
+    while let byte = input.next() {
+      switch byte {
+      case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
+      case UInt8(ascii: "%"):
+        guard let high = input.next().flatMap(hexValue), let low = input.next().flatMap(hexValue) else { return nil }
+        bytes.append(high << 4 | low)
+      default: bytes.append(byte)
+      }
+    }
+    return String(validating: bytes, as: UTF8.self)
+  }
+
+  private static func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
   }
 }
