@@ -57,16 +57,24 @@ public struct PointLedger: Codable, Equatable, Sendable {
   /// Adds points.
   mutating func credit(_ amount: PointAmount, for reason: PointTransaction.Reason, id: TransactionID, at date: Date) {
     precondition(reason.isCredit)
-    recent.append(PointTransaction(id: id, date: date, amount: amount, reason: reason))
-    totalEarned = totalEarned.adding(amount)
+    append(PointTransaction(id: id, date: date, amount: amount, reason: reason))
   }
 
   /// Takes points; refuses, changing nothing, when the balance is too small.
   mutating func debit(_ amount: PointAmount, for reason: PointTransaction.Reason, id: TransactionID, at date: Date) throws(PointError) {
     precondition(!reason.isCredit)
     guard balance.subtracting(amount) != nil else { throw .insufficientBalance }
-    recent.append(PointTransaction(id: id, date: date, amount: amount, reason: reason))
-    totalSpent = totalSpent.adding(amount)
+    append(PointTransaction(id: id, date: date, amount: amount, reason: reason))
+  }
+
+  /// Adds a movement and counts it in the totals.
+  private mutating func append(_ transaction: PointTransaction) {
+    recent.append(transaction)
+    if transaction.reason.isCredit {
+      totalEarned = totalEarned.adding(transaction.amount)
+    } else {
+      totalSpent = totalSpent.adding(transaction.amount)
+    }
   }
 
   /// Removes and returns the oldest whole segments, keeping at least `keptRecent` movements here.
@@ -171,14 +179,7 @@ extension PointLedger {
     self.init()
     let container = try decoder.container(keyedBy: CodingKeys.self)
     if let all = try container.decodeIfPresent([PointTransaction].self, forKey: .transactions) {
-      for transaction in all {
-        recent.append(transaction)
-        if transaction.reason.isCredit {
-          totalEarned = totalEarned.adding(transaction.amount)
-        } else {
-          totalSpent = totalSpent.adding(transaction.amount)
-        }
-      }
+      for transaction in all { append(transaction) }
       return
     }
     totalEarned = try container.decode(PointAmount.self, forKey: .totalEarned)
