@@ -133,6 +133,10 @@ struct FailingStore: UserStateStore {
     }
   }
 
+  func read(_ user: SessionID) async throws -> Data? {
+    try await memory.read(user)
+  }
+
   func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
     try await memory.archived(names, of: user)
   }

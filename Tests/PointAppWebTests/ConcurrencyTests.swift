@@ -62,6 +62,42 @@ struct ConcurrencyTests {
     }
   }
 
+  /// Views that change nothing read the user's file without the user's lock, so they do not queue
+  /// behind each other or behind a slow save; the day's first view, which records a visit, saves.
+  @Test func aViewThatChangesNothingDoesNotWaitForTheUsersLock() async throws {
+    let server = try TestServer()
+    let user = SessionID("0123456789abcdef0123456789abcdef")!
+    try await server.application(catalog: Self.catalog).test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      try await browser.get("/surveys")
+      let visited = try savedState(server)
+      #expect(visited.progress.streak.lastVisit == Day(noon, in: .tokyo))
+
+      let (acquired, holding) = AsyncStream<Void>.makeStream()
+      let (release, releasing) = AsyncStream<Void>.makeStream()
+      let holder = Task {
+        try await server.users.update(user) { _ in
+          holding.yield()
+          for await _ in release { break }
+          return (nil, ())
+        }
+      }
+      for await _ in acquired { break }
+      let watchdog = Task {
+        do { try await Task.sleep(for: .seconds(10)) } catch { return false }
+        releasing.finish()
+        return true
+      }
+      let page = try await browser.get("/surveys")
+      watchdog.cancel()
+      #expect(page.status == .ok)
+      #expect(await watchdog.value == false, "the view waited for the lock")
+      releasing.finish()
+      try await holder.value
+      #expect(try savedState(server) == visited)
+    }
+  }
+
   func savedState(_ server: TestServer) throws -> AppFeature.State {
     let files = try server.files().filter { $0.key.hasSuffix(".json") }
     #expect(files.count == 1)

@@ -70,6 +70,11 @@ public final class JSONFileUserStateStore: UserStateStore {
     }
   }
 
+  public func read(_ user: SessionID) async throws -> Data? {
+    let path = fileURL(for: user).path
+    return try await threadPool.runIfActive { try DurableFile.read(path) }
+  }
+
   public func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
     let archive = archiveURL(for: user).path
     return try await threadPool.runIfActive {

@@ -28,6 +28,12 @@ public protocol UserStateStore: Sendable {
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result
 
+  /// A user's state as last saved (`nil`: nothing saved yet), read without waiting for the user's
+  /// updates: a save replaces the whole file at once, so this is always one saved state, never a
+  /// mix. For requests that turn out to change nothing (most page views), which then need not
+  /// queue behind each other.
+  func read(_ user: SessionID) async throws -> Data?
+
   /// The archive files of a user among `names` that exist, by name.
   func archived(_ names: [String], of user: SessionID) async throws -> [String: Data]
 }
@@ -57,6 +63,10 @@ public final class InMemoryUserStateStore: UserStateStore {
       }
       return result
     }
+  }
+
+  public func read(_ user: SessionID) async throws -> Data? {
+    self[user]
   }
 
   public func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {

@@ -66,7 +66,7 @@ struct RequestLoop: Sendable {
     _ request: Request, context: some RequestContext,
     _ body: @escaping @Sendable (UserContext) async throws -> Reply
   ) async throws -> Response {
-    try await run(sessions.session(for: request), request: request, context: context, body)
+    try await run(sessions.session(for: request), request: request, context: context, readFirst: true, body)
   }
 
   /// Runs a form POST: the session must be an existing one, the Origin (when sent) ours and the
@@ -81,11 +81,16 @@ struct RequestLoop: Sendable {
     guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
       throw HTTPError(.forbidden)
     }
-    return try await run(session, request: request, context: context) { user in try await body(form, user) }
+    return try await run(session, request: request, context: context, readFirst: false) { user in
+      try await body(form, user)
+    }
   }
 
+  /// With `readFirst` (a page view), the user's file is first read without the user's lock: most
+  /// views change nothing, and those run side by side. A view that does change something (the
+  /// day's first visit, a flash shown) is run again as an update, from the file as it is then.
   private func run(
-    _ session: Session, request: Request, context: some RequestContext,
+    _ session: Session, request: Request, context: some RequestContext, readFirst: Bool,
     _ body: @escaping @Sendable (UserContext) async throws -> Reply
   ) async throws -> Response {
     let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Response) = { [self] saved in
@@ -111,12 +116,14 @@ struct RequestLoop: Sendable {
       cache.remember(session.id, bytes: save.state, state: savedState, surveys: surveys)
       return (save, response)
     }
-    var response =
-      if session.isNew {
-        try await transaction(nil).result
-      } else {
-        try await users.update(session.id, transaction)
-      }
+    var response: Response
+    if session.isNew {
+      response = try await transaction(nil).result
+    } else if readFirst, case (nil, let viewed) = try await transaction(users.read(session.id)) {
+      response = viewed
+    } else {
+      response = try await users.update(session.id, transaction)
+    }
     if session.isNew { response.setCookie(sessions.cookie(for: session)) }
     return response
   }

@@ -45,6 +45,7 @@ public struct AppFeature: Reducer, Sendable {
   public var body: some ReducerOf<Self> {
     Reduce { state, action in
       if action.isPageView {
+        let now = now  // one reading: the visit's time and its day agree, even at midnight
         state.progress.recordVisit(on: Day(now, in: calendar), at: now)
       }
       switch action {

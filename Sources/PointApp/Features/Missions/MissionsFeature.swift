@@ -50,6 +50,7 @@ public struct Missions: Reducer, Sendable {
         state.today = Day(now, in: calendar)
         return .none
       case let .claimButtonTapped(kind):
+        let now = now  // one reading: the bonus's time and its day agree, even at midnight
         let today = Day(now, in: calendar)
         state.today = today
         do throws(PointError) {

@@ -96,6 +96,7 @@ public struct SurveyDetail: Reducer, Sendable {
     case let .success(answers):
       state.page.draft = [:]
       state.page.errors = [:]
+      let now = now  // one reading: the answer's time and its day agree, even at midnight
       let paid = state.progress.recordAnswer(
         to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar)
       )

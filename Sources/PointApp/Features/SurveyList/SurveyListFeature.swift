@@ -63,6 +63,7 @@ public struct SurveyList: Reducer, Sendable {
           }
         }
       case let .surveysLoaded(.success(surveys)):
+        let now = now  // one clock reading for the whole list
         state.page.surveys = state.page.sort.sorted(surveys.filter { $0.isAvailable(at: now) })
         state.page.loadFailed = false
         return .none
