@@ -17,7 +17,7 @@ struct SurveysController<Context: RequestContext> {
       } ?? .newest
       return try await loop.page(request, context: context) { user in
         try await user.send(.surveyList(.pageRequested(category: category, sort: sort)))
-        return .page("surveys", Pages.surveys(user.state, csrf: user.csrf, row: loop.renderer.surveyRow))
+        return .page("surveys", Pages.surveys(user.state, csrf: user.csrf, fragments: loop.renderer))
       }
     }
 

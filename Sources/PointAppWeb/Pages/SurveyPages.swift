@@ -2,31 +2,35 @@ import Foundation
 import PointApp
 
 extension Pages {
-  /// The list page; each survey's card is rendered by `row` (a `survey-row` template, rendered
-  /// once per survey and answered state by `PageRenderer.surveyRow`).
-  public static func surveys(_ state: AppFeature.State, csrf: String, row: (Survey, _ answered: Bool) -> String) -> [String: Any] {
+  /// The list page. Its parts that many users share are rendered once by `fragments` and kept:
+  /// the category and sort links (`survey-filters`) and each survey's card (`survey-row`).
+  public static func surveys(_ state: AppFeature.State, csrf: String, fragments: PageRenderer) -> [String: Any] {
     let list = state.surveyList
     let page = list.page
+    let cards = page.surveys.map { fragments.surveyRow($0, answered: list.isAnswered($0)) }
+    return layout(state, title: "アンケート", tab: .surveys, csrf: csrf, body: [
+      "filters": fragments.surveyFilters(category: page.category, sort: page.sort),
+      "list": cards.joined(),
+      "isEmpty": cards.isEmpty && !page.loadFailed, "loadFailed": page.loadFailed,
+    ])
+  }
+
+  /// The category and sort links of the list, the current ones marked.
+  public static func surveyFilters(category: SurveyCategory?, sort: SurveySort) -> [String: Any] {
     func href(_ category: SurveyCategory?, _ sort: SurveySort) -> String {
       var query = ["sort=\(sort.rawValue)"]
       if let category { query.insert("category=\(category.rawValue)", at: 0) }
       return "/surveys?" + query.joined(separator: "&")
     }
     let categories: [[String: Any]] =
-      [["title": "すべて", "href": href(nil, page.sort), "selected": page.category == nil]]
-      + SurveyCategory.allCases.map { category in
-        ["title": category.title, "href": href(category, page.sort), "selected": page.category == category]
+      [["title": "すべて", "href": href(nil, sort), "selected": category == nil]]
+      + SurveyCategory.allCases.map { each in
+        ["title": each.title, "href": href(each, sort), "selected": category == each]
       }
-    let sorts: [[String: Any]] = SurveySort.allCases.map { sort in
-      ["title": sort.title, "href": href(page.category, sort), "selected": page.sort == sort]
+    let sorts: [[String: Any]] = SurveySort.allCases.map { each in
+      ["title": each.title, "href": href(category, each), "selected": sort == each]
     }
-    let surveys: [[String: Any]] = page.surveys.map { survey in
-      ["row": row(survey, list.isAnswered(survey))]
-    }
-    return layout(state, title: "アンケート", tab: .surveys, csrf: csrf, body: [
-      "categories": categories, "sorts": sorts, "surveys": surveys,
-      "count": surveys.count, "isEmpty": surveys.isEmpty && !page.loadFailed, "loadFailed": page.loadFailed,
-    ])
+    return ["categories": categories, "sorts": sorts]
   }
 
   /// One survey's card in the list.

@@ -7,11 +7,11 @@ import Synchronization
 public struct PageRenderer: Sendable {
   /// Every template a page may use; all must exist at start-up.
   static let templateNames = [
-    "layout", "error", "surveys", "survey-row", "survey", "complete", "points", "history", "missions", "exchange",
+    "layout", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange",
   ]
 
   private let library: MustacheLibrary
-  private let rows = RowCache()
+  private let fragments = Fragments()
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
   /// would silently render nothing).
@@ -31,36 +31,43 @@ public struct PageRenderer: Sendable {
     return html
   }
 
-  /// A survey's card in the list. Cards depend on the survey and on whether it was answered only,
-  /// so each is rendered once and kept (the list page would otherwise spend most of its time in
-  /// the template engine, rendering the same cards for every user).
+  /// A survey's card in the list (a list item). Cards depend on the survey and on whether it was
+  /// answered only, so each is rendered once and kept (the list page would otherwise spend most of
+  /// its time in the template engine, rendering the same cards for every user).
   public func surveyRow(_ survey: Survey, answered: Bool) -> String {
-    if let html = rows.html(for: survey, answered: answered) { return html }
-    let html = render("survey-row", Pages.surveyRow(survey, answered: answered))
-    rows.keep(html, for: survey, answered: answered)
-    return html
+    fragments.html("\(answered ? 1 : 0)\(survey.id.rawValue)", of: .card(survey, answered: answered)) {
+      render("survey-row", Pages.surveyRow(survey, answered: answered))
+    }
   }
 
-  /// Rendered cards by survey id and answered state, each with the survey it was rendered from.
-  private final class RowCache: Sendable {
-    private let cards = Mutex<[String: (survey: Survey, html: String)]>([:])
+  /// The list's category and sort links: one of a few dozen, each rendered once and kept.
+  public func surveyFilters(category: SurveyCategory?, sort: SurveySort) -> String {
+    fragments.html("\(category?.rawValue ?? "")?\(sort.rawValue)", of: .filters(category, sort)) {
+      render("survey-filters", Pages.surveyFilters(category: category, sort: sort))
+    }
+  }
 
-    func html(for survey: Survey, answered: Bool) -> String? {
-      cards.withLock { cards in
-        guard let card = cards[key(survey, answered)], card.survey == survey else { return nil }
-        return card.html
-      }
+  /// Rendered parts of pages by name, each kept with what it was rendered from, so that a part is
+  /// rendered again when that changes (a survey edited in the catalog).
+  private final class Fragments: Sendable {
+    enum Input: Equatable {
+      case card(Survey, answered: Bool)
+      case filters(SurveyCategory?, SurveySort)
     }
 
-    /// Keeps at most 1,000 cards (a catalog is a few dozen surveys); past that, starts again.
-    func keep(_ html: String, for survey: Survey, answered: Bool) {
-      cards.withLock { cards in
-        if cards.count >= 1_000 { cards.removeAll() }
-        cards[key(survey, answered)] = (survey, html)
-      }
-    }
+    private let kept = Mutex<[String: (input: Input, html: String)]>([:])
 
-    private func key(_ survey: Survey, _ answered: Bool) -> String { "\(answered ? 1 : 0)\(survey.id.rawValue)" }
+    /// The part named `key` rendered from `input`: the one kept, or `render()`'s, then kept. At
+    /// most 1,000 parts are kept (a catalog is a few dozen surveys); past that, it starts again.
+    func html(_ key: String, of input: Input, render: () -> String) -> String {
+      if let html = kept.withLock({ $0[key].flatMap { $0.input == input ? $0.html : nil } }) { return html }
+      let html = render()
+      kept.withLock { kept in
+        if kept.count >= 1_000 { kept.removeAll() }
+        kept[key] = (input, html)
+      }
+      return html
+    }
   }
 
   public struct TemplateError: Error, CustomStringConvertible {
