@@ -65,6 +65,14 @@ public struct Effect<Action: Sendable>: Sendable {
   /// Runs all effects at the same time.
   public static func merge(_ effects: Self...) -> Self { merge(effects) }
 
+  /// Runs this effect and `other` at the same time.
+  public func merge(with other: Self) -> Self {
+    // Most actions start no work: merging nothing allocates nothing.
+    if other.operations.isEmpty { return self }
+    if operations.isEmpty { return other }
+    return Self(operations: operations + other.operations)
+  }
+
   /// Runs all effects at the same time.
   public static func merge(_ effects: some Sequence<Self>) -> Self {
     // A closure, not `\.operations`: a key path into a generic type is built anew at every call,
@@ -93,7 +101,8 @@ public struct Effect<Action: Sendable>: Sendable {
   public func map<NewAction: Sendable>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {
-    Effect<NewAction>(
+    if operations.isEmpty { return .none }
+    return Effect<NewAction>(
       operations: operations.map { operation in
         switch operation {
         case let .send(action):
@@ -107,6 +116,15 @@ public struct Effect<Action: Sendable>: Sendable {
 
   /// Runs every operation concurrently and returns when all have finished.
   package func execute(_ send: Send<Action>) async {
+    // One operation needs no task of its own: it runs in the caller's.
+    if operations.count <= 1 {
+      switch operations.first {
+      case let .send(action): await send(action)
+      case let .run(work): await work(send)
+      case nil: break
+      }
+      return
+    }
     await withTaskGroup(of: Void.self) { group in
       for operation in operations {
         switch operation {

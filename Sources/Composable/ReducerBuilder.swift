@@ -33,7 +33,8 @@ public enum ReducerBuilder<State, Action: Sendable> {
     let second: R1
 
     public func reduce(into state: inout R0.State, action: R0.Action) -> Effect<R0.Action> {
-      .merge(first.reduce(into: &state, action: action), second.reduce(into: &state, action: action))
+      let effect = first.reduce(into: &state, action: action)
+      return effect.merge(with: second.reduce(into: &state, action: action))
     }
   }
 

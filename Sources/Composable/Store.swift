@@ -39,7 +39,9 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     initialState: State, reducer: R, dependencies: DependencyValues
   ) where R.State == State, R.Action == Action {
     self._state = initialState
-    self.reduce = withDependencies { $0 = dependencies } operation: { Self.prepared(reducer) }
+    // The body is built once for every action the store runs (see `PreparedReducer`).
+    let prepared = withDependencies { $0 = dependencies } operation: { PreparedReducer(unchecked: reducer) }
+    self.reduce = prepared.reduce(into:action:)
     self.dependencies = dependencies
   }
 
@@ -60,23 +62,23 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     line: UInt = #line,
     column: UInt = #column
   ) async -> Completion {
-    let work = Task { await self.process(action) }
-    let timer = Task {
-      try await Task.sleep(for: deadline)
-      work.cancel()
-    }
+    // The action itself runs here; only the work it starts needs tasks (and most actions start none).
+    let effect = apply(action)
+    guard !effect.operations.isEmpty else { return .finished }
+    var timer: Task<Void, Never>?
     let completion: Completion = await withCheckedContinuation { continuation in
       let once = Once(continuation)
-      Task {
-        await work.value
+      let work = Task {
+        await effect.execute(Send { await self.process($0) })
         once.resume(.finished)
       }
-      Task {
-        _ = try? await timer.value
-        if !timer.isCancelled { once.resume(.timedOut) }
+      timer = Task {
+        guard (try? await Task.sleep(for: deadline)) != nil else { return }
+        work.cancel()
+        once.resume(.timedOut)
       }
     }
-    timer.cancel()
+    timer?.cancel()
     if completion == .timedOut {
       reportIssue(
         """
@@ -89,22 +91,14 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
   }
 
   private func process(_ action: Action) async {
-    let effect = withDependencies { $0 = dependencies } operation: {
-      lock.withLock { reduce(&_state, action) }
-    }
-    await effect.execute(Send { await self.process($0) })
+    await apply(action).execute(Send { await self.process($0) })
   }
 
-  /// The reducer's `body`, built once for every action the store runs rather than once per action
-  /// (building a body instantiates its scopes' key paths, which dominated the reducer's cost); a
-  /// reducer without a body runs itself. Dependencies are still read when an action runs, from the
-  /// store's, since a `@Dependency` prefers the values current at the time it is read.
-  private static func prepared<R: Reducer>(_ reducer: R) -> (inout State, Action) -> Effect<Action>
-  where R.State == State, R.Action == Action {
-    guard R.Body.self != Never.self, let body = reducer.body as? any Reducer<State, Action> else {
-      return reducer.reduce(into:action:)
+  /// Runs the reducer on the state, with the store's dependencies.
+  private func apply(_ action: Action) -> Effect<Action> {
+    withDependencies { $0 = dependencies } operation: {
+      lock.withLock { reduce(&_state, action) }
     }
-    return { state, action in body.reduce(into: &state, action: action) }
   }
 }
 

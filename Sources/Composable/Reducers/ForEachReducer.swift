@@ -44,7 +44,8 @@ where Element.State: Identifiable, Element.State.ID == ID {
   let location: SourceLocation
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
-    .merge(reduceElement(into: &state, action: action), parent.reduce(into: &state, action: action))
+    let effect = reduceElement(into: &state, action: action)
+    return effect.merge(with: parent.reduce(into: &state, action: action))
   }
 
   private func reduceElement(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {

@@ -47,7 +47,8 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let location: SourceLocation
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
-    .merge(reduceChild(into: &state, action: action), parent.reduce(into: &state, action: action))
+    let effect = reduceChild(into: &state, action: action)
+    return effect.merge(with: parent.reduce(into: &state, action: action))
   }
 
   private func reduceChild(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
