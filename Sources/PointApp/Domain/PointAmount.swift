@@ -51,5 +51,17 @@ extension PointAmount: ExpressibleByIntegerLiteral {
 
 extension PointAmount: CustomStringConvertible {
   /// "1,234pt"
-  public var description: String { "\(value.formatted(.number.grouping(.automatic)))pt" }
+  public var description: String { "\(Self.grouped(value))pt" }
+
+  /// A whole number with its thousands separated by commas, as Japanese readers write amounts
+  /// (12,345), whatever the server's locale; written out because it is on every page.
+  public static func grouped(_ number: Int) -> String {
+    let digits = Array(String(number.magnitude).utf8)
+    var text = number < 0 ? "-" : ""
+    for (index, digit) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
+      text.unicodeScalars.append(Unicode.Scalar(digit))
+    }
+    return text
+  }
 }

@@ -6,7 +6,7 @@ extension Pages {
     let dashboard = state.dashboard
     var body: [String: Any] = [
       "total": "\(dashboard.balance)",
-      "yen": dashboard.balance.yen.formatted(),
+      "yen": PointAmount.grouped(dashboard.balance.yen),
       "earned": "\(state.progress.ledger.totalEarned)",
       "recent": dashboard.recentTransactions.map { transaction($0, titles: titles) },
       "hasRecent": !dashboard.recentTransactions.isEmpty,

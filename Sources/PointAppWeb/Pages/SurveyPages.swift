@@ -65,7 +65,7 @@ extension Pages {
       "earned": "\(answered.reward)",
       "answeredAt": date(answered.date),
       "total": "\(balance)",
-      "yen": balance.yen.formatted(),
+      "yen": PointAmount.grouped(balance.yen),
       "missions": missions(state.missions.missions),
       "claimable": state.missions.missions.contains(where: \.isClaimable),
     ])

@@ -23,6 +23,11 @@ struct PointAmountTests {
 
   @Test func readsAsGroupedPoints() {
     #expect(PointAmount(12_345).description == "12,345pt")
+    #expect(PointAmount(0).description == "0pt")
+    #expect(PointAmount(999).description == "999pt")
+    #expect(PointAmount(1_000).description == "1,000pt")
+    #expect(PointAmount(1_234_567).description == "1,234,567pt")
+    #expect(PointAmount.grouped(-1_234) == "-1,234")
   }
 
   @Test func decodingRefusesNegativeAmounts() throws {
