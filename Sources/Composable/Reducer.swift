@@ -1,3 +1,5 @@
+import CasePaths
+
 /// A feature's logic: how an action changes state, and what work follows.
 ///
 /// Conform by writing either `reduce(into:action:)` or a `body` composed of other reducers.
@@ -28,3 +30,9 @@ extension Reducer where Body: Reducer, Body.State == State, Body.Action == Actio
     body.reduce(into: &state, action: action)
   }
 }
+
+/// Names the case of a parent's action that carries a child's actions, as in
+/// `Scope(state: \.counter, action: \.counter)`: the same expression as a `CaseKeyPath`, read
+/// through the enum's generated case paths so that a scope's `extract` is the macro's plain
+/// `switch` rather than a chain of dynamic casts, which ran for every scope on every action.
+public typealias ActionCase<Root: CasePathable, Value> = KeyPath<Root.AllCasePaths, AnyCasePath<Root, Value>>

@@ -18,7 +18,7 @@ extension Reducer where Action: CasePathable {
   /// Runs `element` on the element whose id an action carries, before this reducer runs.
   public func forEach<ElementState: Identifiable, ElementAction, Element: Reducer>(
     _ toElements: WritableKeyPath<State, IdentifiedArray<ElementState.ID, ElementState>>,
-    action toElementAction: CaseKeyPath<Action, IdentifiedAction<ElementState.ID, ElementAction>>,
+    action toElementAction: ActionCase<Action, IdentifiedAction<ElementState.ID, ElementAction>>,
     @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -28,7 +28,7 @@ extension Reducer where Action: CasePathable {
   where Element.State == ElementState, Element.Action == ElementAction {
     ForEachReducer(
       parent: self, element: element(), toElements: toElements,
-      toElementAction: AnyCasePath(toElementAction),
+      toElementAction: Action.allCasePaths[keyPath: toElementAction],
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }

@@ -8,7 +8,7 @@ extension Reducer where Action: CasePathable {
   /// it is a logic error in the feature.
   public func ifLet<ChildState, ChildAction, Child: Reducer>(
     _ toChildState: WritableKeyPath<State, ChildState?>,
-    action toChildAction: CaseKeyPath<Action, ChildAction>,
+    action toChildAction: ActionCase<Action, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> then child: () -> Child,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
@@ -17,7 +17,7 @@ extension Reducer where Action: CasePathable {
   ) -> IfLetReducer<Self, Child> where Child.State == ChildState, Child.Action == ChildAction {
     IfLetReducer(
       parent: self, child: child(), toChildState: toChildState,
-      toChildAction: AnyCasePath(toChildAction),
+      toChildAction: Action.allCasePaths[keyPath: toChildAction],
       location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     )
   }
@@ -25,7 +25,7 @@ extension Reducer where Action: CasePathable {
   /// `ifLet` for child state that has no logic of its own, such as a confirmation dialog.
   public func ifLet<ChildState, ChildAction>(
     _ toChildState: WritableKeyPath<State, ChildState?>,
-    action toChildAction: CaseKeyPath<Action, ChildAction>,
+    action toChildAction: ActionCase<Action, ChildAction>,
     fileID: StaticString = #fileID,
     filePath: StaticString = #filePath,
     line: UInt = #line,

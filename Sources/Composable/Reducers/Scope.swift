@@ -9,11 +9,11 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
 
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
-    action toChildAction: CaseKeyPath<ParentAction, ChildAction>,
+    action toChildAction: ActionCase<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child
   ) where ChildState == Child.State, ChildAction == Child.Action, ParentAction: CasePathable {
     self.toChildState = toChildState
-    self.toChildAction = AnyCasePath(toChildAction)
+    self.toChildAction = ParentAction.allCasePaths[keyPath: toChildAction]
     self.child = child()
   }
 
