@@ -8,8 +8,8 @@ import NIOPosix
 /// complete before the state file that refers to them is replaced.
 ///
 /// Updates of a user are serialised in this process (`KeyedMutex`) and across processes sharing the
-/// folder (an exclusive `flock` on the user's `.lock` file). File work runs on NIO's thread pool so
-/// that a slow disk never blocks the threads that serve requests.
+/// folder (an exclusive `flock` on the user's `.lock` file). File work runs on a thread pool of its
+/// own (`fileThreads`) so that a slow disk never blocks the threads that serve requests.
 public final class JSONFileUserStateStore: UserStateStore {
   public let directory: URL
   private let locks = KeyedMutex<SessionID>()
@@ -17,7 +17,7 @@ public final class JSONFileUserStateStore: UserStateStore {
 
   /// Creates the folder if it is missing, and removes the temporary files of writes that a crash
   /// interrupted (see `DurableFile.removeAbandonedTemporaries`).
-  public init(directory: URL, threadPool: NIOThreadPool = .singleton) throws {
+  public init(directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
     self.directory = directory
     self.threadPool = threadPool
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -26,6 +26,16 @@ public final class JSONFileUserStateStore: UserStateStore {
       try DurableFile.removeAbandonedTemporaries(in: "\(directory.path)/\(name)")
     }
   }
+
+  /// The threads every store of the process does its file work on. More than the cores: they
+  /// mostly wait for the disk, and with several users' writes in flight the file system commits
+  /// their fsyncs together, where NIO's shared pool (one thread per core) would queue them, and
+  /// every read behind them. Started on first use, kept for the life of the process.
+  public static let fileThreads: NIOThreadPool = {
+    let pool = NIOThreadPool(numberOfThreads: 16)
+    pool.start()
+    return pool
+  }()
 
   /// The state file of a user. A `SessionID` is 32 hex digits, so the path cannot leave the folder.
   public func fileURL(for user: SessionID) -> URL {
