@@ -11,16 +11,26 @@ public struct PageRenderer: Sendable {
   ]
 
   private let library: MustacheLibrary
-  private let fragments = Fragments()
+  private let cards = Cards()
+  private let filters: [Filter: String]
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
   /// would silently render nothing).
   public init(directory: URL) async throws {
-    library = try await MustacheLibrary(directory: directory.path)
+    let library = try await MustacheLibrary(directory: directory.path)
+    self.library = library
     let missing = Self.templateNames.filter { library.getTemplate(named: $0) == nil }
     guard missing.isEmpty else {
       throw TemplateError(message: "missing templates in \(directory.path): \(missing.joined(separator: ", "))")
     }
+    var filters: [Filter: String] = [:]
+    for category in [nil] + SurveyCategory.allCases.map(Optional.some) {
+      for sort in SurveySort.allCases {
+        let context = Pages.surveyFilters(category: category, sort: sort)
+        filters[Filter(category: category, sort: sort)] = library.render(context, withTemplate: "survey-filters") ?? ""
+      }
+    }
+    self.filters = filters
   }
 
   /// Renders one page from its context.
@@ -35,38 +45,50 @@ public struct PageRenderer: Sendable {
   /// answered only, so each is rendered once and kept (the list page would otherwise spend most of
   /// its time in the template engine, rendering the same cards for every user).
   public func surveyRow(_ survey: Survey, answered: Bool) -> String {
-    fragments.html("\(answered ? 1 : 0)\(survey.id.rawValue)", of: .card(survey, answered: answered)) {
-      render("survey-row", Pages.surveyRow(survey, answered: answered))
-    }
+    let key = Cards.Key(id: survey.id, answered: answered)
+    if let html = cards.html(for: key, of: survey) { return html }
+    let html = render("survey-row", Pages.surveyRow(survey, answered: answered))
+    cards.keep(html, for: key, of: survey)
+    return html
   }
 
-  /// The list's category and sort links: one of a few dozen, each rendered once and kept.
+  /// The list's category and sort links, the current ones marked: one of a few dozen, all
+  /// rendered at start-up.
   public func surveyFilters(category: SurveyCategory?, sort: SurveySort) -> String {
-    fragments.html("\(category?.rawValue ?? "")?\(sort.rawValue)", of: .filters(category, sort)) {
-      render("survey-filters", Pages.surveyFilters(category: category, sort: sort))
+    guard let html = filters[Filter(category: category, sort: sort)] else {
+      preconditionFailure("every category and sort was rendered at start-up")
     }
+    return html
   }
 
-  /// Rendered parts of pages by name, each kept with what it was rendered from, so that a part is
-  /// rendered again when that changes (a survey edited in the catalog).
-  private final class Fragments: Sendable {
-    enum Input: Equatable {
-      case card(Survey, answered: Bool)
-      case filters(SurveyCategory?, SurveySort)
+  private struct Filter: Hashable {
+    let category: SurveyCategory?
+    let sort: SurveySort
+  }
+
+  /// Rendered cards, each kept with the survey it was rendered from, so that a survey edited in the
+  /// catalog gets a new card.
+  private final class Cards: Sendable {
+    struct Key: Hashable {
+      let id: SurveyID
+      let answered: Bool
     }
 
-    private let kept = Mutex<[String: (input: Input, html: String)]>([:])
+    private let kept = Mutex<[Key: (survey: Survey, html: String)]>([:])
 
-    /// The part named `key` rendered from `input`: the one kept, or `render()`'s, then kept. At
-    /// most 1,000 parts are kept (a catalog is a few dozen surveys); past that, it starts again.
-    func html(_ key: String, of input: Input, render: () -> String) -> String {
-      if let html = kept.withLock({ $0[key].flatMap { $0.input == input ? $0.html : nil } }) { return html }
-      let html = render()
+    func html(for key: Key, of survey: Survey) -> String? {
+      kept.withLock { kept in
+        guard let card = kept[key], card.survey == survey else { return nil }
+        return card.html
+      }
+    }
+
+    /// Keeps at most 1,000 cards (a catalog is a few dozen surveys); past that, starts again.
+    func keep(_ html: String, for key: Key, of survey: Survey) {
       kept.withLock { kept in
         if kept.count >= 1_000 { kept.removeAll() }
-        kept[key] = (input, html)
+        kept[key] = (survey, html)
       }
-      return html
     }
   }
 
