@@ -42,6 +42,25 @@ struct BadInputTests {
     try await expect(.badRequest) { browser, _ in try await browser.get("/points/history?page=two") }
   }
 
+  /// A page's path asked with another method, or a form's path opened as a page: 405, with the
+  /// methods the path takes; nothing changes, even with a valid CSRF token.
+  @Test func wrongMethodsAre405NamingTheRightOnes() async throws {
+    try await expect(.methodNotAllowed) { browser, csrf in
+      let response = try await browser.post("/points", form: "csrf=\(csrf)")
+      #expect(response.headers[.allow] == "GET, HEAD")
+      return response
+    }
+    try await expect(.methodNotAllowed) { browser, _ in
+      let response = try await browser.get("/surveys/sweets/answers")
+      #expect(response.headers[.allow] == "POST")
+      return response
+    }
+    try await expect(.methodNotAllowed) { browser, csrf in
+      try await browser.request("/missions/visit/claim", method: .delete, body: "csrf=\(csrf)")
+    }
+    try await expect(.notFound) { browser, csrf in try await browser.post("/nowhere", form: "csrf=\(csrf)") }
+  }
+
   @Test func duplicateCSRFFieldsAreRefused() async throws {
     try await expect(.forbidden) { browser, csrf in
       try await browser.post("/missions/visit/claim", form: "csrf=\(csrf)&csrf=\(csrf)")

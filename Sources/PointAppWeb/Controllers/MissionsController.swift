@@ -6,14 +6,14 @@ struct MissionsController<Context: RequestContext> {
   let loop: RequestLoop
 
   func addRoutes(to router: Router<Context>) {
-    router.get("/missions") { request, context in
+    router.page("/missions") { request, context in
       try await loop.page(request, context: context) { user in
         try await user.send(.missions(.pageRequested))
         return .page("missions", Pages.missionsPage(user.state, csrf: user.csrf))
       }
     }
 
-    router.post("/missions/:id/claim") { request, context in
+    router.form("/missions/:id/claim") { request, context in
       guard let kind = DailyMission.Kind(rawValue: try context.parameters.require("id")) else {
         throw HTTPError(.notFound)
       }

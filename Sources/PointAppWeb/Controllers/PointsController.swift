@@ -6,14 +6,14 @@ struct PointsController<Context: RequestContext> {
   let loop: RequestLoop
 
   func addRoutes(to router: Router<Context>) {
-    router.get("/points") { request, context in
+    router.page("/points") { request, context in
       try await loop.page(request, context: context) { user in
         try await user.send(.dashboard(.pageRequested))
         return .page("points", Pages.points(user.state, titles: await user.surveyTitles(), csrf: user.csrf))
       }
     }
 
-    router.get("/points/history") { request, context in
+    router.page("/points/history") { request, context in
       let number = try request.uri.queryParameters["page"].map { raw throws(HTTPError) in
         guard let number = Int(raw) else { throw HTTPError(.badRequest) }
         return number
@@ -25,14 +25,14 @@ struct PointsController<Context: RequestContext> {
       }
     }
 
-    router.get("/exchange") { request, context in
+    router.page("/exchange") { request, context in
       try await loop.page(request, context: context) { user in
         try await user.send(.exchange(.pageRequested))
         return .page("exchange", Pages.exchange(user.state, csrf: user.csrf))
       }
     }
 
-    router.post("/exchange/:id") { request, context in
+    router.form("/exchange/:id") { request, context in
       let id = ExchangeOption.ID(try context.parameters.require("id"))
       guard ExchangeOption.all.contains(where: { $0.id == id }) else { throw HTTPError(.notFound) }
       return try await loop.form(request, context: context) { _, user in

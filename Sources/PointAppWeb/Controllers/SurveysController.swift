@@ -6,7 +6,7 @@ struct SurveysController<Context: RequestContext> {
   let loop: RequestLoop
 
   func addRoutes(to router: Router<Context>) {
-    router.get("/surveys") { request, context in
+    router.page("/surveys") { request, context in
       let category = try request.uri.queryParameters["category"].map { raw throws(HTTPError) in
         guard let category = SurveyCategory(rawValue: String(raw)) else { throw HTTPError(.badRequest) }
         return category
@@ -21,7 +21,7 @@ struct SurveysController<Context: RequestContext> {
       }
     }
 
-    router.get("/surveys/:id") { request, context in
+    router.page("/surveys/:id") { request, context in
       let id = try context.parameters.require("id")
       return try await loop.page(request, context: context) { user in
         try await open(SurveyID(id), user)
@@ -29,7 +29,7 @@ struct SurveysController<Context: RequestContext> {
       }
     }
 
-    router.post("/surveys/:id/answers") { request, context in
+    router.form("/surveys/:id/answers") { request, context in
       let id = try context.parameters.require("id")
       return try await loop.form(request, context: context) { form, user in
         try await open(SurveyID(id), user)
@@ -41,7 +41,7 @@ struct SurveysController<Context: RequestContext> {
       }
     }
 
-    router.get("/surveys/:id/complete") { request, context in
+    router.page("/surveys/:id/complete") { request, context in
       let id = try context.parameters.require("id")
       return try await loop.page(request, context: context) { user in
         try await open(SurveyID(id), user)

@@ -13,7 +13,12 @@ struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
       if error.status.code >= 500 {
         context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
       }
-      return page(for: error.status, request: request, context: context)
+      var response = page(for: error.status, request: request, context: context)
+      // What the error says about itself, such as a 405's Allow; the page is always HTML.
+      for field in (error as? HTTPError)?.headers ?? [:] where field.name != .contentType {
+        response.headers.append(field)
+      }
+      return response
     } catch {
       context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
       return page(for: .internalServerError, request: request, context: context)

@@ -1,0 +1,31 @@
+import Hummingbird
+
+extension Router {
+  /// A page, read with GET (and HEAD, answered as GET). Any other method on its path is a 405 that
+  /// names the ones it takes. A path is either a page or a form, never both.
+  @discardableResult
+  func page(
+    _ path: RouterPath, use handler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator
+  ) -> Self {
+    get(path, use: handler)
+    return refuse([.post, .put, .patch, .delete], on: path, allow: "GET, HEAD")
+  }
+
+  /// A form's target, sent with POST. Any other method on its path is a 405 that names POST.
+  @discardableResult
+  func form(
+    _ path: RouterPath, use handler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator
+  ) -> Self {
+    post(path, use: handler)
+    return refuse([.get, .put, .patch, .delete], on: path, allow: "POST")
+  }
+
+  private func refuse(_ methods: [HTTPRequest.Method], on path: RouterPath, allow: String) -> Self {
+    for method in methods {
+      on(path, method: method) { _, _ -> Response in
+        throw HTTPError(.methodNotAllowed, headers: [.allow: allow])
+      }
+    }
+    return self
+  }
+}
