@@ -65,20 +65,19 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     // The action itself runs here; only the work it starts needs tasks (and most actions start none).
     let effect = apply(action)
     guard !effect.operations.isEmpty else { return .finished }
-    var timer: Task<Void, Never>?
+    var timer: UInt64 = 0
     let completion: Completion = await withCheckedContinuation { continuation in
       let once = Once(continuation)
       let work = Task {
         await effect.execute(Send { await self.process($0) })
         once.resume(.finished)
       }
-      timer = Task {
-        guard (try? await Task.sleep(for: deadline)) != nil else { return }
+      timer = Deadlines.shared.add(after: deadline) {
         work.cancel()
         once.resume(.timedOut)
       }
     }
-    timer?.cancel()
+    Deadlines.shared.remove(timer)
     if completion == .timedOut {
       reportIssue(
         """
