@@ -1,7 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import PointApp
-import PointAppWeb
+@testable import PointAppWeb
 import Testing
 
 /// Catalog text and answers reach pages escaped, never as markup.
@@ -42,5 +42,16 @@ struct EscapingTests {
       #expect(pages[0].contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"))
       #expect(pages.contains { $0.contains("題名&lt;script&gt;") })
     }
+  }
+}
+
+/// The templates' escaper: the five HTML-special characters as entities, everything else as it
+/// was, Japanese and emoji included.
+struct HTMLEscapingTests {
+  @Test func escapesTheFiveSpecialCharactersOnly() {
+    #expect(HTMLEscaping.escape(#"<a href="x">Tom & Jerry's</a>"#) == "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;")
+    #expect(HTMLEscaping.escape("朝ごはんアンケート（100pt）🍙") == "朝ごはんアンケート（100pt）🍙")
+    #expect(HTMLEscaping.escape("「<script>」") == "「&lt;script&gt;」")
+    #expect(HTMLEscaping.escape("") == "")
   }
 }

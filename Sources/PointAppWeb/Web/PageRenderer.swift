@@ -17,6 +17,7 @@ public struct PageRenderer: Sendable {
   /// Loads the templates; throws when the folder or any template is missing (the library itself
   /// would silently render nothing).
   public init(directory: URL) async throws {
+    MustacheContentTypes.register(HTMLEscaping(), named: "HTML")  // before the templates are read
     let library = try await MustacheLibrary(directory: directory.path)
     self.library = library
     let missing = Self.templateNames.filter { library.getTemplate(named: $0) == nil }
