@@ -17,6 +17,9 @@ public enum Pages {
     var context = body
     context["pageTitle"] = title
     context["tab\(tab.rawValue.capitalized)"] = true
+    // A Bool for the sections: a section on a string would make every name inside it be looked
+    // up on that string first, by reflection.
+    context["hasBalance"] = true
     context["balance"] = "\(state.progress.ledger.balance)"
     context["csrf"] = csrf
     if let flash = state.flash {
