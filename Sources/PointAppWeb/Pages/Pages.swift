@@ -5,8 +5,17 @@ import PointApp
 /// The contexts of every page: pure functions of the user's root state (and, where a page names
 /// surveys, the catalog's titles). Same state, same context, same bytes.
 public enum Pages {
-  enum Tab: String {
+  enum Tab {
     case surveys, points, missions
+
+    /// The layout's flag for the tab shown as current.
+    var flag: String {
+      switch self {
+      case .surveys: "tabSurveys"
+      case .points: "tabPoints"
+      case .missions: "tabMissions"
+      }
+    }
   }
 
   /// What the layout needs: the page title, the active tab, the balance, the flash message and
@@ -16,7 +25,7 @@ public enum Pages {
   ) -> [String: Any] {
     var context = body
     context["pageTitle"] = title
-    context["tab\(tab.rawValue.capitalized)"] = true
+    context[tab.flag] = true
     // A Bool for the sections: a section on a string would make every name inside it be looked
     // up on that string first, by reflection.
     context["hasBalance"] = true
