@@ -1,3 +1,4 @@
+import Composable
 import Dependencies
 import Foundation
 import Hummingbird
@@ -38,6 +39,12 @@ public func buildApplication(
     throw PageRenderer.TemplateError(message: "missing static folder \(configuration.publicDirectory.path)")
   }
   try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+  let resolved = withDependencies {
+    $0.calendar = .tokyo
+    dependencies(&$0)
+  } operation: {
+    DependencyValues._current
+  }
   let loop = RequestLoop(
     users: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
     sessions: Sessions(
@@ -45,14 +52,10 @@ public func buildApplication(
       secureCookies: configuration.secureCookies
     ),
     renderer: renderer,
-    dependencies: withDependencies {
-      $0.calendar = .tokyo
-      dependencies(&$0)
-    } operation: {
-      DependencyValues._current
-    },
+    dependencies: resolved,
     maxBodySize: configuration.maxBodySize,
-    effectDeadline: configuration.effectDeadline
+    effectDeadline: configuration.effectDeadline,
+    app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
   let router = buildRouter(loop: loop, publicDirectory: configuration.publicDirectory, logger: logger)
   return Application(

@@ -60,21 +60,8 @@ struct RequestLoop: Sendable {
   let effectDeadline: Duration
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
   let cache = SavedStateCache()
-  /// The root feature with its body built once, for every request's store.
+  /// The root feature with its body built once (with `dependencies`), for every request's store.
   let app: PreparedReducer<AppFeature.State, AppFeature.Action>
-
-  init(
-    users: any UserStateStore, sessions: Sessions, renderer: PageRenderer, dependencies: DependencyValues,
-    maxBodySize: Int, effectDeadline: Duration
-  ) {
-    self.users = users
-    self.sessions = sessions
-    self.renderer = renderer
-    self.dependencies = dependencies
-    self.maxBodySize = maxBodySize
-    self.effectDeadline = effectDeadline
-    app = withDependencies { $0 = dependencies } operation: { PreparedReducer(AppFeature()) }
-  }
 
   /// Runs a GET: `body` sends the page's actions and builds the reply.
   func page(
