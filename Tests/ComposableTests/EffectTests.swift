@@ -1,5 +1,6 @@
 import CasePaths
 import Composable
+import Dependencies
 import ComposableTesting
 import Testing
 
@@ -84,6 +85,24 @@ struct StoreTests {
     let completion = await store.send(.numberFactButtonTapped)
     #expect(completion == .finished)
     #expect(store.state == Counter.State(count: 7, isLoading: false, numberFactAlert: "7 is lucky."))
+  }
+
+  /// A server builds its feature once and runs a store per request: each store's effects see that
+  /// store's dependencies, not those in force when the feature was built.
+  @Test func aPreparedReducerUsesTheRunningStoresDependencies() async {
+    let prepared = withDependencies {
+      $0.numberFact.fetch = { _ in "built" }
+    } operation: {
+      PreparedReducer(Counter())
+    }
+    for (count, fact) in [(7, "lucky"), (8, "even")] {
+      let store = Store(initialState: Counter.State(count: count), reducer: prepared) {
+        $0.numberFact.fetch = { number in "\(number) is \(fact)." }
+      }
+      await store.send(.incrementButtonTapped)
+      #expect(await store.send(.numberFactButtonTapped) == .finished)
+      #expect(store.state == Counter.State(count: count + 1, isLoading: false, numberFactAlert: "\(count + 1) is \(fact)."))
+    }
   }
 
   @Test func effectsPastTheDeadlineAreCancelledAndReported() async {
