@@ -17,11 +17,13 @@ public struct Session: Sendable {
 public struct Sessions: Sendable {
   public static let cookieName = "pointapp_session"
 
-  private let secret: Data
+  /// The secret as a key, made once: every page's token is signed with it. Never changed after
+  /// `init` (swift-crypto does not mark its key `Sendable`).
+  nonisolated(unsafe) private let key: SymmetricKey
   private let secureCookies: Bool
 
   public init(secret: Data, secureCookies: Bool) {
-    self.secret = secret
+    key = SymmetricKey(data: secret)
     self.secureCookies = secureCookies
   }
 
@@ -42,7 +44,7 @@ public struct Sessions: Sendable {
   }
 
   public func csrfToken(for session: Session) -> String {
-    hex(HMAC<SHA256>.authenticationCode(for: Data(session.id.rawValue.utf8), using: SymmetricKey(data: secret)))
+    hex(HMAC<SHA256>.authenticationCode(for: Data(session.id.rawValue.utf8), using: key))
   }
 
   /// Whether `token` is this session's CSRF token, compared in constant time.
