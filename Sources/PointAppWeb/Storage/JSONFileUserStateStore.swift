@@ -25,9 +25,9 @@ public final class JSONFileUserStateStore: UserStateStore {
     folder = directory.path
     self.threadPool = threadPool
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try DurableFile.removeAbandonedTemporaries(in: directory.path)
-    for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".archive") {
-      try DurableFile.removeAbandonedTemporaries(in: "\(directory.path)/\(name)")
+    try DurableFile.removeAbandonedTemporaries(in: folder)
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasSuffix(".archive") {
+      try DurableFile.removeAbandonedTemporaries(in: "\(folder)/\(name)")
     }
   }
 
@@ -66,7 +66,7 @@ public final class JSONFileUserStateStore: UserStateStore {
     return try await locks.withLock(user) {
       let lock = try await threadPool.runIfActive { try FileLock(path: lockPath) }
       do {
-        let saved = try await threadPool.runIfActive { try DurableFile.read(path) }
+        let saved = try await read(user)
         let (save, result) = try await body(saved)
         if let save {
           try await threadPool.runIfActive {
