@@ -41,6 +41,12 @@ public func buildApplication(
   try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
   let resolved = withDependencies {
     $0.calendar = .tokyo
+    // Every dependency the features read, kept in the values themselves: one the values do not
+    // hold is looked up in the library's shared cache, under its lock, on every read.
+    $0.date = $0.date
+    $0.uuid = $0.uuid
+    $0.surveyClient = $0.surveyClient
+    $0.ledgerArchive = $0.ledgerArchive
     dependencies(&$0)
   } operation: {
     DependencyValues._current

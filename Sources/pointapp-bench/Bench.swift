@@ -61,11 +61,11 @@ struct Micro: AsyncParsableCommand {
       report("saved state: encode (10 answers)", encoded, unit: "encodes/s")
 
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
-      let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, csrf: "token", fragments: renderer)) }
+      let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, fragments: renderer)) }
       report("render: survey list (\(state.surveyListPage.surveys.count) rows)", list, unit: "pages/s")
       let detail = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(state, csrf: "token")) }
       report("render: survey detail with its form", detail, unit: "pages/s")
-      let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state, titles: [:], csrf: "token")) }
+      let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state, titles: [:])) }
       report("render: points", points, unit: "pages/s")
     }
   }

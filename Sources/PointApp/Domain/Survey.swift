@@ -1,32 +1,68 @@
 import Foundation
 
 /// A survey of the catalog: what it asks, what it pays and until when.
-public struct Survey: Codable, Equatable, Identifiable, Sendable {
-  public let id: SurveyID
-  public let title: String
-  public let description: String
-  public let category: SurveyCategory
-  public let questions: [SurveyQuestion]
-  public let reward: PointAmount
-  public let estimatedMinutes: Int
-  public let publishedAt: Date
+///
+/// A value, kept in one shared box: pages and reducers copy, filter and sort the catalog's surveys
+/// on every request, and a copy is then one reference rather than one per field. Two copies of the
+/// same survey compare equal without comparing their fields.
+public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Sendable {
+  /// The saved form, field by field (what `Codable` reads and writes).
+  private struct Fields: Codable, Equatable, Sendable {
+    let id: SurveyID
+    let title: String
+    let description: String
+    let category: SurveyCategory
+    let questions: [SurveyQuestion]
+    let reward: PointAmount
+    let estimatedMinutes: Int
+    let publishedAt: Date
+    let expiresAt: Date?
+  }
+
+  private final class Box: Sendable {
+    let fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
+  }
+
+  private let box: Box
+
+  public var id: SurveyID { box.fields.id }
+  public var title: String { box.fields.title }
+  public var description: String { box.fields.description }
+  public var category: SurveyCategory { box.fields.category }
+  public var questions: [SurveyQuestion] { box.fields.questions }
+  public var reward: PointAmount { box.fields.reward }
+  public var estimatedMinutes: Int { box.fields.estimatedMinutes }
+  public var publishedAt: Date { box.fields.publishedAt }
   /// `nil`: open without end.
-  public let expiresAt: Date?
+  public var expiresAt: Date? { box.fields.expiresAt }
 
   public init(
     id: SurveyID, title: String, description: String, category: SurveyCategory,
     questions: [SurveyQuestion], reward: PointAmount, estimatedMinutes: Int,
     publishedAt: Date, expiresAt: Date?
   ) {
-    self.id = id
-    self.title = title
-    self.description = description
-    self.category = category
-    self.questions = questions
-    self.reward = reward
-    self.estimatedMinutes = estimatedMinutes
-    self.publishedAt = publishedAt
-    self.expiresAt = expiresAt
+    box = Box(Fields(
+      id: id, title: title, description: description, category: category, questions: questions,
+      reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt
+    ))
+  }
+
+  public init(from decoder: any Decoder) throws {
+    box = Box(try Fields(from: decoder))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    try box.fields.encode(to: encoder)
+  }
+
+  /// Its fields, as if they were stored here (test failure diffs and dumps show them).
+  public var customMirror: Mirror {
+    Mirror(self, children: Mirror(reflecting: box.fields).children, displayStyle: .struct)
+  }
+
+  public static func == (lhs: Survey, rhs: Survey) -> Bool {
+    lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
   }
 
   /// Whether the survey can be answered at `date`.

@@ -9,7 +9,7 @@ struct PointsController<Context: RequestContext> {
     router.page("/points") { request, context in
       try await loop.page(request, context: context) { user in
         try await user.send(.dashboard(.pageRequested))
-        return .page("points", Pages.points(user.state, titles: await user.surveyTitles(), csrf: user.csrf))
+        return .page("points", Pages.points(user.state, titles: await user.surveyTitles()))
       }
     }
 
@@ -21,7 +21,7 @@ struct PointsController<Context: RequestContext> {
       return try await loop.page(request, context: context) { user in
         try await user.send(.history(.pageRequested(number)))
         if user.state.historyPage.archiveFailed { throw HTTPError(.serviceUnavailable) }
-        return .page("history", Pages.history(user.state, titles: await user.surveyTitles(), csrf: user.csrf))
+        return .page("history", Pages.history(user.state, titles: await user.surveyTitles()))
       }
     }
 

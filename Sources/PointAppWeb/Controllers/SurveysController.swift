@@ -17,7 +17,7 @@ struct SurveysController<Context: RequestContext> {
       } ?? .newest
       return try await loop.page(request, context: context) { user in
         try await user.send(.surveyList(.pageRequested(category: category, sort: sort)))
-        return .page("surveys", Pages.surveys(user.state, csrf: user.csrf, fragments: loop.renderer))
+        return .page("surveys", Pages.surveys(user.state, fragments: loop.renderer))
       }
     }
 
@@ -47,7 +47,7 @@ struct SurveysController<Context: RequestContext> {
         try await open(SurveyID(id), user)
         guard user.state.surveyDetail?.answered != nil else { return .redirect("/surveys/\(id)") }
         try await user.send(.missions(.pageRequested))
-        return .page("complete", Pages.complete(user.state, csrf: user.csrf))
+        return .page("complete", Pages.complete(user.state))
       }
     }
   }

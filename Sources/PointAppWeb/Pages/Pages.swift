@@ -18,10 +18,10 @@ public enum Pages {
     }
   }
 
-  /// What the layout needs: the page title, the active tab, the balance, the flash message and
-  /// the CSRF token every form carries.
+  /// What the layout needs: the page title, the active tab, the balance and the flash message.
+  /// (A page with forms puts the session's CSRF token in its body, as `csrf`.)
   static func layout(
-    _ state: AppFeature.State, title: String, tab: Tab, csrf: String, body: [String: Any]
+    _ state: AppFeature.State, title: String, tab: Tab, body: [String: Any]
   ) -> [String: Any] {
     var context = body
     context["pageTitle"] = title
@@ -30,7 +30,6 @@ public enum Pages {
     // up on that string first, by reflection.
     context["hasBalance"] = true
     context["balance"] = "\(state.progress.ledger.balance)"
-    context["csrf"] = csrf
     if let flash = state.flash {
       context["flash"] = ["message": flash.message, "isError": flash.kind == .error]
     }

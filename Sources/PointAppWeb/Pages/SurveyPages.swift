@@ -4,14 +4,13 @@ import PointApp
 extension Pages {
   /// The list page. Its parts that many users share are rendered once by `fragments` and kept:
   /// the category and sort links (`survey-filters`) and each survey's card (`survey-row`).
-  public static func surveys(_ state: AppFeature.State, csrf: String, fragments: PageRenderer) -> [String: Any] {
+  public static func surveys(_ state: AppFeature.State, fragments: PageRenderer) -> [String: Any] {
     let list = state.surveyList
     let page = list.page
-    let cards = page.surveys.map { fragments.surveyRow($0, answered: list.isAnswered($0)) }
-    return layout(state, title: "アンケート", tab: .surveys, csrf: csrf, body: [
+    return layout(state, title: "アンケート", tab: .surveys, body: [
       "filters": fragments.surveyFilters(category: page.category, sort: page.sort),
-      "list": cards.joined(),
-      "isEmpty": cards.isEmpty && !page.loadFailed, "loadFailed": page.loadFailed,
+      "list": fragments.surveyRows(page.surveys.map { ($0, list.isAnswered($0)) }),
+      "isEmpty": page.surveys.isEmpty && !page.loadFailed, "loadFailed": page.loadFailed,
     ])
   }
 
@@ -43,6 +42,7 @@ extension Pages {
   public static func survey(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     guard let detail = state.surveyDetail, let survey = detail.page.survey else { return [:] }
     var body: [String: Any] = [
+      "csrf": csrf,
       "survey": summary(survey),
       "action": "/surveys/\(survey.id.rawValue)/answers",
       "hasErrors": !detail.page.errors.isEmpty,
@@ -54,13 +54,13 @@ extension Pages {
     if let answered = detail.answered {
       body["answered"] = ["date": date(answered.date), "reward": "\(answered.reward)", "href": "/surveys/\(survey.id.rawValue)/complete"]
     }
-    return layout(state, title: survey.title, tab: .surveys, csrf: csrf, body: body)
+    return layout(state, title: survey.title, tab: .surveys, body: body)
   }
 
-  public static func complete(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  public static func complete(_ state: AppFeature.State) -> [String: Any] {
     guard let detail = state.surveyDetail, let survey = detail.page.survey, let answered = detail.answered else { return [:] }
     let balance = state.progress.ledger.balance
-    return layout(state, title: "回答完了", tab: .surveys, csrf: csrf, body: [
+    return layout(state, title: "回答完了", tab: .surveys, body: [
       "survey": summary(survey),
       "earned": "\(answered.reward)",
       "answeredAt": date(answered.date),

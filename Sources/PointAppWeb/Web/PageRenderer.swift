@@ -42,15 +42,24 @@ public struct PageRenderer: Sendable {
     return html
   }
 
-  /// A survey's card in the list (a list item). Cards depend on the survey and on whether it was
+  /// The list's cards (list items), joined. A card depends on its survey and on whether it was
   /// answered only, so each is rendered once and kept (the list page would otherwise spend most of
   /// its time in the template engine, rendering the same cards for every user).
-  public func surveyRow(_ survey: Survey, answered: Bool) -> String {
-    let key = Cards.Key(id: survey.id, answered: answered)
-    if let html = cards.html(for: key, of: survey) { return html }
-    let html = render("survey-row", Pages.surveyRow(survey, answered: answered))
-    cards.keep(html, for: key, of: survey)
-    return html
+  public func surveyRows(_ surveys: [(survey: Survey, answered: Bool)]) -> String {
+    let kept = cards.html(for: surveys)
+    var list = ""
+    list.reserveCapacity(kept.reduce(0) { $0 + ($1?.utf8.count ?? 1_024) })
+    for (index, html) in kept.enumerated() {
+      if let html {
+        list += html
+      } else {
+        let (survey, answered) = surveys[index]
+        let html = render("survey-row", Pages.surveyRow(survey, answered: answered))
+        cards.keep(html, for: Cards.Key(id: survey.id, answered: answered), of: survey)
+        list += html
+      }
+    }
+    return list
   }
 
   /// The list's category and sort links, the current ones marked: one of a few dozen, all
@@ -77,10 +86,13 @@ public struct PageRenderer: Sendable {
 
     private let kept = Mutex<[Key: (survey: Survey, html: String)]>([:])
 
-    func html(for key: Key, of survey: Survey) -> String? {
+    /// The kept cards of `surveys`, `nil` where none is kept (one lock for a whole list).
+    func html(for surveys: [(survey: Survey, answered: Bool)]) -> [String?] {
       kept.withLock { kept in
-        guard let card = kept[key], card.survey == survey else { return nil }
-        return card.html
+        surveys.map { survey, answered in
+          guard let card = kept[Key(id: survey.id, answered: answered)], card.survey == survey else { return nil }
+          return card.html
+        }
       }
     }
 

@@ -27,11 +27,15 @@ struct Reply {
 /// The store a request drives, with the session's CSRF token for the forms it renders.
 struct UserContext {
   let store: Store<AppFeature.State, AppFeature.Action>
-  let csrf: String
+  let session: Session
+  let sessions: Sessions
   let deadline: Duration
   let dependencies: DependencyValues
 
   var state: AppFeature.State { store.state }
+
+  /// The token of the session's forms (signed when a page has forms, not for every request).
+  var csrf: String { sessions.csrfToken(for: session) }
 
   /// Sends an action and waits for its effects; a run past the deadline is a 503, not a success.
   func send(_ action: AppFeature.Action) async throws {
@@ -104,7 +108,7 @@ struct RequestLoop: Sendable {
       }
       let user = UserContext(
         store: Store(initialState: initial, reducer: app, dependencies: dependencies),
-        csrf: sessions.csrfToken(for: session), deadline: effectDeadline, dependencies: dependencies
+        session: session, sessions: sessions, deadline: effectDeadline, dependencies: dependencies
       )
       let reply = try await body(user)
       let response = render(reply)
