@@ -5,28 +5,21 @@ import PointApp
 /// The contexts of every page: pure functions of the user's root state (and, where a page names
 /// surveys, the catalog's titles). Same state, same context, same bytes.
 public enum Pages {
-  enum Tab {
+  /// The menu's tabs; the layout shows the page's own as current.
+  enum Tab: CaseIterable {
     case surveys, points, missions
-
-    /// The layout's flag for the tab shown as current.
-    var flag: String {
-      switch self {
-      case .surveys: "tabSurveys"
-      case .points: "tabPoints"
-      case .missions: "tabMissions"
-      }
-    }
   }
 
-  /// What the layout needs: the page title, the active tab, the balance and the flash message.
-  /// (A page with forms puts the session's CSRF token in its body, as `csrf`.)
+  /// What the layout needs: the page title, the menu with the page's tab current, the balance
+  /// and the flash message. (A page with forms puts the session's CSRF token in its body, as
+  /// `csrf`.)
   static func layout(
-    _ state: AppFeature.State, title: String, tab: Tab, body: [String: Any]
+    _ state: AppFeature.State, title: String, tab: Tab, fragments: PageRenderer, body: [String: Any]
   ) -> [String: Any] {
     var context = body
     context["pageTitle"] = title
-    context[tab.flag] = true
-    // A Bool for the sections: a section on a string would make every name inside it be looked
+    context["tabs"] = fragments.tabs(current: tab)
+    // A Bool for the section: a section on a string would make every name inside it be looked
     // up on that string first, by reflection.
     context["hasBalance"] = true
     context["balance"] = "\(state.progress.ledger.balance)"
@@ -34,6 +27,15 @@ public enum Pages {
       context["flash"] = ["message": flash.message, "isError": flash.kind == .error]
     }
     return context
+  }
+
+  /// The menu (`tabs` template) with `current` marked.
+  static func tabs(current: Tab) -> [String: Any] {
+    switch current {
+    case .surveys: ["surveys": true]
+    case .points: ["points": true]
+    case .missions: ["missions": true]
+    }
   }
 
   public static func error(_ status: HTTPResponse.Status) -> [String: Any] {

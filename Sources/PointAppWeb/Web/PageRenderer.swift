@@ -7,12 +7,13 @@ import Synchronization
 public struct PageRenderer: Sendable {
   /// Every template a page may use; all must exist at start-up.
   static let templateNames = [
-    "layout", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange",
+    "layout", "tabs", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange",
   ]
 
   private let library: MustacheLibrary
   private let cards = Cards()
   private let filters: [Filter: String]
+  private let tabs: [Pages.Tab: String]
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
   /// would silently render nothing).
@@ -32,6 +33,9 @@ public struct PageRenderer: Sendable {
       }
     }
     self.filters = filters
+    tabs = Dictionary(uniqueKeysWithValues: Pages.Tab.allCases.map { tab in
+      (tab, library.render(Pages.tabs(current: tab), withTemplate: "tabs") ?? "")
+    })
   }
 
   /// Renders one page from its context.
@@ -68,6 +72,12 @@ public struct PageRenderer: Sendable {
     guard let html = filters[Filter(category: category, sort: sort)] else {
       preconditionFailure("every category and sort was rendered at start-up")
     }
+    return html
+  }
+
+  /// The menu with `current` marked: one of three, rendered at start-up.
+  func tabs(current: Pages.Tab) -> String {
+    guard let html = tabs[current] else { preconditionFailure("every tab was rendered at start-up") }
     return html
   }
 
