@@ -62,19 +62,23 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     line: UInt = #line,
     column: UInt = #column
   ) async -> Completion {
-    // The action itself runs here; only the work it starts needs tasks (and most actions start none).
+    // The action itself runs here; only the work it starts needs a task. That task starts on this
+    // thread and runs until it first suspends: work kept in memory (most effects) finishes there
+    // without a task switch, and only work that suspends is waited for, against the deadline.
     let effect = apply(action)
     guard !effect.operations.isEmpty else { return .finished }
+    let done = Once<Completion>()
+    let work = Task.immediate {
+      await effect.execute(Send { await self.process($0) })
+      done.resume(.finished)
+    }
+    if let finished = done.value { return finished }
     var timer: UInt64 = 0
     let completion: Completion = await withCheckedContinuation { continuation in
-      let once = Once(continuation)
-      let work = Task {
-        await effect.execute(Send { await self.process($0) })
-        once.resume(.finished)
-      }
+      done.wait(continuation)
       timer = Deadlines.shared.add(after: deadline) {
         work.cancel()
-        once.resume(.timedOut)
+        done.resume(.timedOut)
       }
     }
     Deadlines.shared.remove(timer)
@@ -101,20 +105,32 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
   }
 }
 
-/// Resumes a continuation once, whichever of several tasks gets there first.
+/// The first of several outcomes (whichever task gets there first), handed to a continuation
+/// that may start waiting before or after it is known.
 private final class Once<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
+  private var result: Value?
   private var continuation: CheckedContinuation<Value, Never>?
 
-  init(_ continuation: CheckedContinuation<Value, Never>) {
-    self.continuation = continuation
-  }
+  /// The outcome, once known.
+  var value: Value? { lock.withLock { result } }
 
   func resume(_ value: Value) {
     lock.withLock {
+      guard result == nil else { return }
+      result = value
       continuation?.resume(returning: value)
       continuation = nil
     }
   }
 
+  func wait(_ continuation: CheckedContinuation<Value, Never>) {
+    lock.withLock {
+      if let result {
+        continuation.resume(returning: result)
+      } else {
+        self.continuation = continuation
+      }
+    }
+  }
 }

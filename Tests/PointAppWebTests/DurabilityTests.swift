@@ -58,4 +58,55 @@ struct DurabilityTests {
       try DurableFile.write(Data("x".utf8), to: "/nonexistent-folder-\(UUID().uuidString)/user.json")
     }
   }
+
+  @Test func aFileLargerThanOneReadIsReadWhole() throws {
+    let path = try folder().appendingPathComponent("user.json").path
+    let data = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })
+    try DurableFile.write(data, to: path)
+    #expect(try DurableFile.read(path) == data)
+  }
+}
+
+/// A page view's read of a file it read before is answered from a `stat`; it must still see every
+/// change made by anyone else (another server on the folder, a person editing the file).
+struct RecentReadTests {
+  let user = SessionID("0123456789abcdef0123456789abcdef")!
+
+  func store() throws -> (JSONFileUserStateStore, path: String) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("recent-\(UUID().uuidString)")
+    let store = try JSONFileUserStateStore(directory: folder)
+    return (store, store.fileURL(for: user).path)
+  }
+
+  /// Writes `first`, lets it settle and reads it, so that the next read may be answered by a stat.
+  func readSettled(_ first: Data, _ store: JSONFileUserStateStore, at path: String) async throws {
+    try DurableFile.write(first, to: path)
+    try await Task.sleep(for: .milliseconds(80))
+    #expect(try await store.read(user) == first)
+    #expect(try await store.read(user) == first)
+  }
+
+  @Test func aFileReplacedByAnotherWriterIsReadAgain() async throws {
+    let (store, path) = try store()
+    try await readSettled(Data(#"{"balance":100}"#.utf8), store, at: path)
+    let second = Data(#"{"balance":900}"#.utf8)  // the same size
+    try DurableFile.write(second, to: path)
+    #expect(try await store.read(user) == second)
+  }
+
+  @Test func aFileChangedInPlaceIsReadAgain() async throws {
+    let (store, path) = try store()
+    try await readSettled(Data(#"{"balance":100}"#.utf8), store, at: path)
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.write(contentsOf: Data(#"{"balance":555}"#.utf8))  // same size, same file
+    try handle.close()
+    #expect(try await store.read(user) == Data(#"{"balance":555}"#.utf8))
+  }
+
+  @Test func aRemovedFileReadsAsNoState() async throws {
+    let (store, path) = try store()
+    try await readSettled(Data(#"{"balance":100}"#.utf8), store, at: path)
+    try FileManager.default.removeItem(atPath: path)
+    #expect(try await store.read(user) == nil)
+  }
 }

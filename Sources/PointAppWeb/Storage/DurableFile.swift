@@ -26,23 +26,36 @@ public enum DurableFile {
 
   /// `nil` when the file does not exist.
   public static func read(_ path: String) throws -> Data? {
+    try readVersioned(path)?.data
+  }
+
+  /// The file's bytes and the version of the file they were read from; `nil` when the file does
+  /// not exist.
+  static func readVersioned(_ path: String) throws -> (data: Data, version: FileVersion)? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return nil }
       throw FileError("open", path)
     }
     defer { close(fd) }
-    var data = Data()
-    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    var status = stat()
+    guard fstat(fd, &status) == 0 else { throw FileError("fstat", path) }
+    // Sized from the file, one byte more to see the end in the same call; a file that grows
+    // meanwhile (not ours: ours are replaced, never written in place) is read to its end.
+    var data = Data(count: Int(status.st_size) + 1)
+    var count = 0
     while true {
-      let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if count < 0 {
+      if count == data.count { data.count += 64 * 1024 }
+      let read = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+      if read < 0 {
         if errno == EINTR { continue }
         throw FileError("read", path)
       }
-      if count == 0 { return data }
-      data.append(contentsOf: buffer[0..<count])
+      if read == 0 { break }
+      count += read
     }
+    data.count = count
+    return (data, FileVersion(status))
   }
 
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
@@ -120,6 +133,48 @@ public enum DurableFile {
     guard fd >= 0 else { throw FileError("open", folder) }
     defer { close(fd) }
     guard fsync(fd) == 0 else { throw FileError("fsync", folder) }
+  }
+}
+
+/// Which file a path names, and as of which change: device, inode, size, and the times of its
+/// last change. A state file is replaced (a new inode) on every save, and the kernel sets a
+/// file's change time (ctime) on every change, which no program can set back.
+struct FileVersion: Equatable, Sendable {
+  private let device: UInt64
+  private let inode: UInt64
+  private let size: Int64
+  private let modified: timespec
+  private let changed: timespec
+
+  init(_ status: stat) {
+    device = UInt64(status.st_dev)
+    inode = UInt64(status.st_ino)
+    size = Int64(status.st_size)
+    modified = status.st_mtim
+    changed = status.st_ctim
+  }
+
+  /// The version of the file at `path` now (`nil`: none there, or it cannot be told).
+  init?(path: String) {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    self.init(status)
+  }
+
+  /// Whether the file's last change is at least `margin` old at `now`. File times come from the
+  /// kernel's coarse clock, one tick (at most 10 ms) behind: any change after a settled version
+  /// was read gets a later change time, so the version alone tells the two apart. A change in the
+  /// same tick as the version could give the same times (and, with a reused inode, the same
+  /// version): a version that is not settled is never trusted.
+  func isSettled(at now: timespec, margin: Int = 50_000_000) -> Bool {
+    let age = (now.tv_sec - changed.tv_sec) * 1_000_000_000 + (now.tv_nsec - changed.tv_nsec)
+    return age >= margin
+  }
+
+  static func == (lhs: FileVersion, rhs: FileVersion) -> Bool {
+    lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+      && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+      && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
   }
 }
 

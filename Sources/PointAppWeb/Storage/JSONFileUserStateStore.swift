@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import NIOPosix
+import Synchronization
 
 /// One JSON file per user under `directory` (`<id>.json`), and a folder of archive files
 /// (`<id>.archive/`) once the user has history to archive. Every file is written durably: a
@@ -10,6 +12,10 @@ import NIOPosix
 /// Updates of a user are serialised in this process (`KeyedMutex`) and across processes sharing the
 /// folder (an exclusive `flock` on the user's `.lock` file). File work runs on a thread pool of its
 /// own (`fileThreads`) so that a slow disk never blocks the threads that serve requests.
+///
+/// A page view's read (`read`) of a file read shortly before costs one `stat` on the caller's
+/// thread instead: when the file is the same version (`FileVersion`), the bytes kept from the last
+/// read are returned. Updates always read the file itself.
 public final class JSONFileUserStateStore: UserStateStore {
   public let directory: URL
   /// `directory.path`: the paths of a request's files are joined to it as strings (Foundation's URL
@@ -17,6 +23,9 @@ public final class JSONFileUserStateStore: UserStateStore {
   private let folder: String
   private let locks = KeyedMutex<SessionID>()
   private let threadPool: NIOThreadPool
+  /// The state files last read, with their versions; at most `recentLimit` users.
+  private let recent = Mutex<[SessionID: (version: FileVersion, data: Data)]>([:])
+  private let recentLimit = 1_000
 
   /// Creates the folder if it is missing, and removes the temporary files of writes that a crash
   /// interrupted (see `DurableFile.removeAbandonedTemporaries`).
@@ -66,7 +75,7 @@ public final class JSONFileUserStateStore: UserStateStore {
     return try await locks.withLock(user) {
       let lock = try await threadPool.runIfActive { try FileLock(path: lockPath) }
       do {
-        let saved = try await read(user)
+        let saved = try await threadPool.runIfActive { try DurableFile.read(path) }
         let (save, result) = try await body(saved)
         if let save {
           try await threadPool.runIfActive {
@@ -91,7 +100,24 @@ public final class JSONFileUserStateStore: UserStateStore {
 
   public func read(_ user: SessionID) async throws -> Data? {
     let path = self.path(user, ".json")
-    return try await threadPool.runIfActive { try DurableFile.read(path) }
+    // A stat of a file read moments ago is answered from the kernel's inode cache: no disk, and
+    // no trip to the file threads and back, which costs more than the read itself.
+    if let kept = recent.withLock({ $0[user] }), FileVersion(path: path) == kept.version {
+      return kept.data
+    }
+    guard let (data, version, readAt) = try await threadPool.runIfActive({ () throws -> (Data, FileVersion, timespec)? in
+      guard let (data, version) = try DurableFile.readVersioned(path) else { return nil }
+      var now = timespec()
+      clock_gettime(CLOCK_REALTIME, &now)
+      return (data, version, now)
+    }) else { return nil }
+    if version.isSettled(at: readAt) {
+      recent.withLock { recent in
+        if recent[user] == nil, recent.count >= recentLimit { recent.remove(at: recent.startIndex) }
+        recent[user] = (version, data)
+      }
+    }
+    return data
   }
 
   public func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
