@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PointApp
-import PointAppWeb
+@testable import PointAppWeb
 import Testing
 
 /// Bad input gets its 4xx page in Japanese and leaves every user file byte-identical.
@@ -123,6 +123,15 @@ struct BadInputTests {
       }
       #expect(try server.files().isEmpty)
     }
+  }
+
+  @Test func theSessionIsFoundAmongOtherCookiesAndOnlyUnderItsOwnName() {
+    let id = "0123456789abcdef0123456789abcdef"
+    #expect(Sessions.sessionCookie(in: ["theme=dark; pointapp_session=\(id); lang=ja"]) == id[...])
+    #expect(Sessions.sessionCookie(in: ["theme=dark", "pointapp_session=\(id)"]) == id[...])
+    #expect(Sessions.sessionCookie(in: ["pointapp_session_old=\(id); xpointapp_session=\(id)"]) == nil)
+    #expect(Sessions.sessionCookie(in: ["pointapp_session"]) == nil)
+    #expect(Sessions.sessionCookie(in: []) == nil)
   }
 
   @Test func staticFilesCannotEscapePublic() async throws {

@@ -4,11 +4,11 @@ public struct SessionID: Hashable, Sendable, CustomStringConvertible {
   public let rawValue: String
 
   /// `nil` unless `rawValue` is exactly 32 lowercase hex digits.
-  public init?(_ rawValue: String) {
+  public init?(_ rawValue: some StringProtocol) {
     guard rawValue.utf8.count == 32,
       rawValue.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
     else { return nil }
-    self.rawValue = rawValue
+    self.rawValue = String(rawValue)
   }
 
   /// A new random id.

@@ -29,10 +29,25 @@ public struct Sessions: Sendable {
 
   /// The request's session, or a new one when its cookie is missing, forged or malformed.
   public func session(for request: Request) -> Session {
-    if let value = request.cookies[Self.cookieName]?.value, let id = SessionID(value) {
+    if let value = Self.sessionCookie(in: request.headers[values: .cookie]), let id = SessionID(value) {
       return Session(id: id, isNew: false)
     }
     return Session(id: .random(), isNew: true)
+  }
+
+  /// The value of the session cookie among `headers` (`name=value` pairs split by ";"). Only its
+  /// name is looked for: `request.cookies` would parse every cookie, attributes and all, on every
+  /// request.
+  static func sessionCookie(in headers: [String]) -> Substring? {
+    for header in headers {
+      for pair in header.split(separator: ";") {
+        let pair = pair.drop { $0 == " " }
+        if pair.hasPrefix(cookieName), pair.dropFirst(cookieName.count).first == "=" {
+          return pair.dropFirst(cookieName.count + 1)
+        }
+      }
+    }
+    return nil
   }
 
   /// The cookie that carries a session: HttpOnly, SameSite=Lax, Secure when configured.
