@@ -6,14 +6,22 @@ import IssueReporting
 /// An effect is a value: a list of operations the store runs concurrently. Every action an
 /// operation sends is fed back into the same reducer.
 public struct Effect<Action: Sendable>: Sendable {
+  @usableFromInline
   package enum Operation: Sendable {
     case send(Action)
     case run(@Sendable (Send<Action>) async -> Void)
   }
 
+  @usableFromInline
   package let operations: [Operation]
 
+  @usableFromInline
+  package init(operations: [Operation]) {
+    self.operations = operations
+  }
+
   /// No work.
+  @inlinable
   public static var none: Self { Self(operations: []) }
 
   /// Feeds an action straight back into the store. Use it for child → parent delegate actions,
@@ -66,6 +74,7 @@ public struct Effect<Action: Sendable>: Sendable {
   public static func merge(_ effects: Self...) -> Self { merge(effects) }
 
   /// Runs this effect and `other` at the same time.
+  @inlinable
   public func merge(with other: Self) -> Self {
     // Most actions start no work: merging nothing allocates nothing.
     if other.operations.isEmpty { return self }
@@ -98,6 +107,7 @@ public struct Effect<Action: Sendable>: Sendable {
   }
 
   /// Turns the actions this effect sends into another type of action (used by `Scope` and friends).
+  @inlinable
   public func map<NewAction: Sendable>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {

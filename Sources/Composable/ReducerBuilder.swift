@@ -29,9 +29,16 @@ public enum ReducerBuilder<State, Action: Sendable> {
   /// Two reducers run in order; their effects run together.
   public struct Sequenced<R0: Reducer, R1: Reducer>: Reducer
   where R0.State == R1.State, R0.Action == R1.Action {
-    let first: R0
-    let second: R1
+    @usableFromInline let first: R0
+    @usableFromInline let second: R1
 
+    @usableFromInline
+    init(first: R0, second: R1) {
+      self.first = first
+      self.second = second
+    }
+
+    @inlinable
     public func reduce(into state: inout R0.State, action: R0.Action) -> Effect<R0.Action> {
       let effect = first.reduce(into: &state, action: action)
       return effect.merge(with: second.reduce(into: &state, action: action))

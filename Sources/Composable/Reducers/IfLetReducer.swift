@@ -40,20 +40,32 @@ extension Reducer where Action: CasePathable {
 
 /// The reducer `ifLet` returns.
 public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
-  let parent: Parent
-  let child: Child
-  let toChildState: WritableKeyPath<Parent.State, Child.State?>
-  let toChildAction: AnyCasePath<Parent.Action, Child.Action>
+  @usableFromInline let parent: Parent
+  @usableFromInline let child: Child
+  @usableFromInline let toChildState: WritableKeyPath<Parent.State, Child.State?>
+  @usableFromInline let toChildAction: AnyCasePath<Parent.Action, Child.Action>
   let location: SourceLocation
 
+  @inlinable
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     let effect = reduceChild(into: &state, action: action)
     return effect.merge(with: parent.reduce(into: &state, action: action))
   }
 
-  private func reduceChild(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+  @inlinable
+  func reduceChild(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
     guard state[keyPath: toChildState] != nil else {
+      reportChildActionWhileNil(action)
+      return .none
+    }
+    let toChildAction = toChildAction
+    return child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
+      .map { toChildAction.embed($0) }
+  }
+
+  @usableFromInline
+  func reportChildActionWhileNil(_ action: Parent.Action) {
       reportIssue(
         """
         An "ifLet" at "\(location.fileID):\(location.line)" received a child action while its \
@@ -71,11 +83,6 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         fileID: location.fileID, filePath: location.filePath,
         line: location.line, column: location.column
       )
-      return .none
-    }
-    let toChildAction = toChildAction
-    return child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
-      .map { toChildAction.embed($0) }
   }
 }
 

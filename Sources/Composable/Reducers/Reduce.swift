@@ -1,6 +1,6 @@
 /// A reducer written as a closure: the usual core of a feature's `body`.
 public struct Reduce<State, Action: Sendable>: Reducer {
-  let reduce: (inout State, Action) -> Effect<Action>
+  @usableFromInline let reduce: (inout State, Action) -> Effect<Action>
 
   public init(_ reduce: @escaping (_ state: inout State, _ action: Action) -> Effect<Action>) {
     self.reduce = reduce
@@ -11,6 +11,7 @@ public struct Reduce<State, Action: Sendable>: Reducer {
     self.reduce = reducer.reduce(into:action:)
   }
 
+  @inlinable
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     reduce(&state, action)
   }
