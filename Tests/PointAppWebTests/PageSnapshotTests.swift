@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import PointApp
 import SnapshotTesting
 import Testing
 
@@ -34,6 +35,30 @@ struct PageSnapshotTests {
       try await snapshot("/missions", named: "missions-claimed")
       try await snapshot("/exchange", named: "exchange")
       try await snapshot("/surveys/unknown", named: "error-404")
+    }
+  }
+
+  /// The list says why it is empty: nothing in the category, or the catalog could not be read.
+  @Test func anEmptyListSaysWhy() async throws {
+    let empty = "このカテゴリには回答できるアンケートがありません。"
+    let failed = "アンケートを読み込めませんでした。"
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      let listed = try await browser.get("/surveys").html
+      #expect(!listed.contains(empty) && !listed.contains(failed))
+      let none = try await browser.get("/surveys?category=entertainment").html
+      #expect(none.contains(empty) && !none.contains(failed))
+    }
+    let broken = SurveyClient(
+      fetchAll: { throw CatalogError(URLError(.cannotConnectToHost)) },
+      fetchByCategory: { _ in throw CatalogError(URLError(.cannotConnectToHost)) },
+      fetch: { _ in throw CatalogError(URLError(.cannotConnectToHost)) }
+    )
+    try await TestServer().application(surveyClient: broken).test(.router) { client in
+      var browser = Browser(client: client)
+      let page = try await browser.get("/surveys").html
+      #expect(page.contains(failed) && !page.contains(empty))
     }
   }
 }

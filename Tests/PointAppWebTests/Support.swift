@@ -50,7 +50,9 @@ struct TestServer {
     users = try JSONFileUserStateStore(directory: dataDirectory.appendingPathComponent("users"))
   }
 
-  func application(catalog: [Survey] = testCatalog, store: (any UserStateStore)? = nil) async throws -> some ApplicationProtocol {
+  func application(
+    catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil
+  ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     configuration.dataDirectory = dataDirectory
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
@@ -59,7 +61,7 @@ struct TestServer {
     return try await buildApplication(configuration, users: store ?? users, secret: secret) {
       $0.date.now = noon
       $0.uuid = .incrementing
-      $0.surveyClient = .catalog(catalog)
+      $0.surveyClient = surveyClient ?? .catalog(catalog)
     }
   }
 

@@ -19,9 +19,8 @@ public enum Pages {
     var context = body
     context["pageTitle"] = title
     context["tabs"] = fragments.tabs(current: tab)
-    // A Bool for the section: a section on a string would make every name inside it be looked
-    // up on that string first, by reflection.
-    context["hasBalance"] = true
+    // Shown as `{{.}}` inside its own section: a name looked up inside a section on a string
+    // would be looked for on that string first, by reflection.
     context["balance"] = "\(state.progress.ledger.balance)"
     if let flash = state.flash {
       context["flash"] = ["message": flash.message, "isError": flash.kind == .error]

@@ -10,7 +10,8 @@ extension Pages {
     return layout(state, title: "アンケート", tab: .surveys, fragments: fragments, body: [
       "filters": fragments.surveyFilters(category: page.category, sort: page.sort),
       "list": fragments.surveyRows(page.surveys.map { ($0, list.isAnswered($0)) }),
-      "isEmpty": page.surveys.isEmpty && !page.loadFailed, "loadFailed": page.loadFailed,
+      // An empty list says why; a failed load leaves it empty.
+      "hasSurveys": !page.surveys.isEmpty, "loadFailed": page.loadFailed,
     ])
   }
 

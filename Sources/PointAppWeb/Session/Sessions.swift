@@ -39,12 +39,11 @@ public struct Sessions: Sendable {
   /// name is looked for: `request.cookies` would parse every cookie, attributes and all, on every
   /// request.
   static func sessionCookie(in headers: [String]) -> Substring? {
+    let prefix = "\(cookieName)=".utf8
     for header in headers {
-      for pair in header.split(separator: ";") {
-        let pair = pair.drop { $0 == " " }
-        if pair.hasPrefix(cookieName), pair.dropFirst(cookieName.count).first == "=" {
-          return pair.dropFirst(cookieName.count + 1)
-        }
+      for pair in header.utf8.split(separator: UInt8(ascii: ";")) {
+        let pair = pair.drop { $0 == UInt8(ascii: " ") }
+        if pair.starts(with: prefix) { return Substring(pair.dropFirst(prefix.count)) }
       }
     }
     return nil
