@@ -123,8 +123,9 @@ public enum SurveySort: String, Codable, CaseIterable, Sendable {
   }
 
   /// Orders surveys; ties keep the catalog's order by id so that pages are stable.
-  public func sorted(_ surveys: [Survey]) -> [Survey] {
-    surveys.sorted { lhs, rhs in
+  public func sorted(_ surveys: consuming [Survey]) -> [Survey] {
+    var surveys = surveys  // sorted in place when the caller hands over its only copy
+    surveys.sort { lhs, rhs in
       switch self {
       case .newest where lhs.publishedAt != rhs.publishedAt: lhs.publishedAt > rhs.publishedAt
       case .reward where lhs.reward != rhs.reward: lhs.reward > rhs.reward
@@ -133,5 +134,6 @@ public enum SurveySort: String, Codable, CaseIterable, Sendable {
       default: lhs.id.rawValue < rhs.id.rawValue
       }
     }
+    return surveys
   }
 }

@@ -9,7 +9,7 @@ struct MissionsController<Context: RequestContext> {
     router.page("/missions") { request, context in
       try await loop.page(request, context: context) { user in
         try await user.send(.missions(.pageRequested))
-        return .page("missions", Pages.missionsPage(user.state, csrf: user.csrf, fragments: loop.renderer))
+        return .page("missions", Pages.missionsPage(user.state, csrf: user.csrf))
       }
     }
 

@@ -9,7 +9,7 @@ struct PointsController<Context: RequestContext> {
     router.page("/points") { request, context in
       try await loop.page(request, context: context) { user in
         try await user.send(.dashboard(.pageRequested))
-        return .page("points", Pages.points(user.state, titles: await user.surveyTitles(), fragments: loop.renderer))
+        return .page("points", Pages.points(user.state, titles: await user.surveyTitles()))
       }
     }
 
@@ -21,14 +21,14 @@ struct PointsController<Context: RequestContext> {
       return try await loop.page(request, context: context) { user in
         try await user.send(.history(.pageRequested(number)))
         if user.state.historyPage.archiveFailed { throw HTTPError(.serviceUnavailable) }
-        return .page("history", Pages.history(user.state, titles: await user.surveyTitles(), fragments: loop.renderer))
+        return .page("history", Pages.history(user.state, titles: await user.surveyTitles()))
       }
     }
 
     router.page("/exchange") { request, context in
       try await loop.page(request, context: context) { user in
         try await user.send(.exchange(.pageRequested))
-        return .page("exchange", Pages.exchange(user.state, csrf: user.csrf, fragments: loop.renderer))
+        return .page("exchange", Pages.exchange(user.state, csrf: user.csrf))
       }
     }
 

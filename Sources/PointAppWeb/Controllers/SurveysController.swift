@@ -25,7 +25,7 @@ struct SurveysController<Context: RequestContext> {
       let id = try context.parameters.require("id")
       return try await loop.page(request, context: context) { user in
         try await open(SurveyID(id), user)
-        return .page("survey", Pages.survey(user.state, csrf: user.csrf, fragments: loop.renderer))
+        return .page("survey", Pages.survey(user.state, csrf: user.csrf))
       }
     }
 
@@ -35,7 +35,7 @@ struct SurveysController<Context: RequestContext> {
         try await open(SurveyID(id), user)
         try await user.send(.surveyDetail(.submitButtonTapped(draft(from: form))))
         guard user.state.surveyDetailPage?.errors.isEmpty ?? false else {
-          return .page("survey", Pages.survey(user.state, csrf: user.csrf, fragments: loop.renderer), status: .unprocessableContent)
+          return .page("survey", Pages.survey(user.state, csrf: user.csrf), status: .unprocessableContent)
         }
         return .redirect("/surveys/\(id)/complete")
       }
@@ -47,7 +47,7 @@ struct SurveysController<Context: RequestContext> {
         try await open(SurveyID(id), user)
         guard user.state.surveyDetail?.answered != nil else { return .redirect("/surveys/\(id)") }
         try await user.send(.missions(.pageRequested))
-        return .page("complete", Pages.complete(user.state, fragments: loop.renderer))
+        return .page("complete", Pages.complete(user.state))
       }
     }
   }

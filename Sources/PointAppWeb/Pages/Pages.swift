@@ -5,20 +5,11 @@ import PointApp
 /// The contexts of every page: pure functions of the user's root state (and, where a page names
 /// surveys, the catalog's titles). Same state, same context, same bytes.
 public enum Pages {
-  /// The menu's tabs; the layout shows the page's own as current.
-  enum Tab: CaseIterable {
-    case surveys, points, missions
-  }
-
-  /// What the layout needs: the page title, the menu with the page's tab current, the balance
-  /// and the flash message. (A page with forms puts the session's CSRF token in its body, as
-  /// `csrf`.)
-  static func layout(
-    _ state: AppFeature.State, title: String, tab: Tab, fragments: PageRenderer, body: [String: Any]
-  ) -> [String: Any] {
+  /// What the layout needs from the state: the balance and the flash message. (Each page's
+  /// template names its title and its menu tab; a page with forms puts the session's CSRF token in
+  /// its body, as `csrf`.)
+  static func layout(_ state: AppFeature.State, body: [String: Any]) -> [String: Any] {
     var context = body
-    context["pageTitle"] = title
-    context["tabs"] = fragments.tabs(current: tab)
     // Shown as `{{.}}` inside its own section: a name looked up inside a section on a string
     // would be looked for on that string first, by reflection.
     context["balance"] = "\(state.progress.ledger.balance)"
@@ -26,15 +17,6 @@ public enum Pages {
       context["flash"] = ["message": flash.message, "isError": flash.kind == .error]
     }
     return context
-  }
-
-  /// The menu (`tabs` template) with `current` marked.
-  static func tabs(current: Tab) -> [String: Any] {
-    switch current {
-    case .surveys: ["surveys": true]
-    case .points: ["points": true]
-    case .missions: ["missions": true]
-    }
   }
 
   public static func error(_ status: HTTPResponse.Status) -> [String: Any] {
@@ -49,7 +31,7 @@ public enum Pages {
       case 503: ("ただいま混み合っています", "しばらく待ってからもう一度お試しください。")
       default: ("エラーが発生しました", "申し訳ありません。時間をおいてもう一度お試しください。入力内容やポイントは保存されていません。")
       }
-    return ["pageTitle": title, "status": status.code, "title": title, "message": message]
+    return ["status": status.code, "title": title, "message": message]
   }
 
   // MARK: Formatting

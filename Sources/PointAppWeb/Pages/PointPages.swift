@@ -2,7 +2,7 @@ import Foundation
 import PointApp
 
 extension Pages {
-  public static func points(_ state: AppFeature.State, titles: [SurveyID: String], fragments: PageRenderer) -> [String: Any] {
+  public static func points(_ state: AppFeature.State, titles: [SurveyID: String]) -> [String: Any] {
     let dashboard = state.dashboard
     var body: [String: Any] = [
       "total": "\(dashboard.balance)",
@@ -17,10 +17,10 @@ extension Pages {
         "percent": percent(dashboard.balance.value, of: goal.option.cost.value),
       ]
     }
-    return layout(state, title: "ポイント", tab: .points, fragments: fragments, body: body)
+    return layout(state, body: body)
   }
 
-  public static func history(_ state: AppFeature.State, titles: [SurveyID: String], fragments: PageRenderer) -> [String: Any] {
+  public static func history(_ state: AppFeature.State, titles: [SurveyID: String]) -> [String: Any] {
     let page = state.history.page
     var body: [String: Any] = [
       "transactions": page.transactions.map { transaction($0, titles: titles) },
@@ -29,13 +29,13 @@ extension Pages {
     ]
     if page.hasPrevious { body["previous"] = "/points/history?page=\(page.number - 1)" }
     if page.hasNext { body["next"] = "/points/history?page=\(page.number + 1)" }
-    return layout(state, title: "ポイント履歴", tab: .points, fragments: fragments, body: body)
+    return layout(state, body: body)
   }
 
-  public static func exchange(_ state: AppFeature.State, csrf: String, fragments: PageRenderer) -> [String: Any] {
+  public static func exchange(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     let exchange = state.exchange
     let balance = exchange.progress.ledger.balance
-    return layout(state, title: "ポイント交換", tab: .points, fragments: fragments, body: [
+    return layout(state, body: [
       "csrf": csrf,
       "total": "\(balance)",
       "options": ExchangeOption.all.map { option in
@@ -48,14 +48,14 @@ extension Pages {
     ])
   }
 
-  public static func missionsPage(_ state: AppFeature.State, csrf: String, fragments: PageRenderer) -> [String: Any] {
+  public static func missionsPage(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     let missions = state.missions
     let achievements: [[String: Any]] = Achievement.allCases.map { achievement in
       var row: [String: Any] = ["title": achievement.title, "detail": achievement.detail]
       if let date = missions.progress.achievements[achievement] { row["unlockedAt"] = day(date) }
       return row
     }
-    return layout(state, title: "ミッション", tab: .missions, fragments: fragments, body: [
+    return layout(state, body: [
       "csrf": csrf,
       "streak": missions.streakDays,
       "longest": missions.progress.streak.longest,

@@ -7,9 +7,9 @@ extension Pages {
   public static func surveys(_ state: AppFeature.State, fragments: PageRenderer) -> [String: Any] {
     let list = state.surveyList
     let page = list.page
-    return layout(state, title: "アンケート", tab: .surveys, fragments: fragments, body: [
+    return layout(state, body: [
       "filters": fragments.surveyFilters(category: page.category, sort: page.sort),
-      "list": fragments.surveyRows(page.surveys.map { ($0, list.isAnswered($0)) }),
+      "list": fragments.surveyRows(page.surveys, answered: list.isAnswered),
       // An empty list says why; a failed load leaves it empty.
       "hasSurveys": !page.surveys.isEmpty, "loadFailed": page.loadFailed,
     ])
@@ -40,7 +40,7 @@ extension Pages {
     return row
   }
 
-  public static func survey(_ state: AppFeature.State, csrf: String, fragments: PageRenderer) -> [String: Any] {
+  public static func survey(_ state: AppFeature.State, csrf: String) -> [String: Any] {
     guard let detail = state.surveyDetail, let survey = detail.page.survey else { return [:] }
     var body: [String: Any] = [
       "csrf": csrf,
@@ -55,13 +55,13 @@ extension Pages {
     if let answered = detail.answered {
       body["answered"] = ["date": date(answered.date), "reward": "\(answered.reward)", "href": "/surveys/\(survey.id.rawValue)/complete"]
     }
-    return layout(state, title: survey.title, tab: .surveys, fragments: fragments, body: body)
+    return layout(state, body: body)
   }
 
-  public static func complete(_ state: AppFeature.State, fragments: PageRenderer) -> [String: Any] {
+  public static func complete(_ state: AppFeature.State) -> [String: Any] {
     guard let detail = state.surveyDetail, let survey = detail.page.survey, let answered = detail.answered else { return [:] }
     let balance = state.progress.ledger.balance
-    return layout(state, title: "回答完了", tab: .surveys, fragments: fragments, body: [
+    return layout(state, body: [
       "survey": summary(survey),
       "earned": "\(answered.reward)",
       "answeredAt": date(answered.date),

@@ -7,13 +7,12 @@ import Synchronization
 public struct PageRenderer: Sendable {
   /// Every template a page may use; all must exist at start-up.
   static let templateNames = [
-    "layout", "tabs", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange",
+    "layout", "current-tab", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange",
   ]
 
   private let library: MustacheLibrary
   private let cards = Cards()
   private let filters: [Filter: String]
-  private let tabs: [Pages.Tab: String]
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
   /// would silently render nothing).
@@ -33,9 +32,6 @@ public struct PageRenderer: Sendable {
       }
     }
     self.filters = filters
-    tabs = Dictionary(uniqueKeysWithValues: Pages.Tab.allCases.map { tab in
-      (tab, library.render(Pages.tabs(current: tab), withTemplate: "tabs") ?? "")
-    })
   }
 
   /// Renders one page from its context.
@@ -49,17 +45,17 @@ public struct PageRenderer: Sendable {
   /// The list's cards (list items), joined. A card depends on its survey and on whether it was
   /// answered only, so each is rendered once and kept (the list page would otherwise spend most of
   /// its time in the template engine, rendering the same cards for every user).
-  public func surveyRows(_ surveys: [(survey: Survey, answered: Bool)]) -> String {
-    let kept = cards.html(for: surveys)
+  public func surveyRows(_ surveys: [Survey], answered: (Survey) -> Bool) -> String {
+    let answered = surveys.map(answered)
+    let kept = cards.html(for: surveys, answered: answered)
     var list = ""
     list.reserveCapacity(kept.reduce(0) { $0 + ($1?.utf8.count ?? 1_024) })
-    for (index, html) in kept.enumerated() {
-      if let html {
+    for index in surveys.indices {
+      if let html = kept[index] {
         list += html
       } else {
-        let (survey, answered) = surveys[index]
-        let html = render("survey-row", Pages.surveyRow(survey, answered: answered))
-        cards.keep(html, for: Cards.Key(id: survey.id, answered: answered), of: survey)
+        let html = render("survey-row", Pages.surveyRow(surveys[index], answered: answered[index]))
+        cards.keep(html, for: Cards.Key(id: surveys[index].id, answered: answered[index]), of: surveys[index])
         list += html
       }
     }
@@ -72,12 +68,6 @@ public struct PageRenderer: Sendable {
     guard let html = filters[Filter(category: category, sort: sort)] else {
       preconditionFailure("every category and sort was rendered at start-up")
     }
-    return html
-  }
-
-  /// The menu with `current` marked: one of three, rendered at start-up.
-  func tabs(current: Pages.Tab) -> String {
-    guard let html = tabs[current] else { preconditionFailure("every tab was rendered at start-up") }
     return html
   }
 
@@ -97,10 +87,12 @@ public struct PageRenderer: Sendable {
     private let kept = Mutex<[Key: (survey: Survey, html: String)]>([:])
 
     /// The kept cards of `surveys`, `nil` where none is kept (one lock for a whole list).
-    func html(for surveys: [(survey: Survey, answered: Bool)]) -> [String?] {
+    func html(for surveys: [Survey], answered: [Bool]) -> [String?] {
       kept.withLock { kept in
-        surveys.map { survey, answered in
-          guard let card = kept[Key(id: survey.id, answered: answered)], card.survey == survey else { return nil }
+        surveys.indices.map { index in
+          guard let card = kept[Key(id: surveys[index].id, answered: answered[index])], card.survey == surveys[index] else {
+            return nil
+          }
           return card.html
         }
       }
