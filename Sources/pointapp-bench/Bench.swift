@@ -45,59 +45,6 @@ struct Micro: AsyncParsableCommand {
         .missions(.pageRequested), .history(.pageRequested(1)), .dashboard(.pageRequested),
         .surveyDetail(.submitButtonTapped([:])), .surveyList(.surveysLoaded(.success(catalog))),
       ]
-      if ProcessInfo.processInfo.environment["ONEVAR"] != nil {
-        let tpl = try MustacheTemplate(string: "{{a}}")
-        let c: [String: Any] = ["a": "hello", "b": "x"]
-        let r = measure(seconds) { _ in _ = tpl.render(c) }
-        report("one var", r, unit: "/s")
-        return
-      }
-      if ProcessInfo.processInfo.environment["LISTONLY"] != nil {
-        let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
-        let ctx = Pages.surveys(state, fragments: renderer)
-        let a = measure(seconds) { _ in _ = Pages.surveys(state, fragments: renderer) }
-        report("context", a, unit: "/s")
-        let b = measure(seconds) { _ in _ = renderer.render("surveys", ctx) }
-        report("render only", b, unit: "/s")
-        for t in ["x", "{{a}}", "{{{a}}}", "{{#f}}x{{/f}}", "{{#f}}{{a}}{{/f}}", "{{a}}{{b}}{{c}}{{d}}{{e}}", "{{% CONTENT_TYPE: HTML}}{{a}}"] {
-          let tpl = try MustacheTemplate(string: t)
-          let c: [String: Any] = ["a": "hello", "b": "x", "c": "y", "d": "z", "e": "w", "f": true, "g": 1, "h": 2, "i": 3]
-          let r = measure(seconds / 4) { _ in _ = tpl.render(c) }
-          report(t, r, unit: "/s")
-        }
-        var lib = MustacheLibrary()
-        let layoutText = String(repeating: "<p>static text line</p>\n", count: 30)
-        try lib.register(layoutText + "{{$body}}{{/body}}" + layoutText, named: "lay")
-        try lib.register("{{<lay}}{{$body}}" + String(repeating: "<li>row</li>\n", count: 100) + "{{/body}}{{/lay}}", named: "page")
-        try lib.register(layoutText + String(repeating: "<li>row</li>\n", count: 100) + layoutText, named: "flat")
-        for name in ["page", "flat"] {
-          let r = measure(seconds / 4) { _ in _ = lib.render([String: Any](), withTemplate: name) }
-          report(name, r, unit: "/s")
-        }
-        return
-      }
-      if ProcessInfo.processInfo.environment["ONEVAR"] != nil {
-        let tpl = try MustacheTemplate(string: "{{a}}")
-        let c: [String: Any] = ["a": "hello", "b": "x"]
-        let r = measure(seconds) { _ in _ = tpl.render(c) }
-        report("one var", r, unit: "/s")
-        return
-      }
-      if ProcessInfo.processInfo.environment["LISTONLY"] != nil {
-        let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
-        let ctx = Pages.surveys(state, fragments: renderer)
-        let a = measure(seconds) { _ in _ = Pages.surveys(state, fragments: renderer) }
-        report("context", a, unit: "/s")
-        let b = measure(seconds) { _ in _ = renderer.render("surveys", ctx) }
-        report("render only", b, unit: "/s")
-        for t in ["x", "{{a}}", "{{{a}}}", "{{#f}}x{{/f}}", "{{#f}}{{a}}{{/f}}", "{{a}}{{b}}{{c}}{{d}}{{e}}", "{{% CONTENT_TYPE: HTML}}{{a}}"] {
-          let tpl = try MustacheTemplate(string: t)
-          let c: [String: Any] = ["a": "hello", "b": "x", "c": "y", "d": "z", "e": "w", "f": true, "g": 1, "h": 2, "i": 3]
-          let r = measure(seconds / 4) { _ in _ = tpl.render(c) }
-          report(t, r, unit: "/s")
-        }
-        return
-      }
       let reduced = measure(seconds) { iteration in
         var copy = state
         _ = feature.reduce(into: &copy, action: actions[iteration % actions.count])
