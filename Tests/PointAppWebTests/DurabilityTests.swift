@@ -110,3 +110,25 @@ struct RecentReadTests {
     #expect(try await store.read(user) == nil)
   }
 }
+
+/// The caches of users' states keep the users being served, and no more than they are told to.
+struct RecentlyUsedTests {
+  @Test func anEntryInUseStaysWhileManyOthersComeAndGo() {
+    var recent = RecentlyUsed<Int, String>(generation: 4)
+    recent[-1] = "busy"
+    for key in 0..<1_000 {
+      recent[key] = "\(key)"
+      #expect(recent[-1] == "busy")
+    }
+  }
+
+  @Test func anEntryNobodyAsksForIsDroppedAfterTwoGenerations() {
+    var recent = RecentlyUsed<Int, String>(generation: 4)
+    recent[-1] = "idle"
+    for key in 0..<4 { recent[key] = "\(key)" }
+    #expect(recent[-1] == "idle", "still in the older generation, and moved back by this read")
+    for key in 4..<13 { recent[key] = "\(key)" }
+    #expect(recent[-1] == nil)
+    #expect(recent[12] == "12")
+  }
+}

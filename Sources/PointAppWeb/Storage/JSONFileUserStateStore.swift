@@ -23,9 +23,8 @@ public final class JSONFileUserStateStore: UserStateStore {
   private let folder: String
   private let locks = KeyedMutex<SessionID>()
   private let threadPool: NIOThreadPool
-  /// The state files last read, with their versions; at most `recentLimit` users.
-  private let recent = Mutex<[SessionID: (version: FileVersion, data: Data)]>([:])
-  private let recentLimit = 1_000
+  /// The state files last read, with their versions: about the last thousand users'.
+  private let recent = Mutex(RecentlyUsed<SessionID, (version: FileVersion, data: Data)>(generation: 500))
 
   /// Creates the folder if it is missing, and removes the temporary files of writes that a crash
   /// interrupted (see `DurableFile.removeAbandonedTemporaries`).
@@ -112,10 +111,7 @@ public final class JSONFileUserStateStore: UserStateStore {
       return (data, version, now)
     }) else { return nil }
     if version.isSettled(at: readAt) {
-      recent.withLock { recent in
-        if recent[user] == nil, recent.count >= recentLimit { recent.remove(at: recent.startIndex) }
-        recent[user] = (version, data)
-      }
+      recent.withLock { $0[user] = (version, data) }
     }
     return data
   }

@@ -13,13 +13,10 @@ final class SavedStateCache: Sendable {
     let state: AppFeature.State
   }
 
-  private let entries = Mutex<[SessionID: Entry]>([:])
-  /// Users kept at most; past it, an arbitrary one is forgotten.
-  let limit: Int
+  /// About the last thousand users seen.
+  private let entries = Mutex(RecentlyUsed<SessionID, Entry>(generation: 500))
 
-  init(limit: Int = 1_000) {
-    self.limit = limit
-  }
+  init() {}
 
   /// The state saved as `bytes`, with the archived answers to `surveys`, if it is known.
   func state(of user: SessionID, bytes: Data, surveys: [SurveyID]) -> AppFeature.State? {
@@ -37,9 +34,6 @@ final class SavedStateCache: Sendable {
     loaded.progress.archivedAnswers = state.progress.archivedAnswers.filter { surveys.contains($0.key) }
     loaded.flash = state.flash
     let entry = Entry(bytes: bytes, surveys: surveys, state: loaded)
-    entries.withLock { entries in
-      if entries[user] == nil, entries.count >= limit { entries.remove(at: entries.startIndex) }
-      entries[user] = entry
-    }
+    entries.withLock { $0[user] = entry }
   }
 }
