@@ -45,6 +45,14 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     self.dependencies = dependencies
   }
 
+  /// A store running a reducer prepared beforehand (the server prepares its feature once); its
+  /// effects see exactly `dependencies`.
+  public init(initialState: State, reducer: PreparedReducer<State, Action>, dependencies: DependencyValues) {
+    self._state = initialState
+    self.reduce = reducer.reduce(into:action:)
+    self.dependencies = dependencies
+  }
+
   /// The current state.
   public var state: State {
     lock.withLock { _state }

@@ -100,7 +100,7 @@ struct RequestLoop: Sendable {
     _ body: @escaping @Sendable (UserContext) async throws -> Reply
   ) async throws -> Response {
     let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Response) = { [self] saved in
-      let surveys = (try? await dependencies.surveyClient.fetchAll().map(\.id)) ?? []
+      let surveys = (try? await dependencies.surveyClient.fetchAll().map { $0.id }) ?? []
       let initial = try await UserFiles.load(saved, of: session.id, surveys: surveys, from: users, cache: cache)
       var dependencies = dependencies
       if initial.progress.ledger.archivedCount > 0 {
