@@ -66,23 +66,23 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
 
   @usableFromInline
   func reportChildActionWhileNil(_ action: Parent.Action) {
-      reportIssue(
-        """
-        An "ifLet" at "\(location.fileID):\(location.line)" received a child action while its \
-        child state was nil, and ignored it.
+    reportIssue(
+      """
+      An "ifLet" at "\(location.fileID):\(location.line)" received a child action while its \
+      child state was nil, and ignored it.
 
-          Action:
-            \(action)
+        Action:
+          \(action)
 
-        Likely causes:
-        • A parent reducer set the child state to nil before "ifLet" ran: "ifLet" must come \
-        after the parent's reducer in "body" so that the child sees its actions first.
-        • An effect of the child sent this action after the child state was set to nil.
-        • The action was sent while the child state was nil: a stale or forged request.
-        """,
-        fileID: location.fileID, filePath: location.filePath,
-        line: location.line, column: location.column
-      )
+      Likely causes:
+      • A parent reducer set the child state to nil before "ifLet" ran: "ifLet" must come \
+      after the parent's reducer in "body" so that the child sees its actions first.
+      • An effect of the child sent this action after the child state was set to nil.
+      • The action was sent while the child state was nil: a stale or forged request.
+      """,
+      fileID: location.fileID, filePath: location.filePath,
+      line: location.line, column: location.column
+    )
   }
 }
 

@@ -17,6 +17,8 @@ public struct PreparedReducer<State, Action: Sendable>: Reducer, @unchecked Send
     run = Self.prepared(reducer)
   }
 
+  /// For a feature with a `body` (the usual case): chosen where the feature's type is known, so
+  /// that `prepared` keeps the body as its own type rather than as `any Reducer`.
   @inlinable
   public init<R: Reducer & Sendable>(_ reducer: R)
   where R.State == State, R.Action == Action, R.Body: Reducer, R.Body.State == State, R.Body.Action == Action {

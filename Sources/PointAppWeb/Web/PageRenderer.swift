@@ -55,7 +55,7 @@ public struct PageRenderer: Sendable {
         list += html
       } else {
         let html = render("survey-row", Pages.surveyRow(surveys[index], answered: answered[index]))
-        cards.keep(html, for: Cards.Key(id: surveys[index].id, answered: answered[index]), of: surveys[index])
+        cards.keep(html, of: surveys[index], answered: answered[index])
         list += html
       }
     }
@@ -79,7 +79,7 @@ public struct PageRenderer: Sendable {
   /// Rendered cards, each kept with the survey it was rendered from, so that a survey edited in the
   /// catalog gets a new card.
   private final class Cards: Sendable {
-    struct Key: Hashable {
+    private struct Key: Hashable {
       let id: SurveyID
       let answered: Bool
     }
@@ -99,10 +99,10 @@ public struct PageRenderer: Sendable {
     }
 
     /// Keeps at most 1,000 cards (a catalog is a few dozen surveys); past that, starts again.
-    func keep(_ html: String, for key: Key, of survey: Survey) {
+    func keep(_ html: String, of survey: Survey, answered: Bool) {
       kept.withLock { kept in
         if kept.count >= 1_000 { kept.removeAll() }
-        kept[key] = (survey, html)
+        kept[Key(id: survey.id, answered: answered)] = (survey, html)
       }
     }
   }
