@@ -11,7 +11,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
-    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1", traits: ["Foundation"]),
+    .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1", traits: ["Foundation", "Clocks"]),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.10.0"),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.1"),
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3", traits: []),
@@ -36,6 +37,7 @@ let package = Package(
       name: "ComposableTesting",
       dependencies: [
         "Composable",
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
       ]
@@ -78,6 +80,7 @@ let package = Package(
       name: "ComposableTests",
       dependencies: [
         "Composable", "ComposableTesting",
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
       ]
     ),
@@ -85,6 +88,7 @@ let package = Package(
       name: "PointAppTests",
       dependencies: [
         "PointApp", "ComposableTesting",
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
       ],
       resources: [.copy("Fixtures")]

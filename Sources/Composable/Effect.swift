@@ -10,6 +10,8 @@ public struct Effect<Action: Sendable>: Sendable {
   package enum Operation: Sendable {
     case send(Action)
     case run(@Sendable (Send<Action>) async -> Void)
+    /// Cancels the running effects marked with an id, when the store reaches it.
+    case cancel(EffectID)
   }
 
   @usableFromInline
@@ -119,18 +121,24 @@ public struct Effect<Action: Sendable>: Sendable {
           return .send(transform(action))
         case let .run(work):
           return .run { send in await work(Send { await send(transform($0)) }) }
+        case let .cancel(id):
+          return .cancel(id)
         }
       }
     )
   }
 
   /// Runs every operation concurrently and returns when all have finished.
+  ///
+  /// Operations start in order, each on the caller's thread until it first suspends (as the store
+  /// starts an action's work), so that a `cancel` reaches exactly the effects started before it.
   package func execute(_ send: Send<Action>) async {
     // One operation needs no task of its own: it runs in the caller's.
     if operations.count <= 1 {
       switch operations.first {
       case let .send(action): await send(action)
       case let .run(work): await work(send)
+      case let .cancel(id): CancellableEffects.current?.cancel(id)
       case nil: break
       }
       return
@@ -139,9 +147,11 @@ public struct Effect<Action: Sendable>: Sendable {
       for operation in operations {
         switch operation {
         case let .send(action):
-          group.addTask { await send(action) }
+          group.addImmediateTask { await send(action) }
         case let .run(work):
-          group.addTask { await work(send) }
+          group.addImmediateTask { await work(send) }
+        case let .cancel(id):
+          CancellableEffects.current?.cancel(id)
         }
       }
     }

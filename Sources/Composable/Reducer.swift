@@ -36,3 +36,6 @@ extension Reducer where Body: Reducer, Body.State == State, Body.Action == Actio
 /// through the enum's generated case paths so that a scope's `extract` is the macro's plain
 /// `switch` rather than a chain of dynamic casts, which ran for every scope on every action.
 public typealias ActionCase<Root: CasePathable, Value> = KeyPath<Root.AllCasePaths, AnyCasePath<Root, Value>>
+
+/// Names a case of an enum state, as in a destination's `Scope(state: \.addContact, action: \.addContact)`.
+public typealias StateCase<Root: CasePathable, Value> = KeyPath<Root.AllCasePaths, AnyCasePath<Root, Value>>

@@ -1,3 +1,4 @@
+import Composable
 import CustomDump
 import IssueReporting
 
@@ -36,4 +37,9 @@ extension String {
       .map { $0.isEmpty ? "" : prefix + $0 }
       .joined(separator: "\n")
   }
+}
+
+extension PresentationState: CustomDumpRepresentable {
+  // A failure's diff shows what is presented, not the wrapper around it.
+  public var customDumpValue: Any { wrappedValue as Any }
 }

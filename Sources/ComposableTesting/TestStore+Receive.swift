@@ -1,4 +1,5 @@
 import CasePaths
+import Foundation
 import Composable
 import CustomDump
 
@@ -15,7 +16,7 @@ extension TestStore {
   ) async where Action: CasePathable {
     let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
     lastStep = location
-    let name = "of the case \(Action.self) given at line \(line)"
+    let name = "of the case \(caseName(matching, filePath: filePath, line: line))"
     guard
       let step = await nextReceived(
         described: name, at: location, where: { $0[case: matching] != nil },
@@ -23,7 +24,8 @@ extension TestStore {
       )
     else { return }
     expect(step, matches: assert, at: location)
-    await settle()
+    await executor.idle()
+    reportOverruns()
   }
 
   /// Receives the next action an effect sent, which must equal `expected`, and checks the state
@@ -48,7 +50,8 @@ extension TestStore {
       )
     else { return }
     expect(step, matches: assert, at: location)
-    await settle()
+    await executor.idle()
+    reportOverruns()
   }
 
   private func nextReceived(
@@ -56,26 +59,42 @@ extension TestStore {
     at location: Location,
     where matches: (Action) -> Bool,
     mismatch: (Action) -> String
-  ) async -> TestRuntime<State, Action>.Step? {
-    let clock = ContinuousClock()
-    let start = clock.now
+  ) async -> TestLog<State, Action>.Step? {
     while true {
-      let (received, inFlight) = runtime.takeReceived(skippingUnmatched: exhaustivity == .off, where: matches)
-      if let received {
+      await executor.idle()
+      let events = log.eventCount
+      if let received = log.takeReceived(skippingUnmatched: exhaustivity == .off, where: matches) {
         if !matches(received.action) { location.report(mismatch(received.action)) }
         return received
       }
-      if inFlight == 0 {
+      if unfinished.isEmpty {
         location.report("Expected to receive an action \(name), but didn't get one.")
         return nil
       }
-      if clock.now - start >= timeout {
-        location.report(
-          "Expected to receive an action \(name), but received none after \(timeout)."
-        )
+      guard await waitForEvent(after: events) else {
+        location.report("Expected to receive an action \(name), but received none after \(timeout).")
         return nil
       }
-      try? await Task.sleep(for: .milliseconds(1))
     }
   }
+}
+
+/// How a test names the case it expects: the key path as the test wrote it (`\.numberFactResponse`).
+/// On Linux a case key path describes itself without its case's name, so the name is read from
+/// the test's source line; a test whose source is not at hand gets its line number.
+func caseName(_ keyPath: AnyKeyPath, filePath: StaticString, line: UInt) -> String {
+  let description = String(describing: keyPath)
+  guard description.contains("<computed") else { return description }
+  guard
+    let source = try? String(contentsOfFile: "\(filePath)", encoding: .utf8),
+    let text = source.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(Int(line) - 1).first,
+    let start = text.firstIndex(of: "\\")
+  else { return "given at line \(line)" }
+  var depth = 0
+  let expression = text[start...].prefix { character in
+    if character == "[" { depth += 1 }
+    if character == "]" { depth -= 1 }
+    return depth > 0 || !" ,){".contains(character)
+  }
+  return String(expression)
 }

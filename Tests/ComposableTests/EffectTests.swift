@@ -1,4 +1,5 @@
 import CasePaths
+import Clocks
 import Composable
 import Dependencies
 import ComposableTesting
@@ -32,9 +33,11 @@ private struct Steps: Reducer {
     }
   }
 
+  @Dependency(\.continuousClock) var clock
+
   private func slow(_ number: Int) -> Effect<Action> {
     .run { send in
-      try await Task.sleep(for: .milliseconds(30))
+      try await clock.sleep(for: .milliseconds(30))
       await send(.step(number))
     }
   }
@@ -42,15 +45,19 @@ private struct Steps: Reducer {
 
 struct EffectTests {
   @Test func mergedEffectsRunAtTheSameTime() async {
-    let store = TestStore(initialState: [Int]()) { Steps() }
+    let clock = TestClock()
+    let store = TestStore(initialState: [Int]()) { Steps() } withDependencies: { $0.continuousClock = clock }
     await store.send(.mergeTapped)
     await store.receive(.step(2)) { $0 = [2] }
+    await clock.advance(by: .milliseconds(30))
     await store.receive(.step(1)) { $0 = [2, 1] }
   }
 
   @Test func concatenatedEffectsRunInOrder() async {
-    let store = TestStore(initialState: [Int]()) { Steps() }
+    let clock = TestClock()
+    let store = TestStore(initialState: [Int]()) { Steps() } withDependencies: { $0.continuousClock = clock }
     await store.send(.concatenateTapped)
+    await clock.advance(by: .milliseconds(30))
     await store.receive(.step(1)) { $0 = [1] }
     await store.receive(.step(2)) { $0 = [1, 2] }
   }
@@ -78,7 +85,7 @@ struct StoreTests {
   @Test func sendReturnsOnceEveryEffectHasFinished() async {
     let store = Store(initialState: Counter.State(count: 7), reducer: Counter()) {
       $0.numberFact.fetch = { number in
-        try await Task.sleep(for: .milliseconds(20))
+        await Task.yield()
         return "\(number) is lucky."
       }
     }
@@ -106,18 +113,62 @@ struct StoreTests {
   }
 
   @Test func effectsPastTheDeadlineAreCancelledAndReported() async {
+    // An immediate clock: the deadline passes as soon as the effect waits.
     let store = Store(initialState: Counter.State(), reducer: Counter()) {
+      $0.continuousClock = ImmediateClock()
       $0.numberFact.fetch = { _ in
         try await Task.sleep(for: .seconds(3600))
         return "never"
       }
     }
     await withKnownIssue {
-      let completion = await store.send(.numberFactButtonTapped, deadline: .milliseconds(50))
+      let completion = await store.send(.numberFactButtonTapped, deadline: .seconds(5))
       #expect(completion == .timedOut)
     } matching: { issue in
-      message(of: issue).contains("were still running after 0.05 seconds and were cancelled.")
+      message(of: issue).contains("were still running after 5.0 seconds and were cancelled.")
     }
     #expect(store.state == Counter.State(count: 0, isLoading: true, numberFactAlert: nil))
+  }
+
+  /// The test store runs the server's `Store`: an effect still running at the deadline is
+  /// cancelled and reported in a test as on the server. (The test store used to be a runtime of
+  /// its own, without deadlines: this effect would have run on and its fact arrived.)
+  @Test func aTestStoreKeepsTheStoresDeadline() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.numberFact.fetch = { number in
+        try await clock.sleep(for: .seconds(10))
+        return "\(number) is late."
+      }
+    }
+    await store.send(.numberFactButtonTapped) { $0.isLoading = true }
+    await withKnownIssue {
+      await clock.advance(by: .seconds(5))
+      await store.finish()
+    } matching: { issue in
+      message(of: issue).contains("were still running after 5.0 seconds and were cancelled.")
+    }
+    await clock.advance(by: .seconds(5))
+    await store.finish()
+    #expect(store.state.numberFactAlert == nil, "the late fact never arrives")
+  }
+
+  /// Work that does not suspend is done when `send` returns, in the server's store and in the test
+  /// store alike: the fact is in the state before the test receives it.
+  @Test func workThatDoesNotSuspendIsDoneWhenSendReturns() async {
+    let store = TestStore(initialState: Counter.State()) {
+      Counter()
+    } withDependencies: {
+      $0.numberFact.fetch = { "\($0) is at hand." }
+    }
+    await store.send(.numberFactButtonTapped) { $0.isLoading = true }
+    #expect(store.state.numberFactAlert == "0 is at hand.")
+    await store.receive(\.numberFactResponse) {
+      $0.isLoading = false
+      $0.numberFactAlert = "0 is at hand."
+    }
   }
 }

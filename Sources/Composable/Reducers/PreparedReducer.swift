@@ -25,7 +25,7 @@ public struct PreparedReducer<State, Action: Sendable>: Reducer, @unchecked Send
     run = Self.prepared(reducer)
   }
 
-  init<R: Reducer>(unchecked reducer: R) where R.State == State, R.Action == Action {
+  package init<R: Reducer>(unchecked reducer: R) where R.State == State, R.Action == Action {
     run = Self.prepared(reducer)
   }
 

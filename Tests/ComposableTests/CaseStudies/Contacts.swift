@@ -9,33 +9,26 @@ struct Contact: Equatable, Identifiable, Sendable {
   var name: String
 }
 
-/// Seed 002's contacts: add through a presented form that reports back with a delegate action,
-/// delete after a confirmation, edit each contact's detail in place.
+/// Seed 002's contacts: add through a presented form (a `Destination`), delete after an alert,
+/// and push a contact's detail onto a stack, from which it can be deleted too.
 struct Contacts: Reducer {
   struct State: Equatable, Sendable {
-    var contacts: IdentifiedArrayOf<ContactDetail.State> = []
-    var addContact: AddContact.State?
-    var deleteConfirmation: DeleteConfirmation?
-  }
-
-  /// The confirmation dialog shown before a contact is deleted.
-  struct DeleteConfirmation: Equatable, Sendable {
-    let contactID: Contact.ID
+    var contacts: IdentifiedArrayOf<Contact> = []
+    @Presents var destination: Destination.State?
+    var path = StackState<ContactDetail.State>()
   }
 
   @CasePathable
   enum Action: Equatable, Sendable {
     case addButtonTapped
-    case addContact(AddContact.Action)
     case deleteButtonTapped(id: Contact.ID)
-    case deleteConfirmation(DeleteConfirmationAction)
-    case contacts(IdentifiedActionOf<ContactDetail>)
-  }
+    case destination(PresentationAction<Destination.Action>)
+    case path(StackAction<ContactDetail.State, ContactDetail.Action>)
 
-  @CasePathable
-  enum DeleteConfirmationAction: Equatable, Sendable {
-    case confirmButtonTapped
-    case cancelButtonTapped
+    @CasePathable
+    enum Alert: Equatable, Sendable {
+      case confirmDeletion(id: Contact.ID)
+    }
   }
 
   @Dependency(\.uuid) var uuid
@@ -44,57 +37,88 @@ struct Contacts: Reducer {
     Reduce { state, action in
       switch action {
       case .addButtonTapped:
-        state.addContact = AddContact.State(contact: Contact(id: uuid(), name: ""))
+        state.destination = .addContact(AddContact.State(contact: Contact(id: uuid(), name: "")))
         return .none
-      case let .addContact(.delegate(.saveContact(contact))):
-        state.contacts.append(ContactDetail.State(contact: contact))
-        state.addContact = nil
+      case let .destination(.presented(.addContact(.delegate(.saveContact(contact))))):
+        state.contacts.append(contact)
+        state.destination = nil
         return .none
-      case .addContact(.delegate(.cancel)):
-        state.addContact = nil
+      case let .destination(.presented(.alert(.confirmDeletion(id)))):
+        state.contacts.remove(id: id)
         return .none
-      case .addContact:
+      case .destination:
         return .none
       case let .deleteButtonTapped(id):
-        state.deleteConfirmation = DeleteConfirmation(contactID: id)
+        state.destination = .alert(.deleteConfirmation(id: id))
         return .none
-      case .deleteConfirmation(.confirmButtonTapped):
-        if let id = state.deleteConfirmation?.contactID {
-          state.contacts.remove(id: id)
-        }
-        state.deleteConfirmation = nil
+      case let .path(.element(id, .delegate(.confirmDeletion))):
+        guard let detail = state.path[id: id] else { return .none }
+        state.contacts.remove(id: detail.contact.id)
+        state.path.pop(from: id)
         return .none
-      case .deleteConfirmation(.cancelButtonTapped):
-        state.deleteConfirmation = nil
-        return .none
-      case .contacts:
+      case .path:
         return .none
       }
     }
-    .ifLet(\.addContact, action: \.addContact) { AddContact() }
-    .ifLet(\.deleteConfirmation, action: \.deleteConfirmation)
-    .forEach(\.contacts, action: \.contacts) { ContactDetail() }
+    .ifLet(\.$destination, action: \.destination) { Destination() }
+    .forEach(\.path, action: \.path) { ContactDetail() }
+  }
+
+  /// Where the contacts list can lead: the add form, or the deletion alert.
+  struct Destination: Reducer {
+    @CasePathable
+    enum State: Equatable, Sendable {
+      case addContact(AddContact.State)
+      case alert(AlertState<Contacts.Action.Alert>)
+    }
+
+    @CasePathable
+    enum Action: Equatable, Sendable {
+      case addContact(AddContact.Action)
+      case alert(Contacts.Action.Alert)
+    }
+
+    var body: some ReducerOf<Self> {
+      Scope(state: \.addContact, action: \.addContact) { AddContact() }
+    }
   }
 }
 
+extension AlertState where Action == Contacts.Action.Alert {
+  static func deleteConfirmation(id: Contact.ID) -> Self {
+    AlertState(
+      title: "Are you sure?",
+      buttons: [
+        ButtonState(role: .destructive, action: .confirmDeletion(id: id), label: "Delete"),
+        ButtonState(role: .cancel, label: "Cancel"),
+      ]
+    )
+  }
+}
+
+/// The add form. While it is open it suggests a name from a slow service; closing the form
+/// cancels the suggestion.
 struct AddContact: Reducer {
   struct State: Equatable, Sendable {
     var contact: Contact
+    var isSuggesting = false
   }
 
   @CasePathable
   enum Action: Equatable, Sendable {
     case nameChanged(String)
+    case suggestButtonTapped
+    case suggestionResponse(String)
     case saveButtonTapped
-    case cancelButtonTapped
     case delegate(Delegate)
 
     @CasePathable
     enum Delegate: Equatable, Sendable {
       case saveContact(Contact)
-      case cancel
     }
   }
+
+  @Dependency(\.nameSuggestion) var nameSuggestion
 
   var body: some ReducerOf<Self> {
     Reduce { state, action in
@@ -102,10 +126,17 @@ struct AddContact: Reducer {
       case let .nameChanged(name):
         state.contact.name = name
         return .none
+      case .suggestButtonTapped:
+        state.isSuggesting = true
+        return .run { send in
+          await send(.suggestionResponse(try await nameSuggestion.suggest()))
+        }
+      case let .suggestionResponse(name):
+        state.isSuggesting = false
+        state.contact.name = name
+        return .none
       case .saveButtonTapped:
         return .send(.delegate(.saveContact(state.contact)))
-      case .cancelButtonTapped:
-        return .send(.delegate(.cancel))
       case .delegate:
         return .none
       }
@@ -113,47 +144,65 @@ struct AddContact: Reducer {
   }
 }
 
+/// One contact, pushed on the stack. Deleting it asks first, in its own alert, and then tells the
+/// list through a delegate action.
 struct ContactDetail: Reducer {
-  struct State: Equatable, Identifiable, Sendable {
+  struct State: Equatable, Sendable {
     var contact: Contact
-    var isFavorite = false
-    var id: Contact.ID { contact.id }
+    @Presents var alert: AlertState<Action.Alert>?
   }
 
   @CasePathable
   enum Action: Equatable, Sendable {
-    case favoriteToggled
-    case nameChanged(String)
+    case deleteButtonTapped
+    case alert(PresentationAction<Alert>)
+    case delegate(Delegate)
+
+    @CasePathable
+    enum Alert: Equatable, Sendable {
+      case confirmDeletion
+    }
+
+    @CasePathable
+    enum Delegate: Equatable, Sendable {
+      case confirmDeletion
+    }
   }
 
   var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
-      case .favoriteToggled:
-        state.isFavorite.toggle()
-      case let .nameChanged(name):
-        state.contact.name = name
+      case .deleteButtonTapped:
+        state.alert = AlertState(
+          title: "Delete \(state.contact.name)?",
+          buttons: [
+            ButtonState(role: .destructive, action: .confirmDeletion, label: "Delete"),
+            ButtonState(role: .cancel, label: "Cancel"),
+          ]
+        )
+        return .none
+      case .alert(.presented(.confirmDeletion)):
+        return .send(.delegate(.confirmDeletion))
+      case .alert, .delegate:
+        return .none
       }
-      return .none
     }
+    .ifLet(\.$alert, action: \.alert)
   }
 }
 
-/// Both case studies side by side, each scoped to its part of the state.
-struct CaseStudies: Reducer {
-  struct State: Equatable, Sendable {
-    var counter = Counter.State()
-    var contacts = Contacts.State()
-  }
+/// A name suggestion from a slow service.
+struct NameSuggestionClient: Sendable {
+  var suggest: @Sendable () async throws -> String
+}
 
-  @CasePathable
-  enum Action: Equatable, Sendable {
-    case counter(Counter.Action)
-    case contacts(Contacts.Action)
-  }
+extension NameSuggestionClient: TestDependencyKey {
+  static let testValue = Self(suggest: unimplemented("NameSuggestionClient.suggest", placeholder: ""))
+}
 
-  var body: some ReducerOf<Self> {
-    Scope(state: \.counter, action: \.counter) { Counter() }
-    Scope(state: \.contacts, action: \.contacts) { Contacts() }
+extension DependencyValues {
+  var nameSuggestion: NameSuggestionClient {
+    get { self[NameSuggestionClient.self] }
+    set { self[NameSuggestionClient.self] = newValue }
   }
 }
