@@ -63,9 +63,9 @@ struct Micro: AsyncParsableCommand {
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
       let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, fragments: renderer)) }
       report("render: survey list (\(state.surveyListPage.surveys.count) rows)", list, unit: "pages/s")
-      let detail = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(state, csrf: "token")) }
+      let detail = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(state, survey: catalog[11], csrf: "token")) }
       report("render: survey detail with its form", detail, unit: "pages/s")
-      let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state, titles: [:])) }
+      let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state)) }
       report("render: points", points, unit: "pages/s")
     }
   }

@@ -6,21 +6,16 @@ struct MissionsController<Context: RequestContext> {
   let loop: RequestLoop
 
   func addRoutes(to router: Router<Context>) {
-    router.page("/missions") { request, context in
-      try await loop.page(request, context: context) { user in
-        try await user.send(.missions(.pageRequested))
-        return .page("missions", Pages.missionsPage(user.state, csrf: user.csrf))
-      }
+    router.page("/missions") { request, _ in
+      try await loop.page(request, .missions(.pageRequested))
     }
 
     router.form("/missions/:id/claim") { request, context in
+      // A mission is named by its kind: a name that is none is no page.
       guard let kind = DailyMission.Kind(rawValue: try context.parameters.require("id")) else {
         throw HTTPError(.notFound)
       }
-      return try await loop.form(request, context: context) { _, user in
-        try await user.send(.missions(.claimButtonTapped(kind)))
-        return .redirect("/missions")
-      }
+      return try await loop.form(request) { _ in .missions(.claimButtonTapped(kind)) }
     }
   }
 }

@@ -6,7 +6,7 @@ struct SurveysController<Context: RequestContext> {
   let loop: RequestLoop
 
   func addRoutes(to router: Router<Context>) {
-    router.page("/surveys") { request, context in
+    router.page("/surveys") { request, _ in
       let category = try request.uri.queryParameters["category"].map { raw throws(HTTPError) in
         guard let category = SurveyCategory(rawValue: String(raw)) else { throw HTTPError(.badRequest) }
         return category
@@ -15,48 +15,21 @@ struct SurveysController<Context: RequestContext> {
         guard let sort = SurveySort(rawValue: String(raw)) else { throw HTTPError(.badRequest) }
         return sort
       } ?? .newest
-      return try await loop.page(request, context: context) { user in
-        try await user.send(.surveyList(.pageRequested(category: category, sort: sort)))
-        return .page("surveys", Pages.surveys(user.state, fragments: loop.renderer))
-      }
+      return try await loop.page(request, .surveyList(.pageRequested(category: category, sort: sort)))
     }
 
     router.page("/surveys/:id") { request, context in
-      let id = try context.parameters.require("id")
-      return try await loop.page(request, context: context) { user in
-        try await open(SurveyID(id), user)
-        return .page("survey", Pages.survey(user.state, csrf: user.csrf))
-      }
+      try await loop.page(request, .surveyOpened(SurveyID(try context.parameters.require("id"))))
     }
 
     router.form("/surveys/:id/answers") { request, context in
-      let id = try context.parameters.require("id")
-      return try await loop.form(request, context: context) { form, user in
-        try await open(SurveyID(id), user)
-        try await user.send(.surveyDetail(.submitButtonTapped(draft(from: form))))
-        guard user.state.surveyDetailPage?.errors.isEmpty ?? false else {
-          return .page("survey", Pages.survey(user.state, csrf: user.csrf), status: .unprocessableContent)
-        }
-        return .redirect("/surveys/\(id)/complete")
-      }
+      let id = SurveyID(try context.parameters.require("id"))
+      return try await loop.form(request) { form in .answersSubmitted(id, draft(from: form)) }
     }
 
     router.page("/surveys/:id/complete") { request, context in
-      let id = try context.parameters.require("id")
-      return try await loop.page(request, context: context) { user in
-        try await open(SurveyID(id), user)
-        guard user.state.surveyDetail?.answered != nil else { return .redirect("/surveys/\(id)") }
-        try await user.send(.missions(.pageRequested))
-        return .page("complete", Pages.complete(user.state))
-      }
+      try await loop.page(request, .surveyCompletionOpened(SurveyID(try context.parameters.require("id"))))
     }
-  }
-
-  /// Loads a survey's page; an unknown or closed survey is a 404.
-  private func open(_ id: SurveyID, _ user: UserContext) async throws {
-    try await user.send(.surveyOpened(id))
-    guard let page = user.state.surveyDetailPage, !page.notFound else { throw HTTPError(.notFound) }
-    if page.loadFailed { throw HTTPError(.serviceUnavailable) }
   }
 
   /// The answers of a form: fields named `q[<question id>]`, each possibly repeated.

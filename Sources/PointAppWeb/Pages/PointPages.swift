@@ -2,7 +2,8 @@ import Foundation
 import PointApp
 
 extension Pages {
-  public static func points(_ state: AppFeature.State, titles: [SurveyID: String]) -> [String: Any] {
+  public static func points(_ state: AppFeature.State) -> [String: Any] {
+    let titles = state.surveyTitles
     let dashboard = state.dashboard
     var body: [String: Any] = [
       "total": "\(dashboard.balance)",
@@ -20,7 +21,8 @@ extension Pages {
     return layout(state, body: body)
   }
 
-  public static func history(_ state: AppFeature.State, titles: [SurveyID: String]) -> [String: Any] {
+  public static func history(_ state: AppFeature.State) -> [String: Any] {
+    let titles = state.surveyTitles
     let page = state.history.page
     var body: [String: Any] = [
       "transactions": page.transactions.map { transaction($0, titles: titles) },

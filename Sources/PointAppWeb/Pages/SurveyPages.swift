@@ -40,26 +40,27 @@ extension Pages {
     return row
   }
 
-  public static func survey(_ state: AppFeature.State, csrf: String) -> [String: Any] {
-    guard let detail = state.surveyDetail, let survey = detail.page.survey else { return [:] }
+  /// A survey's page; with the draft and each question's error when its answers were refused.
+  public static func survey(_ state: AppFeature.State, survey: Survey, csrf: String) -> [String: Any] {
+    let page = state.surveyDetailPage ?? SurveyDetail.Page(surveyID: survey.id)
     var body: [String: Any] = [
       "csrf": csrf,
       "survey": summary(survey),
       "action": "/surveys/\(survey.id.rawValue)/answers",
-      "hasErrors": !detail.page.errors.isEmpty,
-      "errorCount": detail.page.errors.count,
+      "hasErrors": !page.errors.isEmpty,
+      "errorCount": page.errors.count,
       "questions": survey.questions.enumerated().map { index, question in
-        self.question(question, number: index + 1, draft: detail.page.draft[question.id] ?? [], error: detail.page.errors[question.id])
+        self.question(question, number: index + 1, draft: page.draft[question.id] ?? [], error: page.errors[question.id])
       },
     ]
-    if let answered = detail.answered {
+    if let answered = state.progress.answer(to: survey.id) {
       body["answered"] = ["date": date(answered.date), "reward": "\(answered.reward)", "href": "/surveys/\(survey.id.rawValue)/complete"]
     }
     return layout(state, body: body)
   }
 
-  public static func complete(_ state: AppFeature.State) -> [String: Any] {
-    guard let detail = state.surveyDetail, let survey = detail.page.survey, let answered = detail.answered else { return [:] }
+  /// What answering a survey paid, the balance, and today's missions.
+  public static func complete(_ state: AppFeature.State, survey: Survey, answered: UserProgress.AnsweredSurvey) -> [String: Any] {
     let balance = state.progress.ledger.balance
     return layout(state, body: [
       "survey": summary(survey),

@@ -3,7 +3,8 @@ import Composable
 import Dependencies
 import Foundation
 
-/// The root feature: one user's whole app. Every change to a user's state goes through it.
+/// The root feature: one user's whole app. Every change to a user's state goes through it, and it
+/// decides where the user is (`destination`), which the web shell only maps to a response.
 public struct AppFeature: Reducer, Sendable {
   /// The version of the saved state this code writes; see `State.init(from:)` for migrations.
   /// Version 2 keeps the ledger bounded (running totals, newest movements, an archive) and counts
@@ -14,21 +15,53 @@ public struct AppFeature: Reducer, Sendable {
     public var schemaVersion = AppFeature.schemaVersion
     public var progress = UserProgress()
     public var flash: Flash?
+    /// Where the user is after the request's actions: set by the reducers, never saved.
+    public var destination: Destination?
     // What the pages show: built per request from the catalog and the clock, never saved.
     public var surveyListPage = SurveyList.Page()
     public var surveyDetailPage: SurveyDetail.Page?
     public var historyPage = PointHistory.Page()
     public var missionsDay: Day?
+    /// The catalog's titles, for pages that name surveys by id (the ledger); empty when the
+    /// catalog cannot be read, and those pages show ids.
+    public var surveyTitles: [SurveyID: String] = [:]
 
     public init() {}
+  }
+
+  /// Where a user is: a page, a refused form, or nowhere that exists. Each case carries what its
+  /// page needs, so that a page cannot be shown without it.
+  public enum Destination: Equatable, Sendable {
+    case surveyList
+    /// A survey's page, with its question form.
+    case survey(Survey)
+    /// A survey's answers were refused: its page again, with the draft and each question's error.
+    case answersRefused(Survey)
+    /// A survey was answered and paid.
+    case answerComplete(Survey, UserProgress.AnsweredSurvey)
+    /// A survey answered before was answered again, and paid nothing.
+    case alreadyAnswered(Survey, UserProgress.AnsweredSurvey)
+    case points
+    case history
+    case missions
+    case exchange
+    /// No such page, survey or exchange.
+    case notFound
+    /// Something the page needs (the catalog, the history archive) cannot be read now.
+    case unavailable
   }
 
   @CasePathable
   public enum Action: Equatable, Sendable {
     case surveyList(SurveyList.Action)
-    /// A survey's page was asked for: it is loaded into `surveyDetail`.
+    /// A survey's page was asked for.
     case surveyOpened(SurveyID)
+    /// The page that shows what answering a survey paid was asked for.
+    case surveyCompletionOpened(SurveyID)
+    /// A survey's form was sent with these answers.
+    case answersSubmitted(SurveyID, AnswerDraft)
     case surveyDetail(SurveyDetail.Action)
+    case surveyTitlesLoaded([SurveyID: String])
     case dashboard(PointDashboard.Action)
     case history(PointHistory.Action)
     case missions(Missions.Action)
@@ -39,26 +72,91 @@ public struct AppFeature: Reducer, Sendable {
 
   @Dependency(\.date.now) var now
   @Dependency(\.calendar) var calendar
+  @Dependency(\.surveyClient) var surveyClient
 
   public init() {}
 
   public var body: some ReducerOf<Self> {
+    // The children run first: the root decides where their outcome leads.
+    Scope(state: \.surveyList, action: \.surveyList) { SurveyList() }
+    Scope(state: \.dashboard, action: \.dashboard) { PointDashboard() }
+    Scope(state: \.history, action: \.history) { PointHistory() }
+    Scope(state: \.missions, action: \.missions) { Missions() }
+    Scope(state: \.exchange, action: \.exchange) { Exchange() }
     Reduce { state, action in
-      if action.isPageView {
-        let now = now  // one reading: the visit's time and its day agree, even at midnight
-        state.progress.recordVisit(on: Day(now, in: calendar), at: now)
-      }
       switch action {
+      case .surveyList(.pageRequested):
+        arrive(at: .surveyList, &state)
+        return .none
       case let .surveyOpened(id):
-        state.surveyDetailPage = SurveyDetail.Page(surveyID: id)
-        return SurveyDetail.load(id).map(Action.surveyDetail)
+        return open(SurveyDetail.Page(surveyID: id, intent: .answer), &state)
+      case let .surveyCompletionOpened(id):
+        state.missionsDay = Day(now, in: calendar)
+        return open(SurveyDetail.Page(surveyID: id, intent: .seeCompletion), &state)
+      case let .answersSubmitted(id, draft):
+        return open(SurveyDetail.Page(surveyID: id, intent: .submit(draft)), &state)
+      case .surveyDetail(.surveyLoaded), .surveyDetail(.submitButtonTapped):
+        // The survey feature has run: where its outcome leads.
+        guard let detail = state.surveyDetail else { return .none }
+        let page = detail.page
+        guard !page.loadFailed else {
+          state.destination = .unavailable
+          return .none
+        }
+        guard let survey = page.survey else {
+          state.destination = .notFound
+          return .none
+        }
+        switch page.intent {
+        case .answer:
+          arrive(at: .survey(survey), &state)
+        case .seeCompletion:
+          if let answered = detail.answered {
+            arrive(at: .answerComplete(survey, answered), &state)
+          } else {
+            state.destination = .survey(survey)  // not answered yet: its page instead
+          }
+        case .submit:
+          if !page.errors.isEmpty { state.destination = .answersRefused(survey) }
+        }
+        return .none
       case let .surveyDetail(.delegate(.answered(survey, paid))):
         state.flash = paid
           ? Flash(.success, "「\(survey.title)」に回答しました。\(survey.reward)を獲得しました！")
           : Flash(.error, "このアンケートは回答済みです。ポイントは1回だけもらえます。")
+        if let answered = state.progress.answer(to: survey.id) {
+          state.destination = paid ? .answerComplete(survey, answered) : .alreadyAnswered(survey, answered)
+        }
+        return .none
+      case let .surveyTitlesLoaded(titles):
+        state.surveyTitles = titles
+        return .none
+      case .dashboard(.pageRequested):
+        arrive(at: .points, &state)
+        return loadTitles()
+      case .history(.pageRequested):
+        arrive(at: .history, &state)
+        return loadTitles()
+      case .history(.archiveLoaded):
+        if state.historyPage.archiveFailed { state.destination = .unavailable }
+        return .none
+      case .missions(.pageRequested):
+        arrive(at: .missions, &state)
+        return .none
+      case .missions(.claimButtonTapped):
+        state.destination = .missions
         return .none
       case let .missions(.delegate(.claimed(kind))):
         state.flash = Flash(.success, "ミッション達成！ボーナス\(kind.bonus)を受け取りました。")
+        return .none
+      case .exchange(.pageRequested):
+        arrive(at: .exchange, &state)
+        return .none
+      case .exchange(.exchangeButtonTapped):
+        state.destination = .exchange
+        return .none
+      case .exchange(.delegate(.exchangeRefused(.unknownOption))):
+        state.destination = .notFound
         return .none
       case let .missions(.delegate(.claimRefused(error))), let .exchange(.delegate(.exchangeRefused(error))):
         state.flash = Flash(.error, error.message)
@@ -74,23 +172,26 @@ public struct AppFeature: Reducer, Sendable {
       }
     }
     .ifLet(\.surveyDetail, action: \.surveyDetail) { SurveyDetail() }
-    Scope(state: \.surveyList, action: \.surveyList) { SurveyList() }
-    Scope(state: \.dashboard, action: \.dashboard) { PointDashboard() }
-    Scope(state: \.history, action: \.history) { PointHistory() }
-    Scope(state: \.missions, action: \.missions) { Missions() }
-    Scope(state: \.exchange, action: \.exchange) { Exchange() }
   }
-}
 
-extension AppFeature.Action {
-  /// A page was looked at: a visit for the streak and today's visit mission.
-  var isPageView: Bool {
-    switch self {
-    case .surveyList(.pageRequested), .surveyOpened, .dashboard(.pageRequested),
-      .history(.pageRequested), .missions(.pageRequested), .exchange(.pageRequested):
-      true
-    default:
-      false
+  /// The user is on a page: it counts as the day's visit (the streak and today's visit mission).
+  private func arrive(at destination: Destination, _ state: inout State) {
+    let now = now  // one reading: the visit's time and its day agree, even at midnight
+    state.progress.recordVisit(on: Day(now, in: calendar), at: now)
+    state.destination = destination
+  }
+
+  /// Loads a survey for what the user asked of it; where they go depends on what it turns out to be.
+  private func open(_ page: SurveyDetail.Page, _ state: inout State) -> Effect<Action> {
+    state.surveyDetailPage = page
+    state.destination = nil
+    return SurveyDetail.load(page.surveyID).map(Action.surveyDetail)
+  }
+
+  private func loadTitles() -> Effect<Action> {
+    .run { send in
+      let surveys = (try? await surveyClient.fetchAll()) ?? []
+      await send(.surveyTitlesLoaded(Dictionary(surveys.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })))
     }
   }
 }

@@ -21,7 +21,18 @@ public struct SurveyDetail: Reducer, Sendable {
 
   /// What the survey page shows; not saved.
   public struct Page: Equatable, Sendable {
+    /// What the user asked of the survey: decides where they go once it is loaded.
+    public enum Intent: Equatable, Sendable {
+      /// Its page, to answer it.
+      case answer
+      /// The page that shows what answering it paid.
+      case seeCompletion
+      /// To submit these answers.
+      case submit(AnswerDraft)
+    }
+
     public let surveyID: SurveyID
+    public var intent: Intent
     public var survey: Survey?
     /// The catalog has no open survey with this id.
     public var notFound = false
@@ -30,7 +41,10 @@ public struct SurveyDetail: Reducer, Sendable {
     public var draft: AnswerDraft = [:]
     public var errors: [QuestionID: AnswerError] = [:]
 
-    public init(surveyID: SurveyID) { self.surveyID = surveyID }
+    public init(surveyID: SurveyID, intent: Intent = .answer) {
+      self.surveyID = surveyID
+      self.intent = intent
+    }
   }
 
   @CasePathable
@@ -46,7 +60,6 @@ public struct SurveyDetail: Reducer, Sendable {
     }
   }
 
-  @Dependency(\.surveyClient) var surveyClient
   @Dependency(\.date.now) var now
   @Dependency(\.uuid) var uuid
   @Dependency(\.calendar) var calendar
@@ -62,7 +75,8 @@ public struct SurveyDetail: Reducer, Sendable {
           return .none
         }
         state.page.survey = survey
-        return .none
+        guard case let .submit(draft) = state.page.intent else { return .none }
+        return submit(draft, state: &state)
       case .surveyLoaded(.failure):
         state.page.loadFailed = true
         return .none
