@@ -14,7 +14,6 @@ struct SurveyDetailTests {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.calendar = .tokyo
-      $0.surveyClient = .catalog([.breakfast, .expired])
     }
   }
 
@@ -59,6 +58,36 @@ struct SurveyDetailTests {
     await store.receive(.delegate(.answered(.breakfast, paid: false)))
     #expect(store.state.progress.ledger.balance == 40)
     #expect(store.state.progress.ledger.count == 1)
+  }
+
+  @Test func answersSentWithTheRequestAreSubmittedOnceTheSurveyIsLoaded() async throws {
+    let page = SurveyDetail.Page(surveyID: Survey.breakfast.id, intent: .submit(breakfastAnswers))
+    let store = TestStore(initialState: SurveyDetail.State(page: page)) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+    }
+    let answers = try Survey.breakfast.validateAnswers(breakfastAnswers).get()
+    await store.send(.surveyLoaded(.success(.breakfast))) {
+      $0.page.survey = .breakfast
+      $0.progress.recordAnswer(to: .breakfast, with: answers, id: TransactionID(UUID(0)), at: noon, on: today)
+    }
+    await store.receive(.delegate(.answered(.breakfast, paid: true)))
+    #expect(store.state.answered?.answers == answers)
+  }
+
+  @Test func answersToASurveyThatTurnsOutGoneAreNotSubmitted() async {
+    let store = TestStore(
+      initialState: SurveyDetail.State(page: SurveyDetail.Page(surveyID: Survey.expired.id, intent: .submit(ratingAnswer)))
+    ) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = noon
+    }
+    await store.send(.surveyLoaded(.success(.expired))) { $0.page.notFound = true }
+    #expect(store.state.progress == UserProgress())
   }
 
   @Test func aSubmissionBeforeTheSurveyIsLoadedChangesNothing() async {
