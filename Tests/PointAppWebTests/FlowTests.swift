@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import PointApp
 import PointAppWeb
 import Testing
 
@@ -146,6 +147,38 @@ struct FlowTests {
         "/missions/visit/claim", form: "csrf=\(csrf)", headers: [.origin: "http://localhost"]
       )
       #expect(response.status == .seeOther)
+    }
+  }
+
+  @Test func anExchangeIsConfirmedOnItsOwnPageAndPaidOnce() async throws {
+    let server = try TestServer()
+    let user = try #require(SessionID("0123456789abcdef0123456789abcdef"))
+    var state = AppFeature.State()
+    var progress = UserProgress()
+    let bonanza = Survey(
+      id: SurveyID("gone"), title: "", description: "", category: .food, questions: [],
+      reward: 3_500, estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil
+    )
+    progress.recordAnswer(to: bonanza, with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo))
+    state.progress = progress
+    try await server.users.replace(user, with: state)
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      #expect(try await browser.get("/exchange").html.contains(#"<a class="button primary" href="/exchange/digital-gift-300">交換する</a>"#))
+      let confirmation = try await browser.get("/exchange/digital-gift-300")
+      #expect(confirmation.status == .ok)
+      #expect(confirmation.html.contains("デジタルギフト 300円分に交換しますか？"))
+      #expect(confirmation.html.contains(#"<a class="button" href="/exchange">やめる</a>"#))
+      let csrf = try await browser.csrf(from: "/exchange/digital-gift-300")
+      for _ in 0..<2 {
+        let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)")
+        #expect(sent.status == .seeOther)
+        #expect(sent.headers[.location] == "/exchange")
+      }
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">500pt</p>"#), "the second is refused")
+      let before = try server.files()
+      #expect(try await browser.get("/exchange/yacht").status == .notFound)
+      #expect(try server.files() == before)
     }
   }
 }

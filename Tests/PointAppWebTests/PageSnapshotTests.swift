@@ -34,6 +34,7 @@ struct PageSnapshotTests {
       _ = try await browser.post("/missions/answerOne/claim", form: "csrf=\(csrf)")
       try await snapshot("/missions", named: "missions-claimed")
       try await snapshot("/exchange", named: "exchange")
+      try await snapshot("/exchange/digital-gift-300", named: "exchange-confirmation")
       try await snapshot("/surveys/unknown", named: "error-404")
     }
   }

@@ -1,7 +1,7 @@
 import Hummingbird
 import PointApp
 
-/// /points, /points/history, /exchange and POST /exchange/{id}.
+/// /points, /points/history, /exchange, /exchange/{id} (the confirmation) and POST /exchange/{id}.
 struct PointsController<Context: RequestContext> {
   let loop: RequestLoop
 
@@ -22,7 +22,9 @@ struct PointsController<Context: RequestContext> {
       try await loop.page(request, .exchange(.pageRequested))
     }
 
-    router.form("/exchange/:id") { request, context in
+    router.page("/exchange/:id") { request, context in
+      try await loop.page(request, .exchange(.optionSelected(ExchangeOption.ID(try context.parameters.require("id")))))
+    } form: { request, context in
       let id = ExchangeOption.ID(try context.parameters.require("id"))
       return try await loop.form(request) { _ in .exchange(.exchangeButtonTapped(id)) }
     }

@@ -34,15 +34,14 @@ extension Pages {
     return layout(state, body: body)
   }
 
-  public static func exchange(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+  public static func exchange(_ state: AppFeature.State) -> [String: Any] {
     let exchange = state.exchange
     let balance = exchange.progress.ledger.balance
     return layout(state, body: [
-      "csrf": csrf,
       "total": "\(balance)",
       "options": ExchangeOption.all.map { option in
         [
-          "title": option.title, "cost": "\(option.cost)", "action": "/exchange/\(option.id.rawValue)",
+          "title": option.title, "cost": "\(option.cost)", "href": "/exchange/\(option.id.rawValue)",
           "affordable": exchange.canAfford(option),
           "missing": option.cost.subtracting(balance).map { "\($0)" } ?? "",
         ] as [String: Any]

@@ -1,3 +1,4 @@
+import Composable
 import Hummingbird
 import PointApp
 
@@ -24,6 +25,8 @@ enum Navigation {
     case history
     case missions
     case exchange
+    /// An alert as a page: its buttons with actions are forms, one without leads to `cancel`.
+    case confirmation(AlertState<AppFeature.Action>, cancel: String)
   }
 
   /// The reply to a request for `path` (a form's when `isForm`) that led to `destination`.
@@ -53,8 +56,20 @@ enum Navigation {
       (page, url) = (.missions, "/missions")
     case .exchange?:
       (page, url) = (.exchange, "/exchange")
+    case let .exchangeConfirmation(option, alert)?:
+      (page, url) = (.confirmation(alert.map(AppFeature.Action.exchange), cancel: "/exchange"), "/exchange/\(option.id.rawValue)")
     }
     return isForm || url != path ? .redirect(url) : .page(page, .ok)
+  }
+
+  /// Where a form sends `action`: the way back from the controllers' decoding, for the buttons
+  /// of an alert shown as a page.
+  static func formTarget(of action: AppFeature.Action) -> String? {
+    switch action {
+    case let .exchange(.exchangeButtonTapped(id)): "/exchange/\(id.rawValue)"
+    case let .missions(.claimButtonTapped(kind)): "/missions/\(kind.rawValue)/claim"
+    default: nil
+    }
   }
 }
 
@@ -68,7 +83,26 @@ extension Pages {
     case .points: renderer.render("points", points(state))
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))
-    case .exchange: renderer.render("exchange", exchange(state, csrf: csrf()))
+    case .exchange: renderer.render("exchange", exchange(state))
+    case let .confirmation(alert, cancel): renderer.render("confirmation", confirmation(state, alert, cancel: cancel, csrf: csrf()))
     }
+  }
+}
+
+extension Pages {
+  /// An alert as a page. A button whose action no form sends is a programming error, left out
+  /// rather than shown dead.
+  static func confirmation(_ state: AppFeature.State, _ alert: AlertState<AppFeature.Action>, cancel: String, csrf: String) -> [String: Any] {
+    var body: [String: Any] = [
+      "title": alert.title,
+      "buttons": alert.buttons.compactMap { button -> [String: Any]? in
+        guard let action = button.action else { return ["label": button.label, "href": cancel] }
+        guard let target = Navigation.formTarget(of: action) else { return nil }
+        return ["label": button.label, "action": target, "isDestructive": button.role == .destructive]
+      },
+      "csrf": csrf,
+    ]
+    if let message = alert.message { body["message"] = message }
+    return layout(state, body: body)
   }
 }

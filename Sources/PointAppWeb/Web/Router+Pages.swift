@@ -2,7 +2,7 @@ import Hummingbird
 
 extension Router {
   /// A page, read with GET (and HEAD, answered as GET). Any other method on its path is a 405 that
-  /// names the ones it takes. A path is either a page or a form, never both.
+  /// names the ones it takes. A path is a page, a form, or a page whose form posts to it.
   @discardableResult
   func page(
     _ path: RouterPath, use handler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator
@@ -18,6 +18,18 @@ extension Router {
   ) -> Self {
     post(path, use: handler)
     return refuse([.get, .put, .patch, .delete], on: path, allow: "POST")
+  }
+
+  /// A page with a form that posts to its own URL (a confirmation and its button).
+  @discardableResult
+  func page(
+    _ path: RouterPath,
+    use handler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator,
+    form formHandler: @escaping @Sendable (Request, Context) async throws -> some ResponseGenerator
+  ) -> Self {
+    get(path, use: handler)
+    post(path, use: formHandler)
+    return refuse([.put, .patch, .delete], on: path, allow: "GET, HEAD, POST")
   }
 
   private func refuse(_ methods: [HTTPRequest.Method], on path: RouterPath, allow: String) -> Self {

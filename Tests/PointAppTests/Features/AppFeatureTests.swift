@@ -261,6 +261,16 @@ struct AppFeatureTests {
     }
   }
 
+  @Test func choosingAnExchangeLeadsToItsConfirmation() async {
+    let store = makeStore()
+    let gift = ExchangeOption.all[0]
+    await store.send(.exchange(.optionSelected(gift.id))) {
+      $0.exchangeConfirmation = .exchange(gift)
+      $0.progress.recordVisit(on: today, at: noon)
+      $0.destination = .exchangeConfirmation(gift, .exchange(gift))
+    }
+  }
+
   @Test func anExchangeForAnOptionThatDoesNotExistIsNotFound() async {
     let store = makeStore(visited())
     await store.send(.exchange(.exchangeButtonTapped(ExchangeOption.ID("nope")))) { $0.destination = .exchange }

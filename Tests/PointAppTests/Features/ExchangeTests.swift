@@ -40,4 +40,22 @@ struct ExchangeTests {
     await store.send(.exchangeButtonTapped(ExchangeOption.ID("yacht")))
     await store.receive(.delegate(.exchangeRefused(.unknownOption)))
   }
+
+  @Test func choosingAnOptionAsksFirst() async {
+    let store = makeStore(balance: 3_200)
+    let gift = ExchangeOption.all[0]
+    await store.send(.optionSelected(gift.id)) { $0.confirmation = .exchange(gift) }
+    #expect(store.state.confirmation?.buttons.map(\.action) == [.exchangeButtonTapped(gift.id), nil])
+    await store.send(.exchangeButtonTapped(gift.id)) {
+      $0.confirmation = nil
+      try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(.delegate(.exchanged(gift)))
+  }
+
+  @Test func choosingAnUnknownOptionAsksNothing() async {
+    let store = makeStore(balance: 3_200)
+    await store.send(.optionSelected(ExchangeOption.ID("yacht")))
+    await store.receive(.delegate(.exchangeRefused(.unknownOption)))
+  }
 }

@@ -22,6 +22,7 @@ public struct AppFeature: Reducer, Sendable {
     public var surveyDetailPage: SurveyDetail.Page?
     public var historyPage = PointHistory.Page()
     public var missionsDay: Day?
+    public var exchangeConfirmation: AlertState<Exchange.Action>?
     /// The catalog's titles, for pages that name surveys by id (the ledger); empty when the
     /// catalog cannot be read, and those pages show ids.
     public var surveyTitles: [SurveyID: String] = [:]
@@ -45,6 +46,8 @@ public struct AppFeature: Reducer, Sendable {
     case history
     case missions
     case exchange
+    /// The question asked before points are exchanged for `option`.
+    case exchangeConfirmation(ExchangeOption, AlertState<Exchange.Action>)
     /// No such page, survey or exchange.
     case notFound
     /// Something the page needs (the catalog, the history archive) cannot be read now.
@@ -152,6 +155,11 @@ public struct AppFeature: Reducer, Sendable {
       case .exchange(.pageRequested):
         arrive(at: .exchange, &state)
         return .none
+      case let .exchange(.optionSelected(id)):
+        if let option = ExchangeOption.all.first(where: { $0.id == id }), let confirmation = state.exchangeConfirmation {
+          arrive(at: .exchangeConfirmation(option, confirmation), &state)
+        }
+        return .none
       case .exchange(.exchangeButtonTapped):
         state.destination = .exchange
         return .none
@@ -228,8 +236,8 @@ extension AppFeature.State {
   }
 
   public var exchange: Exchange.State {
-    get { Exchange.State(progress: progress) }
-    set { progress = newValue.progress }
+    get { Exchange.State(progress: progress, confirmation: exchangeConfirmation) }
+    set { (progress, exchangeConfirmation) = (newValue.progress, newValue.confirmation) }
   }
 }
 

@@ -3,12 +3,17 @@ import Composable
 import Dependencies
 import Foundation
 
-/// Exchanging points for gift cards; an exchange never overdraws.
+/// Exchanging points for gift cards, after a confirmation; an exchange never overdraws.
 public struct Exchange: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var progress: UserProgress
+    /// The question asked before an exchange; not saved.
+    public var confirmation: AlertState<Action>?
 
-    public init(progress: UserProgress = UserProgress()) { self.progress = progress }
+    public init(progress: UserProgress = UserProgress(), confirmation: AlertState<Action>? = nil) {
+      self.progress = progress
+      self.confirmation = confirmation
+    }
 
     public func canAfford(_ option: ExchangeOption) -> Bool {
       progress.ledger.balance >= option.cost
@@ -18,6 +23,9 @@ public struct Exchange: Reducer, Sendable {
   @CasePathable
   public enum Action: Equatable, Sendable {
     case pageRequested
+    /// An option was chosen: asks whether to exchange it.
+    case optionSelected(ExchangeOption.ID)
+    /// The exchange was confirmed.
     case exchangeButtonTapped(ExchangeOption.ID)
     case delegate(Delegate)
 
@@ -38,7 +46,14 @@ public struct Exchange: Reducer, Sendable {
       switch action {
       case .pageRequested:
         return .none
+      case let .optionSelected(id):
+        guard let option = ExchangeOption.all.first(where: { $0.id == id }) else {
+          return .send(.delegate(.exchangeRefused(.unknownOption)))
+        }
+        state.confirmation = .exchange(option)
+        return .none
       case let .exchangeButtonTapped(id):
+        state.confirmation = nil
         guard let option = ExchangeOption.all.first(where: { $0.id == id }) else {
           return .send(.delegate(.exchangeRefused(.unknownOption)))
         }
@@ -52,5 +67,19 @@ public struct Exchange: Reducer, Sendable {
         return .none
       }
     }
+  }
+}
+
+extension AlertState where Action == Exchange.Action {
+  /// Asked before points are spent: what is got, what it costs, and that it is final.
+  public static func exchange(_ option: ExchangeOption) -> Self {
+    AlertState(
+      title: "\(option.title)に交換しますか？",
+      message: "\(option.cost)を使います。交換したポイントは戻せません。",
+      buttons: [
+        ButtonState(action: .exchangeButtonTapped(option.id), label: "交換する"),
+        ButtonState(role: .cancel, label: "やめる"),
+      ]
+    )
   }
 }
