@@ -138,8 +138,9 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     let work = Work(task: task, done: done)
     guard done.value == nil else { return work }
     let timer = armDeadline(after: deadline) {
-      task.cancel()
+      // The outcome first: cancelled work ends at once, and must not be taken as finished.
       done.resume(.timedOut)
+      task.cancel()
     }
     done.whenKnown { _ in timer.disarm() }
     return work
