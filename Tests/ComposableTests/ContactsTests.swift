@@ -28,23 +28,7 @@ struct ContactsTests {
   }
 
   @Test func dismissingTheFormCancelsItsSuggestion() async {
-    let clock = TestClock()
-    let store = TestStore(initialState: Contacts.State()) {
-      Contacts()
-    } withDependencies: {
-      $0.uuid = .incrementing
-      $0.continuousClock = clock
-      $0.nameSuggestion.suggest = {
-        try await clock.sleep(for: .seconds(1))
-        return "Blob"
-      }
-    }
-    await store.send(.addButtonTapped) {
-      $0.destination = .addContact(AddContact.State(contact: Contact(id: UUID(0), name: "")))
-    }
-    await store.send(\.destination.presented.addContact.suggestButtonTapped) {
-      $0.destination = .addContact(AddContact.State(contact: Contact(id: UUID(0), name: ""), isSuggesting: true))
-    }
+    let (store, clock) = await addFormSuggestingAName()
     await store.send(\.destination.dismiss) { $0.destination = nil }
     // The suggestion would have arrived now: cancelled, it sends nothing and has finished.
     await clock.advance(by: .seconds(1))
@@ -53,6 +37,15 @@ struct ContactsTests {
   }
 
   @Test func theSuggestionArrivesWhileTheFormIsOpen() async {
+    let (store, clock) = await addFormSuggestingAName()
+    await clock.advance(by: .seconds(1))
+    await store.receive(\.destination.presented.addContact.suggestionResponse) {
+      $0.destination = .addContact(AddContact.State(contact: Contact(id: UUID(0), name: "Blob")))
+    }
+  }
+
+  /// The add form open, waiting for a name suggestion that takes a second.
+  func addFormSuggestingAName() async -> (TestStoreOf<Contacts>, TestClock<Duration>) {
     let clock = TestClock()
     let store = TestStore(initialState: Contacts.State()) {
       Contacts()
@@ -70,10 +63,7 @@ struct ContactsTests {
     await store.send(\.destination.presented.addContact.suggestButtonTapped) {
       $0.destination = .addContact(AddContact.State(contact: Contact(id: UUID(0), name: ""), isSuggesting: true))
     }
-    await clock.advance(by: .seconds(1))
-    await store.receive(\.destination.presented.addContact.suggestionResponse) {
-      $0.destination = .addContact(AddContact.State(contact: Contact(id: UUID(0), name: "Blob")))
-    }
+    return (store, clock)
   }
 
   @Test func deletingAsksForConfirmationFirst() async {

@@ -53,19 +53,12 @@ where Element.State: Identifiable, Element.State.ID == ID {
       return .none
     }
     guard state[keyPath: toElements][id: id] != nil else {
-      reportIssue(
-        """
-        A "forEach" at "\(location.fileID):\(location.line)" received an action for an element \
-        with id \(id) that is not in the collection, and ignored it.
-
-          Action:
-            \(action)
-
-        Likely causes: the element was removed before "forEach" ran ("forEach" must come after \
-        the parent's reducer), an element's effect outlived it, or the id is stale or forged.
-        """,
-        fileID: location.fileID, filePath: location.filePath,
-        line: location.line, column: location.column
+      location.report(
+        #"A "forEach""#, received: "an action for an element with id \(id) that is not in the collection", action,
+        causes: """
+          Likely causes: the element was removed before "forEach" ran ("forEach" must come after \
+          the parent's reducer), an element's effect outlived it, or the id is stale or forged.
+          """
       )
       return .none
     }

@@ -66,22 +66,15 @@ public struct IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
 
   @usableFromInline
   func reportChildActionWhileNil(_ action: Parent.Action) {
-    reportIssue(
-      """
-      An "ifLet" at "\(location.fileID):\(location.line)" received a child action while its \
-      child state was nil, and ignored it.
-
-        Action:
-          \(action)
-
-      Likely causes:
-      • A parent reducer set the child state to nil before "ifLet" ran: "ifLet" must come \
-      after the parent's reducer in "body" so that the child sees its actions first.
-      • An effect of the child sent this action after the child state was set to nil.
-      • The action was sent while the child state was nil: a stale or forged request.
-      """,
-      fileID: location.fileID, filePath: location.filePath,
-      line: location.line, column: location.column
+    location.report(
+      #"An "ifLet""#, received: "a child action while its child state was nil", action,
+      causes: """
+        Likely causes:
+        • A parent reducer set the child state to nil before "ifLet" ran: "ifLet" must come \
+        after the parent's reducer in "body" so that the child sees its actions first.
+        • An effect of the child sent this action after the child state was set to nil.
+        • The action was sent while the child state was nil: a stale or forged request.
+        """
     )
   }
 }
@@ -92,4 +85,20 @@ struct SourceLocation: Sendable {
   let filePath: StaticString
   let line: UInt
   let column: UInt
+
+  /// Reports that the operator written here ignored `action`, which it received as `what`, with
+  /// the likely causes.
+  func report(_ name: String, received what: String, _ action: Any, causes: String) {
+    reportIssue(
+      """
+      \(name) at "\(fileID):\(line)" received \(what), and ignored it.
+
+        Action:
+          \(action)
+
+      \(causes)
+      """,
+      fileID: fileID, filePath: filePath, line: line, column: column
+    )
+  }
 }

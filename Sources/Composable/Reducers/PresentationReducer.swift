@@ -94,18 +94,12 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
   }
 
   private func report(_ action: Parent.Action, _ what: String) {
-    reportIssue(
-      """
-      An "ifLet" at "\(location.fileID):\(location.line)" received \(what), and ignored it.
-
-        Action:
-          \(action)
-
-      Likely causes: the child was dismissed before this action arrived (an effect outlived it, \
-      or the request is stale or forged), or "ifLet" runs before a parent reducer that presents it.
-      """,
-      fileID: location.fileID, filePath: location.filePath,
-      line: location.line, column: location.column
+    location.report(
+      #"An "ifLet""#, received: what, action,
+      causes: """
+        Likely causes: the child was dismissed before this action arrived (an effect outlived it, \
+        or the request is stale or forged), or "ifLet" runs before a parent reducer that presents it.
+        """
     )
   }
 }

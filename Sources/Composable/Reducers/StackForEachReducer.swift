@@ -76,18 +76,12 @@ public struct StackForEachReducer<Parent: Reducer, Element: Reducer>: Reducer {
   }
 
   private func report(_ action: Parent.Action, _ what: String) {
-    reportIssue(
-      """
-      A "forEach" at "\(location.fileID):\(location.line)" received \(what), and ignored it.
-
-        Action:
-          \(action)
-
-      Likely causes: the element was popped before this action arrived (an effect outlived it, \
-      or the request is stale or forged).
-      """,
-      fileID: location.fileID, filePath: location.filePath,
-      line: location.line, column: location.column
+    location.report(
+      #"A "forEach""#, received: what, action,
+      causes: """
+        Likely causes: the element was popped before this action arrived (an effect outlived it, \
+        or the request is stale or forged).
+        """
     )
   }
 }
