@@ -4,7 +4,7 @@ import Foundation
 import Hummingbird
 import PointApp
 
-/// One request of one user as one transaction: session → load state → send the request's actions
+/// One request of one user as one transaction: session → load state → send the request's action
 /// → respond from where they led (`Navigation`) → save, only when something persistent changed.
 /// The shell around `AppFeature`: controllers only decode requests into actions.
 struct RequestLoop: Sendable {
