@@ -28,8 +28,12 @@ struct LongHistoryTests {
     return state
   }
 
+  func stateBytes(_ server: TestServer) throws -> Data {
+    try #require(server.files()["\(Self.user.rawValue).json"])
+  }
+
   func stateFile(_ server: TestServer) throws -> AppFeature.State {
-    try AppFeature.State(savedData: try #require(server.files()["\(Self.user.rawValue).json"]))
+    try AppFeature.State(savedData: stateBytes(server))
   }
 
   @Test func anAnswerArchivedLongAgoStillShowsAndNeverPaysTwice() async throws {
@@ -95,8 +99,9 @@ struct LongHistoryTests {
       _ = try await browser.post("/missions/visit/claim", form: "csrf=\(try await browser.csrf(from: "/missions"))")
       #expect(try await browser.get("/points/history?page=6").html.contains("アンケート回答「朝ごはんアンケート」"))
     }
+    let rewritten = try #require(try JSONSerialization.jsonObject(with: stateBytes(server)) as? [String: Any])
+    #expect(rewritten["schemaVersion"] as? Int == 2, "the file is rewritten as version 2")
     let migrated = try stateFile(server)
-    #expect(migrated.schemaVersion == 2)
     #expect(migrated.progress.ledger.archivedCount == 80)
     #expect(migrated.progress.ledger.count == 101)
     #expect(migrated.progress.ledger.balance == 144)
