@@ -33,7 +33,7 @@ struct LongHistoryTests {
   }
 
   func stateFile(_ server: TestServer) throws -> AppFeature.State {
-    try AppFeature.State(savedData: stateBytes(server))
+    try SavedState.state(from: stateBytes(server))
   }
 
   @Test func anAnswerArchivedLongAgoStillShowsAndNeverPaysTwice() async throws {
@@ -83,7 +83,7 @@ struct LongHistoryTests {
     var state = Self.longHistory(100)
     state.progress.recordVisit(on: Day(noon, in: .tokyo), at: noon)
     // Version 1's shape: every movement under `transactions`, no totals, no answer count.
-    var json = try #require(try JSONSerialization.jsonObject(with: state.savedData()) as? [String: Any])
+    var json = try #require(try JSONSerialization.jsonObject(with: SavedState.data(for: state)) as? [String: Any])
     var progress = try #require(json["progress"] as? [String: Any])
     let ledger = try #require(progress["ledger"] as? [String: Any])
     progress["ledger"] = ["transactions": ledger["recent"]!]

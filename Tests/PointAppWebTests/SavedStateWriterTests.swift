@@ -1,14 +1,22 @@
+import Dependencies
 import Foundation
 import PointApp
+@testable import PointAppWeb
 import Testing
 
-/// `savedData()` writes its JSON by hand for speed; it must stay byte for byte what `JSONEncoder`
-/// gives from the `Codable` conformances, which are what reads it back.
+/// `SavedState.data(for:)` writes its JSON by hand for speed; it must stay byte for byte what
+/// `JSONEncoder` gives for the file's `Codable` form, which is what reads it back.
 struct SavedStateWriterTests {
-  static let v1Fixture: AppFeature.State = {
-    let url = Bundle.module.url(forResource: "user-state-v1", withExtension: "json", subdirectory: "Fixtures")!
-    return try! AppFeature.State(savedData: Data(contentsOf: url))
-  }()
+  static let today = Day(noon, in: .tokyo)
+
+  static func survey(_ id: String, reward: PointAmount) -> Survey {
+    Survey(
+      id: SurveyID(id), title: id, description: "", category: .food, questions: [], reward: reward,
+      estimatedMinutes: 1, publishedAt: noon, expiresAt: nil
+    )
+  }
+
+  static let v1Fixture = try! SavedState.state(from: version1File)
 
   /// Every kind of answer and movement, text that needs escaping, dates before 1970, on a leap day
   /// and with fractions of a second.
@@ -27,7 +35,7 @@ struct SavedStateWriterTests {
         SurveyAnswer(questionID: QuestionID("q4"), value: .rating(number + 1)),
       ]
       progress.recordAnswer(
-        to: .fixture(id: "survey-\(number)", reward: 800), with: answers, id: TransactionID(UUID()), at: date, on: today
+        to: survey("survey-\(number)", reward: 800), with: answers, id: TransactionID(UUID()), at: date, on: today
       )
     }
     progress.recordVisit(on: today, at: noon)
@@ -41,22 +49,22 @@ struct SavedStateWriterTests {
 
   @Test(arguments: [AppFeature.State(), v1Fixture, everything])
   func writesWhatJSONEncoderWrites(state: AppFeature.State) throws {
-    let written = try state.savedData()
-    let encoded = try SavedJSON.encode(state)
+    let written = SavedState.data(for: state)
+    let encoded = try SavedJSON.encode(SavedState.File(state))
     #expect(String(decoding: written, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
-    #expect(try AppFeature.State(savedData: written).savedData() == written)
+    #expect(SavedState.data(for: try SavedState.state(from: written)) == written)
   }
 
   @Test func severalClaimedMissionsRoundTrip() throws {
     var progress = UserProgress()
-    progress.recordVisit(on: today, at: noon)
-    progress.recordAnswer(to: .breakfast, with: [], id: TransactionID(UUID(1)), at: noon, on: today)
-    try progress.claimMission(.answerOne, id: TransactionID(UUID(2)), at: noon, on: today)
-    try progress.claimMission(.visit, id: TransactionID(UUID(3)), at: noon, on: today)
+    progress.recordVisit(on: Self.today, at: noon)
+    progress.recordAnswer(to: testCatalog[0], with: [], id: TransactionID(UUID(1)), at: noon, on: Self.today)
+    try progress.claimMission(.answerOne, id: TransactionID(UUID(2)), at: noon, on: Self.today)
+    try progress.claimMission(.visit, id: TransactionID(UUID(3)), at: noon, on: Self.today)
     var state = AppFeature.State()
     state.progress = progress
-    let reread = try AppFeature.State(savedData: state.savedData())
-    #expect(reread.progress.missions == progress.missions)
-    #expect(String(decoding: try state.savedData(), as: UTF8.self).contains(#""claimed":["visit","answerOne"]"#))
+    let saved = SavedState.data(for: state)
+    #expect(try SavedState.state(from: saved).progress.missions == progress.missions)
+    #expect(String(decoding: saved, as: UTF8.self).contains(#""claimed":["visit","answerOne"]"#))
   }
 }
