@@ -90,8 +90,7 @@ let package = Package(
         "PointApp", "ComposableTesting",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
-      ],
-      resources: [.copy("Fixtures")]
+      ]
     ),
     .testTarget(
       name: "PointAppWebTests",
@@ -101,7 +100,8 @@ let package = Package(
         .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
       ],
-      exclude: ["__Snapshots__"]
+      exclude: ["__Snapshots__"],
+      resources: [.copy("Fixtures")]
     ),
   ],
   swiftLanguageModes: [.v6]

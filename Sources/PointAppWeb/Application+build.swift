@@ -65,14 +65,14 @@ public func buildApplication(
   )
   let router = buildRouter(loop: loop, publicDirectory: configuration.publicDirectory, logger: logger)
   return Application(
-    responder: HeadAsGetResponder(responder: router.buildResponder()),
+    responder: router.buildResponder(),
     configuration: .init(address: .hostname(configuration.hostname, port: configuration.port)),
     logger: logger
   )
 }
 
 func buildRouter(loop: RequestLoop, publicDirectory: URL, logger: Logger) -> Router<BasicRequestContext> {
-  let router = Router()
+  let router = Router(options: .autoGenerateHeadEndpoints)
   router.addMiddleware {
     LogRequestsMiddleware(.info)
     ErrorPageMiddleware(renderer: loop.renderer)

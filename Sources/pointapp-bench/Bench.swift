@@ -57,7 +57,7 @@ struct Micro: AsyncParsableCommand {
       }
       report("store: send with its catalog effect, to completion", stored, unit: "sends/s")
 
-      let encoded = measure(seconds) { _ in _ = try? state.savedData() }
+      let encoded = measure(seconds) { _ in _ = SavedState.data(for: state) }
       report("saved state: encode (10 answers)", encoded, unit: "encodes/s")
 
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))

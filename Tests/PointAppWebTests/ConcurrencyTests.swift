@@ -101,7 +101,7 @@ struct ConcurrencyTests {
   func savedState(_ server: TestServer) throws -> AppFeature.State {
     let files = try server.files().filter { $0.key.hasSuffix(".json") }
     #expect(files.count == 1)
-    return try AppFeature.State(savedData: try #require(files.values.first))
+    return try SavedState.state(from: try #require(files.values.first))
   }
 }
 

@@ -15,6 +15,10 @@ struct FlowTests {
       #expect(page.status == .ok)
       #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
       #expect(page.body.readableBytes == 0)
+      let form = try await browser.request("/surveys/sweets/answers", method: .head)
+      #expect(form.status == .methodNotAllowed)
+      #expect(form.headers[.allow] == "POST")
+      #expect(form.body.readableBytes == 0)
       #expect(try await browser.request("/nowhere", method: .head).status == .notFound)
       #expect(try await browser.request("/styles.css", method: .head).status == .ok)
     }

@@ -28,8 +28,12 @@ struct LongHistoryTests {
     return state
   }
 
+  func stateBytes(_ server: TestServer) throws -> Data {
+    try #require(server.files()["\(Self.user.rawValue).json"])
+  }
+
   func stateFile(_ server: TestServer) throws -> AppFeature.State {
-    try AppFeature.State(savedData: try #require(server.files()["\(Self.user.rawValue).json"]))
+    try SavedState.state(from: stateBytes(server))
   }
 
   @Test func anAnswerArchivedLongAgoStillShowsAndNeverPaysTwice() async throws {
@@ -79,7 +83,7 @@ struct LongHistoryTests {
     var state = Self.longHistory(100)
     state.progress.recordVisit(on: Day(noon, in: .tokyo), at: noon)
     // Version 1's shape: every movement under `transactions`, no totals, no answer count.
-    var json = try #require(try JSONSerialization.jsonObject(with: state.savedData()) as? [String: Any])
+    var json = try #require(try JSONSerialization.jsonObject(with: SavedState.data(for: state)) as? [String: Any])
     var progress = try #require(json["progress"] as? [String: Any])
     let ledger = try #require(progress["ledger"] as? [String: Any])
     progress["ledger"] = ["transactions": ledger["recent"]!]
@@ -95,8 +99,9 @@ struct LongHistoryTests {
       _ = try await browser.post("/missions/visit/claim", form: "csrf=\(try await browser.csrf(from: "/missions"))")
       #expect(try await browser.get("/points/history?page=6").html.contains("アンケート回答「朝ごはんアンケート」"))
     }
+    let rewritten = try #require(try JSONSerialization.jsonObject(with: stateBytes(server)) as? [String: Any])
+    #expect(rewritten["schemaVersion"] as? Int == 2, "the file is rewritten as version 2")
     let migrated = try stateFile(server)
-    #expect(migrated.schemaVersion == 2)
     #expect(migrated.progress.ledger.archivedCount == 80)
     #expect(migrated.progress.ledger.count == 101)
     #expect(migrated.progress.ledger.balance == 144)

@@ -90,3 +90,20 @@ public struct MissionBoard: Codable, Equatable, Sendable {
     if day != today { self = MissionBoard(); day = today }
   }
 }
+
+extension MissionBoard {
+  private enum CodingKeys: String, CodingKey {
+    case day, visited, surveysAnswered, pointsEarned, claimed
+  }
+
+  /// Writes `claimed` in the order of `DailyMission.Kind.allCases`: a set's own order changes from
+  /// one run to the next, and a saved value must always give the same bytes.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encodeIfPresent(day, forKey: .day)
+    try container.encode(visited, forKey: .visited)
+    try container.encode(surveysAnswered, forKey: .surveysAnswered)
+    try container.encode(pointsEarned, forKey: .pointsEarned)
+    try container.encode(DailyMission.Kind.allCases.filter(claimed.contains), forKey: .claimed)
+  }
+}

@@ -133,22 +133,6 @@ public struct LedgerPageSpan: Equatable, Sendable {
   }
 }
 
-/// A page of the ledger, newest first.
-public struct LedgerPage: Equatable, Sendable {
-  public let number: Int
-  public let pageCount: Int
-  public let transactions: [PointTransaction]
-
-  public init(number: Int, pageCount: Int, transactions: [PointTransaction]) {
-    self.number = number
-    self.pageCount = pageCount
-    self.transactions = transactions
-  }
-
-  public var hasPrevious: Bool { number > 1 }
-  public var hasNext: Bool { number < pageCount }
-}
-
 /// Why a point operation was refused.
 public enum PointError: Error, Equatable, Sendable {
   case insufficientBalance

@@ -24,7 +24,7 @@ enum UserFiles {
     for (survey, answer) in answers {
       archive[answerName(survey)] = try SavedJSON.encode(answer)
     }
-    return (UserSave(archive: archive, state: try saved.savedData()), saved)
+    return (UserSave(archive: archive, state: SavedState.data(for: saved)), saved)
   }
 
   /// Reads a saved state (`nil`: a new user) with the archived answers to `surveys`, the ones a
@@ -35,7 +35,7 @@ enum UserFiles {
   ) async throws -> AppFeature.State {
     guard let data else { return AppFeature.State() }
     if let state = cache.state(of: user, bytes: data, surveys: surveys) { return state }
-    var state = try AppFeature.State(savedData: data)
+    var state = try SavedState.state(from: data)
     let progress = state.progress
     if progress.answeredCount > progress.answered.count {
       let wanted = surveys.filter { progress.answered[$0] == nil }

@@ -7,15 +7,11 @@ import Hummingbird
 /// per question, named by the catalog's question ids, which a fixed `Decodable` cannot describe,
 /// and that decoder answers a bad escape or a broken key with a 500. Here anything malformed is a
 /// 400 and nothing else.
-public struct FormBody: Sendable, Equatable {
+public struct FormBody: Sendable {
   public let fields: [(name: String, value: String)]
 
   /// The most fields a form may carry; more is not a form a page of ours sends.
   static let maxFields = 200
-
-  public static func == (lhs: FormBody, rhs: FormBody) -> Bool {
-    lhs.fields.map(\.name) == rhs.fields.map(\.name) && lhs.fields.map(\.value) == rhs.fields.map(\.value)
-  }
 
   /// Parses a body; throws 400 for bad percent escapes, bad UTF-8 or too many fields.
   public init(parsing body: String) throws(HTTPError) {

@@ -87,6 +87,6 @@ struct PointLedgerTests {
 
   @Test func aFileWhoseArchiveIsNotWholeSegmentsIsRefused() {
     let json = #"{"archivedCount": 7, "recent": [], "totalEarned": 0, "totalSpent": 0}"#
-    #expect(throws: DecodingError.self) { try SavedJSON.decode(PointLedger.self, from: Data(json.utf8)) }
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode(PointLedger.self, from: Data(json.utf8)) }
   }
 }

@@ -6,13 +6,7 @@ import Foundation
 /// The root feature: one user's whole app. Every change to a user's state goes through it, and it
 /// decides where the user is (`destination`), which the web shell only maps to a response.
 public struct AppFeature: Reducer, Sendable {
-  /// The version of the saved state this code writes; see `State.init(from:)` for migrations.
-  /// Version 2 keeps the ledger bounded (running totals, newest movements, an archive) and counts
-  /// answers; version 1 kept every movement and answer in the user's file.
-  public static let schemaVersion = 2
-
   public struct State: Equatable, Sendable {
-    public var schemaVersion = AppFeature.schemaVersion
     public var progress = UserProgress()
     public var flash: Flash?
     /// Where the user is after the request's actions: set by the reducers, never saved.
@@ -238,67 +232,5 @@ extension AppFeature.State {
   public var exchange: Exchange.State {
     get { Exchange.State(progress: progress, confirmation: exchangeConfirmation) }
     set { (progress, exchangeConfirmation) = (newValue.progress, newValue.confirmation) }
-  }
-}
-
-/// The saved form of a user's state: their data only (progress and flash), with the schema
-/// version; pages and catalog data are never saved.
-extension AppFeature.State: Codable {
-  private enum CodingKeys: String, CodingKey {
-    case schemaVersion, progress, flash
-  }
-
-  /// Reads a saved state. Migrations go here: read the version, then decode that version's shape
-  /// and convert it. Version 1's ledger and answer count are read by `PointLedger` and
-  /// `UserProgress`, which fold its movements into totals; its history is archived at its next
-  /// save. A file from a newer version is refused rather than misread (and later overwritten).
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    let version = try container.decode(Int.self, forKey: .schemaVersion)
-    guard (1...AppFeature.schemaVersion).contains(version) else {
-      throw DecodingError.dataCorruptedError(
-        forKey: .schemaVersion, in: container,
-        debugDescription: "schema version \(version) is not one this program reads (1...\(AppFeature.schemaVersion))"
-      )
-    }
-    self.init()
-    progress = try container.decode(UserProgress.self, forKey: .progress)
-    flash = try container.decodeIfPresent(Flash.self, forKey: .flash)
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(AppFeature.schemaVersion, forKey: .schemaVersion)
-    try container.encode(progress, forKey: .progress)
-    try container.encodeIfPresent(flash, forKey: .flash)
-  }
-}
-
-extension AppFeature.State {
-  /// The bytes of a user's file: those `SavedJSON.encode(self)` gives, written faster.
-  public func savedData() throws -> Data {
-    SavedStateWriter.data(for: self)
-  }
-
-  /// Reads a user's file written by `savedData()`, of this or an older schema version.
-  public init(savedData: Data) throws {
-    self = try SavedJSON.decode(Self.self, from: savedData)
-  }
-}
-
-/// How users' data is written: JSON with sorted keys and ISO 8601 dates (second precision), so
-/// that the same value always gives the same bytes.
-public enum SavedJSON {
-  public static func encode(_ value: some Encodable) throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
-    return try encoder.encode(value)
-  }
-
-  public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
-    return try decoder.decode(type, from: data)
   }
 }

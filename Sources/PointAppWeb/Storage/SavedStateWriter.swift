@@ -1,9 +1,10 @@
 import Foundation
+import PointApp
 
-/// Writes a user's saved state as the bytes `SavedJSON.encode` gives for it (sorted keys, ISO 8601
-/// dates to the second), without `JSONEncoder`, whose per-value cost made encoding the largest
-/// part of every POST. `SavedStateWriterTests` holds the two byte for byte equal; reading stays
-/// with `Decodable`.
+/// Writes a user's saved state as the bytes `SavedJSON.encode(SavedState.File(state))` gives
+/// (sorted keys, ISO 8601 dates to the second), without `JSONEncoder`, whose per-value cost made
+/// encoding the largest part of every POST. `SavedStateWriterTests` holds the two byte for byte
+/// equal; reading stays with `Decodable`.
 struct SavedStateWriter {
   private var out: [UInt8] = []
 
@@ -26,7 +27,7 @@ struct SavedStateWriter {
       key("progress", first: true)
     }
     write(state.progress)
-    key("schemaVersion"); int(AppFeature.schemaVersion)
+    key("schemaVersion"); int(SavedState.schemaVersion)
     byte("}")
   }
 

@@ -1,0 +1,75 @@
+import Foundation
+import PointApp
+
+/// A user's state file: their data only (progress and flash) with the schema version it was
+/// written in; pages and catalog data are never saved.
+public enum SavedState {
+  /// The version this code writes. Version 2 keeps the ledger bounded (running totals, newest
+  /// movements, an archive) and counts answers; version 1 kept every movement and answer in the
+  /// user's file.
+  public static let schemaVersion = 2
+
+  /// The bytes of a user's file: those `SavedJSON.encode(File(state))` gives, written faster.
+  public static func data(for state: AppFeature.State) -> Data {
+    SavedStateWriter.data(for: state)
+  }
+
+  /// Reads a user's file of this or an older schema version into a state that has nothing else.
+  public static func state(from data: Data) throws -> AppFeature.State {
+    let file = try SavedJSON.decode(File.self, from: data)
+    var state = AppFeature.State()
+    state.progress = file.progress
+    state.flash = file.flash
+    return state
+  }
+
+  /// The file as `Codable` reads it; `SavedStateWriter` writes the bytes `JSONEncoder` gives for it.
+  struct File: Codable {
+    var schemaVersion = SavedState.schemaVersion
+    var progress: UserProgress
+    var flash: Flash?
+
+    private enum CodingKeys: String, CodingKey {
+      case schemaVersion, progress, flash
+    }
+
+    init(_ state: AppFeature.State) {
+      progress = state.progress
+      flash = state.flash
+    }
+
+    /// Migrations go here: read the version, then decode that version's shape and convert it.
+    /// Version 1's ledger and answer count are read by `PointLedger` and `UserProgress`, which fold
+    /// its movements into totals; its history is archived at its next save. A file from a newer
+    /// version is refused rather than misread (and later overwritten).
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      schemaVersion = try container.decode(Int.self, forKey: .schemaVersion)
+      guard (1...SavedState.schemaVersion).contains(schemaVersion) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .schemaVersion, in: container,
+          debugDescription: "schema version \(schemaVersion) is not one this program reads (1...\(SavedState.schemaVersion))"
+        )
+      }
+      progress = try container.decode(UserProgress.self, forKey: .progress)
+      flash = try container.decodeIfPresent(Flash.self, forKey: .flash)
+    }
+  }
+}
+
+/// How users' files (state and archive) are coded: JSON with sorted keys and ISO 8601 dates
+/// (second precision), so that the same value always gives the same bytes.
+enum SavedJSON {
+  static func encode(_ value: some Encodable) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return try encoder.encode(value)
+  }
+
+  static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return try decoder.decode(type, from: data)
+  }
+}

@@ -1,0 +1,233 @@
+import Dependencies
+import Foundation
+import PointApp
+@testable import PointAppWeb
+import Testing
+
+/// `SavedState.data(for:)` writes its JSON by hand for speed; it must stay byte for byte what
+/// `JSONEncoder` gives for the file's `Codable` form, which is what reads it back.
+struct SavedStateWriterTests {
+  static let today = Day(noon, in: .tokyo)
+
+  static func survey(_ id: String, reward: PointAmount) -> Survey {
+    Survey(
+      id: SurveyID(id), title: id, description: "", category: .food, questions: [], reward: reward,
+      estimatedMinutes: 1, publishedAt: noon, expiresAt: nil
+    )
+  }
+
+  static let v1Fixture = try! SavedState.state(from: version1File)
+
+  /// Every kind of answer and movement, text that needs escaping, dates before 1970, on a leap day
+  /// and with fractions of a second.
+  static var everything: AppFeature.State {
+    var progress = UserProgress()
+    let texts = ["say \"hi\"\\ / back", "line\nbreak\ttab\u{01}\u{1F}", "絵文字🎉とカナ", ""]
+    let dates = [
+      Date(timeIntervalSince1970: -0.5), Date(timeIntervalSince1970: 951_782_400.999), noon + 0.7,
+      Date(timeIntervalSince1970: 4_102_444_799),
+    ]
+    for (number, date) in dates.enumerated() {
+      let answers = [
+        SurveyAnswer(questionID: QuestionID("q1"), value: .choice(ChoiceID("c-\(number)"))),
+        SurveyAnswer(questionID: QuestionID("q2"), value: .choices([ChoiceID("a"), ChoiceID("b\"")])),
+        SurveyAnswer(questionID: QuestionID("q3"), value: .text(texts[number])),
+        SurveyAnswer(questionID: QuestionID("q4"), value: .rating(number + 1)),
+      ]
+      progress.recordAnswer(
+        to: survey("survey-\(number)", reward: 800), with: answers, id: TransactionID(UUID()), at: date, on: today
+      )
+    }
+    progress.recordVisit(on: today, at: noon)
+    try! progress.claimMission(.visit, id: TransactionID(UUID()), at: noon, on: today)
+    try! progress.exchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon + 1)
+    var state = AppFeature.State()
+    state.progress = progress
+    state.flash = Flash(.error, "「引用」と \"quotes\"\n改行")
+    return state
+  }
+
+  @Test(arguments: [AppFeature.State(), v1Fixture, everything])
+  func writesWhatJSONEncoderWrites(state: AppFeature.State) throws {
+    let written = SavedState.data(for: state)
+    let encoded = try SavedJSON.encode(SavedState.File(state))
+    #expect(String(decoding: written, as: UTF8.self) == String(decoding: encoded, as: UTF8.self))
+    #expect(SavedState.data(for: try SavedState.state(from: written)) == written)
+  }
+
+  @Test func severalClaimedMissionsRoundTrip() throws {
+    var progress = UserProgress()
+    progress.recordVisit(on: Self.today, at: noon)
+    progress.recordAnswer(to: testCatalog[0], with: [], id: TransactionID(UUID(1)), at: noon, on: Self.today)
+    try progress.claimMission(.answerOne, id: TransactionID(UUID(2)), at: noon, on: Self.today)
+    try progress.claimMission(.visit, id: TransactionID(UUID(3)), at: noon, on: Self.today)
+    var state = AppFeature.State()
+    state.progress = progress
+    let saved = SavedState.data(for: state)
+    #expect(try SavedState.state(from: saved).progress.missions == progress.missions)
+    #expect(String(decoding: saved, as: UTF8.self).contains(#""claimed":["visit","answerOne"]"#))
+  }
+}
+
+/// The writer against `JSONEncoder` over many generated users: a hand-written encoder is most
+/// likely wrong in a combination nobody thought to write down.
+struct SavedStateWriterRandomTests {
+  static let count = 3_000
+
+  @Test func generatedStatesAreWrittenAsJSONEncoderWritesThemAndReadBack() throws {
+    var random = SplitMix64(seed: 20_261_123)
+    var seen: Set<String> = []
+    for number in 0..<Self.count {
+      let history = GeneratedHistory(&random)
+      let state = history.state()
+      let written = SavedState.data(for: state)
+      let encoded = try SavedJSON.encode(SavedState.File(state))
+      #expect(String(decoding: written, as: UTF8.self) == String(decoding: encoded, as: UTF8.self), "state \(number)")
+      // The file keeps whole seconds, and archived answers live in the archive, not in the file.
+      var expected = history.state { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) }
+      expected.progress.archivedAnswers = [:]
+      #expect(try SavedState.state(from: written) == expected, "state \(number)")
+      seen.formUnion(GeneratedHistory.features(of: state, written: written))
+    }
+    #expect(seen == GeneratedHistory.allFeatures, "the generator reaches every case")
+  }
+}
+
+/// A user's history as the domain's own operations, so that it can be replayed with other dates.
+struct GeneratedHistory {
+  enum Step {
+    case answer(Survey, [SurveyAnswer], TransactionID, Date)
+    case visit(Date)
+    case claim(DailyMission.Kind, TransactionID, Date)
+    case exchange(ExchangeOption, TransactionID, Date)
+    case archive
+  }
+
+  var steps: [Step] = []
+  var flash: Flash?
+
+  static let pieces = [
+    "a", "Z", "0", " ", "/", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{8}", "\u{C}", "\u{1F}", "\u{7F}",
+    "é", "ポイ活", "日本語", "🎉", "👨‍👩‍👧", "\u{2028}", "\u{FEFF}", "\\u0041",
+  ]
+  static let rewards: [PointAmount] = [0, 1, 40, 999, 1_000_003, 1_099_511_627_776, PointAmount(Int.max >> 8)!]
+  static let ratings = [Int.min, -1, 0, 1, 3, 5, Int.max]
+
+  init(_ random: inout SplitMix64) {
+    // Starting between 1901 and 2093, so that some are before 1970. Steps are at the same moment
+    // or a second or more apart: truncated to seconds they stay in order, which archiving follows.
+    var now = Double(Int.random(in: -2_170_000_000...3_900_000_000, using: &random))
+      + [0, 0.001, 0.5, 0.999_999].randomElement(using: &random)!
+    for _ in 0..<Int.random(in: 0...(Bool.random(using: &random) ? 12 : 90), using: &random) {
+      now += [0, 1, 59.75, 3_600, 86_400, 86_400, 86_400 * 2 + 0.25, 86_400 * 40].randomElement(using: &random)!
+      let date = Date(timeIntervalSince1970: now)
+      let id = TransactionID(UUID(uuid: uuid(&random)))
+      switch Int.random(in: 0..<20, using: &random) {
+      case 0..<8:
+        let survey = Survey(
+          id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
+          title: "", description: "", category: .food, questions: [],
+          reward: Self.rewards.randomElement(using: &random)!, estimatedMinutes: 1, publishedAt: date, expiresAt: nil
+        )
+        let answers = (0..<Int.random(in: 0...4, using: &random)).map { _ in
+          SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))
+        }
+        steps.append(.answer(survey, answers, id, date))
+      case 8..<12: steps.append(.visit(date))
+      case 12..<15: steps.append(.claim(DailyMission.Kind.allCases.randomElement(using: &random)!, id, date))
+      case 15..<18: steps.append(.exchange(ExchangeOption.all.randomElement(using: &random)!, id, date))
+      default: steps.append(.archive)
+      }
+    }
+    if Int.random(in: 0..<3, using: &random) > 0 {
+      flash = Flash(Bool.random(using: &random) ? .success : .error, text(&random))
+    }
+  }
+
+  /// The state the steps lead to, each moment passed through `date`; days stay those of the
+  /// moments as generated.
+  func state(date: (Date) -> Date = { $0 }) -> AppFeature.State {
+    var progress = UserProgress()
+    for step in steps {
+      switch step {
+      case let .answer(survey, answers, id, at):
+        progress.recordAnswer(to: survey, with: answers, id: id, at: date(at), on: Day(at, in: .tokyo))
+      case let .visit(at):
+        progress.recordVisit(on: Day(at, in: .tokyo), at: date(at))
+      case let .claim(kind, id, at):
+        try? progress.claimMission(kind, id: id, at: date(at), on: Day(at, in: .tokyo))
+      case let .exchange(option, id, at):
+        try? progress.exchange(option, id: id, at: date(at))
+      case .archive:
+        _ = progress.takeArchivable()
+      }
+    }
+    var state = AppFeature.State()
+    state.progress = progress
+    state.flash = flash
+    return state
+  }
+
+  static let allFeatures: Set<String> = [
+    "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success",
+    "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
+    "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
+    #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
+  ]
+
+  /// What of `allFeatures` a state shows.
+  static func features(of state: AppFeature.State, written: Data) -> Set<String> {
+    let progress = state.progress
+    var found: Set<String> = [state.flash.map { $0.kind.rawValue } ?? "no flash"]
+    for answer in progress.answered.values.flatMap(\.answers) {
+      switch answer.value {
+      case .choice: found.insert("choice")
+      case .choices: found.insert("choices")
+      case .text: found.insert("text")
+      case .rating: found.insert("rating")
+      }
+    }
+    for movement in progress.ledger.recent {
+      switch movement.reason {
+      case .surveyReward: found.insert("surveyReward")
+      case .missionBonus: found.insert("missionBonus")
+      case .exchange: found.insert("exchange")
+      }
+      if movement.date.timeIntervalSince1970 < 0 { found.insert("before 1970") }
+      if movement.date.timeIntervalSince1970.rounded(.down) != movement.date.timeIntervalSince1970 {
+        found.insert("fraction of a second")
+      }
+      if movement.amount == 0 { found.insert("zero amount") }
+      if movement.amount.value >= 1 << 40 { found.insert("large amount") }
+    }
+    if progress.ledger.archivedCount > 0 { found.insert("archived movements") }
+    if progress.answeredCount > progress.answered.count { found.insert("archived answers") }
+    if progress.missions.claimed.count > 1 { found.insert("several missions claimed") }
+    if progress.streak.current > 1 { found.insert("streak") }
+    if progress.streak.longest > progress.streak.current { found.insert("broken streak") }
+    if progress.achievements.count > 1 { found.insert("several achievements") }
+    let json = String(decoding: written, as: UTF8.self)
+    for escape in [#"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語"] where json.contains(escape) {
+      found.insert(escape)
+    }
+    return found
+  }
+}
+
+private func text(_ random: inout SplitMix64) -> String {
+  (0..<Int.random(in: 0...6, using: &random)).map { _ in GeneratedHistory.pieces.randomElement(using: &random)! }.joined()
+}
+
+private func value(_ random: inout SplitMix64) -> SurveyAnswer.Value {
+  switch Int.random(in: 0..<4, using: &random) {
+  case 0: .choice(ChoiceID(text(&random)))
+  case 1: .choices((0..<Int.random(in: 0...3, using: &random)).map { _ in ChoiceID(text(&random)) })
+  case 2: .text(text(&random))
+  default: .rating(GeneratedHistory.ratings.randomElement(using: &random)!)
+  }
+}
+
+private func uuid(_ random: inout SplitMix64) -> uuid_t {
+  let (high, low) = (random.next(), random.next())
+  return withUnsafeBytes(of: (high, low)) { $0.load(as: uuid_t.self) }
+}
