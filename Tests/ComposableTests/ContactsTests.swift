@@ -36,6 +36,15 @@ struct ContactsTests {
     #expect(store.state.contacts.isEmpty)
   }
 
+  @Test func replacingTheFormWithAnAlertCancelsItsSuggestion() async {
+    let (store, clock) = await addFormSuggestingAName()
+    await store.send(.deleteButtonTapped(id: UUID(7))) {
+      $0.destination = .alert(.deleteConfirmation(id: UUID(7)))
+    }
+    await clock.advance(by: .seconds(1))
+    await store.finish()
+  }
+
   @Test func theSuggestionArrivesWhileTheFormIsOpen() async {
     let (store, clock) = await addFormSuggestingAName()
     await clock.advance(by: .seconds(1))

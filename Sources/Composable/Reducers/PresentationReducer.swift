@@ -4,8 +4,9 @@ import IssueReporting
 extension Reducer where Action: CasePathable {
   /// Runs `destination` on presented child state while it is present, before this reducer runs,
   /// and manages its life: its actions reach neither it nor the parent while nothing is presented; `.dismiss` closes it after the parent has seen it, an alert or dialog
-  /// closes once one of its buttons is chosen, and whenever the child goes away (dismissed, or set
-  /// to `nil` by the parent) its running effects are cancelled.
+  /// closes once one of its buttons is chosen, and whenever the child goes away (dismissed, set to
+  /// `nil` by the parent, or replaced by another case of a destination enum) its running effects
+  /// are cancelled.
   public func ifLet<DestinationState, DestinationAction, Destination: Reducer>(
     _ toPresentationState: WritableKeyPath<State, PresentationState<DestinationState>>,
     action toPresentationAction: ActionCase<Action, PresentationAction<DestinationAction>>,
@@ -52,7 +53,8 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
     let presentationAction = toPresentationAction.extract(from: action)
-    let wasPresented = state[keyPath: toPresentationState].wrappedValue != nil
+    let presentedBefore = state[keyPath: toPresentationState].wrappedValue
+    let wasPresented = presentedBefore != nil
     var destinationEffect = Effect<Parent.Action>.none
     switch presentationAction {
     case let .presented(destinationAction)?:
@@ -87,10 +89,20 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
     case nil:
       break
     }
-    let isPresented = state[keyPath: toPresentationState].wrappedValue != nil
+    let presentedAfter = state[keyPath: toPresentationState].wrappedValue
+    // Gone, or replaced by another of the destination's cases: the old child's work stops.
+    let dismissed = presentedBefore.map { before in presentedAfter.map { !sameCase(before, $0) } ?? true } ?? false
     return destinationEffect
       .merge(with: parentEffect)
-      .merge(with: wasPresented && !isPresented ? Effect(operations: [.cancel(effectID)]) : .none)
+      .merge(with: dismissed ? Effect(operations: [.cancel(effectID)]) : .none)
+  }
+
+  /// Whether two presented states are the same case of a destination enum (any two values of a
+  /// struct are: only its dismissal ends it).
+  private func sameCase(_ lhs: Destination.State, _ rhs: Destination.State) -> Bool {
+    let (left, right) = (Mirror(reflecting: lhs), Mirror(reflecting: rhs))
+    guard left.displayStyle == .enum else { return true }
+    return (left.children.first?.label ?? "\(lhs)") == (right.children.first?.label ?? "\(rhs)")
   }
 
   private func report(_ action: Parent.Action, _ what: String) {
