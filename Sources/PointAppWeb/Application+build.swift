@@ -34,10 +34,12 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
   var logger = Logger(label: "pointapp")
   logger.logLevel = configuration.logLevel
-  let renderer = try await PageRenderer(directory: configuration.templatesDirectory)
-  guard FileManager.default.fileExists(atPath: configuration.publicDirectory.path) else {
-    throw PageRenderer.TemplateError(message: "missing static folder \(configuration.publicDirectory.path)")
+  guard let stylesheet = FileManager.default.contents(atPath: configuration.publicDirectory.appendingPathComponent("styles.css").path) else {
+    throw PageRenderer.TemplateError(message: "missing stylesheet \(configuration.publicDirectory.path)/styles.css")
   }
+  let renderer = try await PageRenderer(
+    directory: configuration.templatesDirectory, stylesheet: PageRenderer.versionedURL("/styles.css", of: stylesheet)
+  )
   try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
   let resolved = withDependencies {
     $0.calendar = .tokyo
@@ -63,7 +65,9 @@ public func buildApplication(
     effectDeadline: configuration.effectDeadline,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
-  let router = buildRouter(loop: loop, publicDirectory: configuration.publicDirectory, logger: logger)
+  let router = buildRouter(
+    loop: loop, publicDirectory: configuration.publicDirectory, strictTransportSecurity: configuration.secureCookies, logger: logger
+  )
   return Application(
     responder: router.buildResponder(),
     configuration: .init(address: .hostname(configuration.hostname, port: configuration.port)),
@@ -71,12 +75,21 @@ public func buildApplication(
   )
 }
 
-func buildRouter(loop: RequestLoop, publicDirectory: URL, logger: Logger) -> Router<BasicRequestContext> {
+func buildRouter(
+  loop: RequestLoop, publicDirectory: URL, strictTransportSecurity: Bool, logger: Logger
+) -> Router<BasicRequestContext> {
   let router = Router(options: .autoGenerateHeadEndpoints)
   router.addMiddleware {
+    // Outermost, so that every response has them, error pages and static files included.
+    SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity)
     LogRequestsMiddleware(.info)
     ErrorPageMiddleware(renderer: loop.renderer)
-    FileMiddleware(publicDirectory.path, searchForIndexHtml: false, logger: logger)
+    // Pages link the stylesheet under a URL that changes with its content (`?v=`), so it may be
+    // kept for a year; ETag and Last-Modified still let a browser revalidate.
+    FileMiddleware(
+      publicDirectory.path, cacheControl: CacheControl([(MediaType(type: .text, subType: "css"), [.public, .maxAge(31_536_000), .immutable])]),
+      searchForIndexHtml: false, logger: logger
+    )
   }
   router.get("/healthz") { _, _ in "ok" }
   router.get("/") { _, _ in Response.redirect(to: "/surveys", type: .normal) }

@@ -51,9 +51,11 @@ struct TestServer {
   }
 
   func application(
-    catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil
+    catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
+    secureCookies: Bool = false
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
+    configuration.secureCookies = secureCookies
     configuration.dataDirectory = dataDirectory
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Mustache
 import PointApp
@@ -13,10 +14,13 @@ public struct PageRenderer: Sendable {
   private let library: MustacheLibrary
   private let cards = Cards()
   private let filters: [Filter: String]
+  /// The stylesheet's URL, which the layout links.
+  private let stylesheet: String
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
   /// would silently render nothing).
-  public init(directory: URL) async throws {
+  public init(directory: URL, stylesheet: String = "/styles.css") async throws {
+    self.stylesheet = stylesheet
     MustacheContentTypes.register(HTMLEscaping(), named: "HTML")  // before the templates are read
     let library = try await MustacheLibrary(directory: directory.path)
     self.library = library
@@ -36,10 +40,18 @@ public struct PageRenderer: Sendable {
 
   /// Renders one page from its context.
   public func render(_ template: String, _ context: [String: Any]) -> String {
+    var context = context
+    context["stylesheet"] = stylesheet
     guard let html = library.render(context, withTemplate: template) else {
       preconditionFailure("template \(template) was checked at start-up")
     }
     return html
+  }
+
+  /// `path` with a version that changes with `contents` (`/styles.css?v=…`): a changed file gets a
+  /// new URL, so browsers may keep each version for as long as they like.
+  public static func versionedURL(_ path: String, of contents: Data) -> String {
+    "\(path)?v=" + SHA256.hash(data: contents).prefix(6).map { String(format: "%02x", $0) }.joined()
   }
 
   /// The list's cards (list items), joined. A card depends on its survey and on whether it was
