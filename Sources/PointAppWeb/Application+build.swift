@@ -30,9 +30,10 @@ public func buildApplication(
   _ configuration: AppConfiguration,
   users: (any UserStateStore)? = nil,
   secret: Data? = nil,
+  logger: Logger? = nil,
   dependencies: @escaping @Sendable (inout DependencyValues) -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-  var logger = Logger(label: "pointapp")
+  var logger = logger ?? Logger(label: "pointapp")
   logger.logLevel = configuration.logLevel
   guard let stylesheet = FileManager.default.contents(atPath: configuration.publicDirectory.appendingPathComponent("styles.css").path) else {
     throw PageRenderer.TemplateError(message: "missing stylesheet \(configuration.publicDirectory.path)/styles.css")
@@ -82,7 +83,7 @@ func buildRouter(
   router.addMiddleware {
     // Outermost, so that every response has them, error pages and static files included.
     SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity)
-    LogRequestsMiddleware(.info)
+    RequestLogMiddleware()
     ErrorPageMiddleware(renderer: loop.renderer)
     // Pages link the stylesheet under a URL that changes with its content (`?v=`), so it may be
     // kept for a year; ETag and Last-Modified still let a browser revalidate.

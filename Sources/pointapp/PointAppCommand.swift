@@ -30,6 +30,9 @@ struct PointAppCommand: AsyncParsableCommand {
   @Option(help: "trace, debug, info, notice, warning, error or critical (LOG_LEVEL).")
   var logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
 
+  @Option(help: "text, or json for log shippers: one object per line (POINTAPP_LOG_FORMAT).")
+  var logFormat = ProcessInfo.processInfo.environment["POINTAPP_LOG_FORMAT"] ?? "text"
+
   @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
   var secureCookies = ProcessInfo.processInfo.environment["POINTAPP_SECURE_COOKIES"] == "1"
 
@@ -45,6 +48,11 @@ struct PointAppCommand: AsyncParsableCommand {
       throw ValidationError("unknown log level \(logLevel)")
     }
     configuration.logLevel = level
+    switch logFormat {
+    case "text": break
+    case "json": LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+    default: throw ValidationError("unknown log format \(logFormat): text or json")
+    }
     // Runs until SIGTERM or SIGINT, then finishes the requests in flight and stops.
     try await buildApplication(configuration).runService()
   }

@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import Logging
 import Hummingbird
 import HummingbirdTesting
 import PointApp
@@ -52,7 +53,7 @@ struct TestServer {
 
   func application(
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
-    secureCookies: Bool = false
+    secureCookies: Bool = false, logger: Logger? = nil
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     configuration.secureCookies = secureCookies
@@ -60,7 +61,7 @@ struct TestServer {
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
-    return try await buildApplication(configuration, users: store ?? users, secret: secret) {
+    return try await buildApplication(configuration, users: store ?? users, secret: secret, logger: logger) {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.surveyClient = surveyClient ?? .catalog(catalog)
