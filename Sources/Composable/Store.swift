@@ -110,14 +110,14 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     guard let work = start(action, deadline: deadline) else { return .finished }
     let completion = await work.completion()
     if completion == .timedOut {
-      reportIssue(
-        """
-        Effects started by \(action) were still running after \(deadline) and were cancelled.
-        """,
-        fileID: fileID, filePath: filePath, line: line, column: column
-      )
+      reportIssue(Self.overrun(of: action, after: deadline), fileID: fileID, filePath: filePath, line: line, column: column)
     }
     return completion
+  }
+
+  /// What is reported when the deadline cancels an action's work, here and in the test store.
+  package static func overrun(of action: Action, after deadline: Duration) -> String {
+    "Effects started by \(action) were still running after \(deadline) and were cancelled."
   }
 
   /// Runs `action` and starts the work it returns; `nil` when it returns none.

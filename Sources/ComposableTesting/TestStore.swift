@@ -38,7 +38,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
   let log: TestLog<State, Action>
   let executor: SerialEffectExecutor
   /// The work of every action sent so far, with where it was sent, until it is finished.
-  private var running: [(work: Store<State, Action>.Work, origin: Location, action: String)] = []
+  private var running: [(work: Store<State, Action>.Work, origin: Location, action: Action)] = []
   var lastStep: Location
 
   public init<R: Reducer>(
@@ -103,7 +103,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
     if let work = store.start(action, deadline: deadline) {
       let log = log
       work.whenComplete { _ in log.signal() }
-      running.append((work, location, "\(action)"))
+      running.append((work, location, action))
     }
     if let step = log.takeSent() {
       expect(step, matches: assert, at: location)
@@ -116,9 +116,7 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
   /// report from the timer's would escape the test's `withKnownIssue`).
   func reportOverruns() {
     for effect in running where effect.work.outcome == .timedOut {
-      effect.origin.report(
-        "Effects started by \(effect.action) were still running after \(deadline) and were cancelled."
-      )
+      effect.origin.report(Store<State, Action>.overrun(of: effect.action, after: deadline))
     }
     running.removeAll { $0.work.outcome != nil }
   }

@@ -13,3 +13,11 @@ public struct ExchangeOption: Equatable, Identifiable, Sendable {
     ExchangeOption(id: ID("gift-card-1000"), title: "ギフトカード 1,000円分", cost: 10_000),
   ]
 }
+
+extension ExchangeOption {
+  /// The option with `id`, if there is one.
+  public init?(id: ID) {
+    guard let option = Self.all.first(where: { $0.id == id }) else { return nil }
+    self = option
+  }
+}

@@ -53,7 +53,7 @@ public enum Pages {
       switch transaction.reason {
       case let .surveyReward(id): "アンケート回答「\(titles[id] ?? id.rawValue)」"
       case let .missionBonus(kind): "ミッション達成ボーナス（\(kind.title)）"
-      case let .exchange(id): "ポイント交換（\(ExchangeOption.all.first { $0.id == id }?.title ?? id.rawValue)）"
+      case let .exchange(id): "ポイント交換（\(ExchangeOption(id: id)?.title ?? id.rawValue)）"
       }
     return [
       "title": title, "date": date(transaction.date), "amount": signed(transaction),

@@ -67,7 +67,6 @@ enum Navigation {
   static func formTarget(of action: AppFeature.Action) -> String? {
     switch action {
     case let .exchange(.exchangeButtonTapped(id)): "/exchange/\(id.rawValue)"
-    case let .missions(.claimButtonTapped(kind)): "/missions/\(kind.rawValue)/claim"
     default: nil
     }
   }

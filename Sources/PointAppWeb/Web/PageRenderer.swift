@@ -51,7 +51,7 @@ public struct PageRenderer: Sendable {
   /// `path` with a version that changes with `contents` (`/styles.css?v=…`): a changed file gets a
   /// new URL, so browsers may keep each version for as long as they like.
   public static func versionedURL(_ path: String, of contents: Data) -> String {
-    "\(path)?v=" + SHA256.hash(data: contents).prefix(6).map { String(format: "%02x", $0) }.joined()
+    "\(path)?v=" + hex(SHA256.hash(data: contents).prefix(6))
   }
 
   /// The list's cards (list items), joined. A card depends on its survey and on whether it was

@@ -150,7 +150,7 @@ public struct AppFeature: Reducer, Sendable {
         arrive(at: .exchange, &state)
         return .none
       case let .exchange(.optionSelected(id)):
-        if let option = ExchangeOption.all.first(where: { $0.id == id }), let confirmation = state.exchangeConfirmation {
+        if let option = ExchangeOption(id: id), let confirmation = state.exchangeConfirmation {
           arrive(at: .exchangeConfirmation(option, confirmation), &state)
         }
         return .none

@@ -47,14 +47,14 @@ public struct Exchange: Reducer, Sendable {
       case .pageRequested:
         return .none
       case let .optionSelected(id):
-        guard let option = ExchangeOption.all.first(where: { $0.id == id }) else {
+        guard let option = ExchangeOption(id: id) else {
           return .send(.delegate(.exchangeRefused(.unknownOption)))
         }
         state.confirmation = .exchange(option)
         return .none
       case let .exchangeButtonTapped(id):
         state.confirmation = nil
-        guard let option = ExchangeOption.all.first(where: { $0.id == id }) else {
+        guard let option = ExchangeOption(id: id) else {
           return .send(.delegate(.exchangeRefused(.unknownOption)))
         }
         do throws(PointError) {
