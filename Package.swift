@@ -22,6 +22,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     .target(
@@ -59,6 +62,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     .executableTarget(
@@ -97,6 +103,7 @@ let package = Package(
       dependencies: [
         "PointAppWeb",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
       ],

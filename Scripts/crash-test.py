@@ -3,7 +3,7 @@
 
 1. Crash safety: many users post answers to the release server while it is killed with SIGKILL
    at random moments. After each restart every user file must parse, and every award that got
-   its 303 See Other must be in that user's ledger, exactly once.
+   its 303 See Other to the completion page must be in that user's ledger, exactly once.
 2. Two processes: two servers share one data folder; one user's answers go through both at once.
    No update may be lost (the per-user file lock) and no survey may pay twice.
 
@@ -87,7 +87,8 @@ class User:
         self.csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', r.read().decode()).group(1)
 
     def answer(self, port, survey):
-        """Posts a survey's answers; the status, or None when the connection failed."""
+        """Posts a survey's answers; "paid" for a 303 to its completion page (a refused form's 303
+        leads back to the survey), else the status, or None when the connection failed."""
         body = urllib.parse.urlencode([("csrf", self.csrf)] + answers(survey))
         try:
             c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -95,6 +96,8 @@ class User:
                 "Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded",
                 "Origin": "http://127.0.0.1:%d" % port})
             r = c.getresponse(); r.read()
+            if r.status == 303 and r.getheader("Location") == "/surveys/%s/complete" % survey["id"]:
+                return "paid"
             return r.status
         except OSError:
             return None
@@ -162,7 +165,7 @@ def crash_safety(binary, kills, users_count, threads):
                 status = user.answer(server.port, survey)
                 with lock:
                     sent[0] += 1
-                    if status == 303:
+                    if status == "paid":
                         acknowledged[user.id].add(survey["id"])
 
         workers = [threading.Thread(target=load, args=(kill * 100 + n,)) for n in range(threads)]
@@ -205,7 +208,7 @@ def two_processes(binary):
     for j in jobs: j.start()
     for j in jobs: j.join()
     a.stop(); b.stop()
-    acknowledged = {s for s, status in results if status == 303}
+    acknowledged = {s for s, status in results if status == "paid"}
     files, problems = check(data, {user.id: acknowledged})
     with open(os.path.join(data, "users", user.id + ".json"), encoding="utf-8") as f:
         movements = ledger(os.path.join(data, "users"), user.id, json.load(f))

@@ -3,7 +3,10 @@ import Dependencies
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import PointApp
+import Prometheus
+import ServiceLifecycle
 
 /// How a server runs: where it listens, where it keeps data, what it serves.
 public struct AppConfiguration: Sendable {
@@ -20,6 +23,9 @@ public struct AppConfiguration: Sendable {
   public var maxBodySize = 64 * 1024
   /// How long a request's effects may run before it answers 503.
   public var effectDeadline = Duration.seconds(5)
+  /// The port that serves `GET /metrics` (Prometheus's text format) on `hostname`; `nil`: none.
+  /// Never the public port.
+  public var metricsPort: Int?
 
   public init() {}
 }
@@ -31,6 +37,7 @@ public func buildApplication(
   users: (any UserStateStore)? = nil,
   secret: Data? = nil,
   logger: Logger? = nil,
+  metrics registry: PrometheusCollectorRegistry? = nil,
   dependencies: @escaping @Sendable (inout DependencyValues) -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
   var logger = logger ?? Logger(label: "pointapp")
@@ -54,8 +61,14 @@ public func buildApplication(
   } operation: {
     DependencyValues._current
   }
+  // The product's figures go to the registry served on the metrics port; Hummingbird's, to the
+  // process's backend (`MetricsExport.bootstrap`, the same registry when the command runs).
+  let metrics = ProductMetrics(factory: registry.map(MetricsExport.factory) ?? NOOPMetricsHandler.instance)
   let loop = RequestLoop(
-    users: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
+    users: MeasuredUserStateStore(
+      base: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
+      metrics: metrics
+    ),
     sessions: Sessions(
       secret: try secret ?? Sessions.loadOrCreateSecret(at: configuration.dataDirectory.appendingPathComponent("session.key")),
       secureCookies: configuration.secureCookies
@@ -64,14 +77,24 @@ public func buildApplication(
     dependencies: resolved,
     maxBodySize: configuration.maxBodySize,
     effectDeadline: configuration.effectDeadline,
+    metrics: metrics,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
   let router = buildRouter(
     loop: loop, publicDirectory: configuration.publicDirectory, strictTransportSecurity: configuration.secureCookies, logger: logger
   )
+  var services: [any Service] = []
+  if let port = configuration.metricsPort, let registry {
+    services.append(Application(
+      router: MetricsExport.router(registry),
+      configuration: .init(address: .hostname(configuration.hostname, port: port)),
+      logger: logger
+    ))
+  }
   return Application(
     responder: router.buildResponder(),
     configuration: .init(address: .hostname(configuration.hostname, port: configuration.port)),
+    services: services,
     logger: logger
   )
 }
@@ -83,7 +106,9 @@ func buildRouter(
   router.addMiddleware {
     // Outermost, so that every response has them, error pages and static files included.
     SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity)
-    RequestLogMiddleware()
+    RequestLogMiddleware(serverErrors: loop.metrics.serverErrors)
+    // Requests by route pattern, method and status, outside the error pages so it sees their status.
+    MetricsMiddleware()
     ErrorPageMiddleware(renderer: loop.renderer)
     // Pages link the stylesheet under a URL that changes with its content (`?v=`), so it may be
     // kept for a year; ETag and Last-Modified still let a browser revalidate.

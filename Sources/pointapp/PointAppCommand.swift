@@ -33,6 +33,9 @@ struct PointAppCommand: AsyncParsableCommand {
   @Option(help: "text, or json for log shippers: one object per line (POINTAPP_LOG_FORMAT).")
   var logFormat = ProcessInfo.processInfo.environment["POINTAPP_LOG_FORMAT"] ?? "text"
 
+  @Option(help: "Serve Prometheus metrics at /metrics on this port, never the public one; off unless set (POINTAPP_METRICS_PORT).")
+  var metricsPort = Int(ProcessInfo.processInfo.environment["POINTAPP_METRICS_PORT"] ?? "")
+
   @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
   var secureCookies = ProcessInfo.processInfo.environment["POINTAPP_SECURE_COOKIES"] == "1"
 
@@ -53,7 +56,12 @@ struct PointAppCommand: AsyncParsableCommand {
     case "json": LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
     default: throw ValidationError("unknown log format \(logFormat): text or json")
     }
+    if let metricsPort {
+      guard metricsPort != port else { throw ValidationError("--metrics-port must not be the public port") }
+      configuration.metricsPort = metricsPort
+    }
+    let registry = configuration.metricsPort.map { _ in MetricsExport.bootstrap() }
     // Runs until SIGTERM or SIGINT, then finishes the requests in flight and stops.
-    try await buildApplication(configuration).runService()
+    try await buildApplication(configuration, metrics: registry).runService()
   }
 }

@@ -27,7 +27,7 @@ struct RequestLogTests {
       let requests = records.filter { $0["message"] == "request" }
       #expect(requests.map { [$0["method"], $0["route"], $0["status"]] } == [
         ["GET", "/surveys/{id}", "200"],
-        ["POST", "/surveys/{id}/answers", "422"],
+        ["POST", "/surveys/{id}/answers", "303"],
         ["GET", "NotFound", "404"],
       ])
       #expect(Set(requests.compactMap { $0["hb.request.id"] }).count == 3, "each has its own id")

@@ -44,6 +44,14 @@ struct SavedStateWriterTests {
     var state = AppFeature.State()
     state.progress = progress
     state.flash = Flash(.error, "「引用」と \"quotes\"\n改行")
+    state.draft = SurveyDraft(
+      [QuestionID("q1"): ["a\"", "改行\n"], QuestionID("q2"): [], QuestionID("not asked"): ["x"]],
+      of: Survey(
+        id: SurveyID("drafted"), title: "", description: "", category: .food,
+        questions: ["q1", "q2", "q3"].map { SurveyQuestion(id: QuestionID($0), text: "", kind: .rating) },
+        reward: 1, estimatedMinutes: 1, publishedAt: noon, expiresAt: nil
+      )
+    )
     return state
   }
 
@@ -105,6 +113,7 @@ struct GeneratedHistory {
 
   var steps: [Step] = []
   var flash: Flash?
+  var draft: SurveyDraft?
 
   static let pieces = [
     "a", "Z", "0", " ", "/", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{8}", "\u{C}", "\u{1F}", "\u{7F}",
@@ -142,6 +151,16 @@ struct GeneratedHistory {
     if Int.random(in: 0..<3, using: &random) > 0 {
       flash = Flash(Bool.random(using: &random) ? .success : .error, text(&random))
     }
+    if Bool.random(using: &random) {
+      let questions = (0..<Int.random(in: 0...4, using: &random)).map { _ in QuestionID(text(&random)) }
+      let survey = Survey(
+        id: SurveyID(text(&random)), title: "", description: "", category: .food,
+        questions: questions.map { SurveyQuestion(id: $0, text: "", kind: .rating) },
+        reward: 1, estimatedMinutes: 1, publishedAt: Date(timeIntervalSince1970: 0), expiresAt: nil
+      )
+      let answers = questions.map { ($0, (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) }) }
+      draft = SurveyDraft(Dictionary(answers, uniquingKeysWith: { first, _ in first }), of: survey)
+    }
   }
 
   /// The state the steps lead to, each moment passed through `date`; days stay those of the
@@ -165,11 +184,12 @@ struct GeneratedHistory {
     var state = AppFeature.State()
     state.progress = progress
     state.flash = flash
+    state.draft = draft
     return state
   }
 
   static let allFeatures: Set<String> = [
-    "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success",
+    "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
     #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
@@ -179,6 +199,7 @@ struct GeneratedHistory {
   static func features(of state: AppFeature.State, written: Data) -> Set<String> {
     let progress = state.progress
     var found: Set<String> = [state.flash.map { $0.kind.rawValue } ?? "no flash"]
+    if state.draft != nil { found.insert("draft") }
     for answer in progress.answered.values.flatMap(\.answers) {
       switch answer.value {
       case .choice: found.insert("choice")

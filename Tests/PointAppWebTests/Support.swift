@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import PointApp
 import PointAppWeb
+import Prometheus
 import Testing
 
 /// 2026-11-22 12:00 in Tokyo.
@@ -53,7 +54,7 @@ struct TestServer {
 
   func application(
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
-    secureCookies: Bool = false, logger: Logger? = nil
+    secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     configuration.secureCookies = secureCookies
@@ -61,7 +62,7 @@ struct TestServer {
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
-    return try await buildApplication(configuration, users: store ?? users, secret: secret, logger: logger) {
+    return try await buildApplication(configuration, users: store ?? users, secret: secret, logger: logger, metrics: metrics) {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.surveyClient = surveyClient ?? .catalog(catalog)

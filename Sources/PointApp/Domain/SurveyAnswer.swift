@@ -19,6 +19,21 @@ public struct SurveyAnswer: Codable, Equatable, Sendable {
 /// The raw inputs of an answer form, by question: what the user typed or picked, unchecked.
 public typealias AnswerDraft = [QuestionID: [String]]
 
+/// A survey's answers that were refused, kept with the user's data until the survey is answered,
+/// so that its page (where the refused form leads, by a redirect) shows them again with their
+/// errors, and Back or Refresh never re-sends a form.
+public struct SurveyDraft: Codable, Equatable, Sendable {
+  public let surveyID: SurveyID
+  public let answers: AnswerDraft
+
+  /// Keeps only the answers to `survey`'s questions: a forged form cannot grow the user's file.
+  public init(_ answers: AnswerDraft, of survey: Survey) {
+    surveyID = survey.id
+    let questions = Set(survey.questions.map(\.id))
+    self.answers = answers.filter { questions.contains($0.key) }
+  }
+}
+
 /// Why an answer was refused.
 public enum AnswerError: Equatable, Sendable, Error {
   case required

@@ -1,7 +1,7 @@
 import Foundation
 import PointApp
 
-/// A user's state file: their data only (progress and flash) with the schema version it was
+/// A user's state file: their data only (progress, flash and a refused draft) with the schema version it was
 /// written in; pages and catalog data are never saved.
 public enum SavedState {
   /// The version this code writes. Version 2 keeps the ledger bounded (running totals, newest
@@ -18,9 +18,16 @@ public enum SavedState {
   public static func state(from data: Data) throws -> AppFeature.State {
     let file = try SavedJSON.decode(File.self, from: data)
     var state = AppFeature.State()
-    state.progress = file.progress
-    state.flash = file.flash
+    (state.progress, state.flash, state.draft) = (file.progress, file.flash, file.draft)
     return state
+  }
+
+  /// What of `state` is saved: the user's data (progress, flash, draft), none of the page's. The
+  /// one place that says so, for the request loop (did anything to save change?) and the cache.
+  public static func userData(of state: AppFeature.State) -> AppFeature.State {
+    var saved = AppFeature.State()
+    (saved.progress, saved.flash, saved.draft) = (state.progress, state.flash, state.draft)
+    return saved
   }
 
   /// The file as `Codable` reads it; `SavedStateWriter` writes the bytes `JSONEncoder` gives for it.
@@ -28,14 +35,17 @@ public enum SavedState {
     var schemaVersion = SavedState.schemaVersion
     var progress: UserProgress
     var flash: Flash?
+    /// Absent in files written before drafts were kept; older programs of this version skip it.
+    var draft: SurveyDraft?
 
     private enum CodingKeys: String, CodingKey {
-      case schemaVersion, progress, flash
+      case schemaVersion, progress, flash, draft
     }
 
     init(_ state: AppFeature.State) {
       progress = state.progress
       flash = state.flash
+      draft = state.draft
     }
 
     /// Migrations go here: read the version, then decode that version's shape and convert it.
@@ -53,6 +63,7 @@ public enum SavedState {
       }
       progress = try container.decode(UserProgress.self, forKey: .progress)
       flash = try container.decodeIfPresent(Flash.self, forKey: .flash)
+      draft = try container.decodeIfPresent(SurveyDraft.self, forKey: .draft)
     }
   }
 }

@@ -26,13 +26,11 @@ final class SavedStateCache: Sendable {
     }
   }
 
-  /// Remembers the user's state as saved in `bytes`: its progress and flash only, with archived
-  /// answers to `surveys` only.
+  /// Remembers the user's state as saved in `bytes`: its user data only, with archived answers to
+  /// `surveys` only.
   func remember(_ user: SessionID, bytes: Data, state: AppFeature.State, surveys: [SurveyID]) {
-    var loaded = AppFeature.State()
-    loaded.progress = state.progress
+    var loaded = SavedState.userData(of: state)
     loaded.progress.archivedAnswers = state.progress.archivedAnswers.filter { surveys.contains($0.key) }
-    loaded.flash = state.flash
     let entry = Entry(bytes: bytes, surveys: surveys, state: loaded)
     entries.withLock { $0[user] = entry }
   }

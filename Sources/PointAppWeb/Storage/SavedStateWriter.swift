@@ -19,13 +19,22 @@ struct SavedStateWriter {
 
   private mutating func write(_ state: AppFeature.State) {
     byte("{")
-    if let flash = state.flash {
-      key("flash", first: true)
-      byte("{"); key("kind", first: true); string(flash.kind.rawValue); key("message"); string(flash.message); byte("}")
-      key("progress")
-    } else {
-      key("progress", first: true)
+    var first = true
+    if let draft = state.draft {
+      key("draft", first: true)
+      first = false
+      byte("{")
+      key("answers", first: true)
+      dictionary(draft.answers.map { ($0.key.rawValue, $0.value) }) { writer, values in writer.array(values) { $0.string($1) } }
+      key("surveyID"); string(draft.surveyID.rawValue)
+      byte("}")
     }
+    if let flash = state.flash {
+      key("flash", first: first)
+      first = false
+      byte("{"); key("kind", first: true); string(flash.kind.rawValue); key("message"); string(flash.message); byte("}")
+    }
+    key("progress", first: first)
     write(state.progress)
     key("schemaVersion"); int(SavedState.schemaVersion)
     byte("}")

@@ -5,13 +5,14 @@ import PointApp
 /// How the web shows where a user is. After a request's actions the root state's `destination`
 /// maps to exactly one response: after a form, a 303 to the destination's URL (redirect-after-post
 /// replaces a phone's navigation); for a page, the destination's page at its own URL (a page that
-/// leads elsewhere, such as the completion page of a survey not answered yet, is a 303 there); a
-/// refused form's page (422); or an error page (404, 503).
+/// leads elsewhere, such as the completion page of a survey not answered yet, is a 303 there); or
+/// an error page (404, 503). A refused form leads back to its page, which shows the kept draft:
+/// no page lives at a POST's URL, so Back and Refresh never ask to send a form again.
 enum Navigation {
   /// What a request gets.
   enum Reply: Equatable {
-    /// A page of `Pages`, with its status.
-    case page(Page, HTTPResponse.Status)
+    /// A page of `Pages`.
+    case page(Page)
     case redirect(String)
     case error(HTTPResponse.Status)
   }
@@ -40,8 +41,6 @@ enum Navigation {
       return .error(.notFound)
     case .unavailable?:
       return .error(.serviceUnavailable)
-    case let .answersRefused(survey)?:
-      return .page(.survey(survey), .unprocessableContent)
     case .surveyList?:
       (page, url) = (.surveys, "/surveys")
     case let .survey(survey)?:
@@ -59,7 +58,7 @@ enum Navigation {
     case let .exchangeConfirmation(option, alert)?:
       (page, url) = (.confirmation(alert.map(AppFeature.Action.exchange), cancel: "/exchange"), "/exchange/\(option.id.rawValue)")
     }
-    return isForm || url != path ? .redirect(url) : .page(page, .ok)
+    return isForm || url != path ? .redirect(url) : .page(page)
   }
 
   /// Where a form sends `action`: the way back from the controllers' decoding, for the buttons

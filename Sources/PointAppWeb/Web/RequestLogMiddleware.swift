@@ -1,11 +1,14 @@
 import Hummingbird
 import Logging
+import Metrics
 
 /// One log line per request, once it is answered: the request id (the logger's `hb.request.id`),
 /// method, route pattern (`/surveys/{id}`, never the ids, query or cookies a user sent; `NotFound`
 /// when no route matched), status
-/// and duration.
+/// and duration. 5xx lines are errors, and counted in `serverErrors`.
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+  let serverErrors: Counter
+
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
     let start = ContinuousClock.now
     do {
@@ -21,6 +24,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
   private func log(_ request: Request, _ context: Context, _ status: HTTPResponse.Status, since start: ContinuousClock.Instant) {
     let elapsed = (ContinuousClock.now - start).components
     let milliseconds = Double(elapsed.seconds) * 1_000 + Double(elapsed.attoseconds) / 1e15
+    if status.code >= 500 { serverErrors.increment() }
     context.logger.log(
       level: status.code >= 500 ? .error : .info, "request",
       metadata: [

@@ -15,6 +15,7 @@ struct RequestLoop: Sendable {
   let dependencies: DependencyValues
   let maxBodySize: Int
   let effectDeadline: Duration
+  let metrics: ProductMetrics
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
   let cache = SavedStateCache()
   /// The root feature with its body built once (with `dependencies`), for every request's store.
@@ -43,7 +44,9 @@ struct RequestLoop: Sendable {
   /// flash shown) is run again as an update, from the file as it is then.
   private func run(_ session: Session, request: Request, isForm: Bool, _ action: AppFeature.Action) async throws -> Response {
     let path = request.uri.path
-    let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Response) = { [self] saved in
+    // What a request answers, and the ledger before and after it when it saves.
+    typealias Outcome = (response: Response, ledgers: (before: PointLedger, after: PointLedger)?)
+    let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Outcome) = { [self] saved in
       let surveys = (try? await dependencies.surveyClient.fetchAll().map { $0.id }) ?? []
       let initial = try await UserFiles.load(saved, of: session.id, surveys: surveys, from: users, cache: cache)
       var dependencies = dependencies
@@ -52,15 +55,16 @@ struct RequestLoop: Sendable {
       }
       let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
       guard await store.send(action, deadline: effectDeadline) == .finished else {
+        metrics.deadlineOverruns.increment()
         throw HTTPError(.serviceUnavailable, message: "effects timed out")
       }
       let response: Response
       switch Navigation.reply(to: store.state.destination, path: path, isForm: isForm) {
-      case let .page(page, status):
+      case let .page(page):
         let state = store.state
-        response = .html(Pages.render(page, state, csrf: { sessions.csrfToken(for: session) }, renderer: renderer), status: status)
-        // A page shows the flash once; a refused form's page leaves it for the next.
-        if status == .ok, state.flash != nil { await store.send(.flashShown) }
+        response = .html(Pages.render(page, state, csrf: { sessions.csrfToken(for: session) }, renderer: renderer))
+        // A page shows the flash once.
+        if state.flash != nil { await store.send(.flashShown) }
       case let .redirect(location):
         response = .redirect(to: location, type: .normal)
       case .error(.internalServerError):
@@ -69,19 +73,20 @@ struct RequestLoop: Sendable {
         response = .html(renderer.render("error", Pages.error(status)), status: status)
       }
       let after = store.state
-      let changed = after.progress != initial.progress || after.flash != initial.flash
-      guard !session.isNew, changed else { return (nil, response) }
+      guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (response, nil)) }
       let (save, savedState) = try UserFiles.save(after)
       cache.remember(session.id, bytes: save.state, state: savedState, surveys: surveys)
-      return (save, response)
+      return (save, (response, (initial.progress.ledger, after.progress.ledger)))
     }
     var response: Response
     if session.isNew {
-      response = try await transaction(nil).result
+      response = try await transaction(nil).result.response
     } else if !isForm, case (nil, let viewed) = try await transaction(users.read(session.id)) {
-      response = viewed
+      response = viewed.response
     } else {
-      response = try await users.update(session.id, transaction)
+      let saved = try await users.update(session.id, transaction)
+      if let ledgers = saved.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
+      response = saved.response
     }
     if session.isNew { response.setCookie(sessions.cookie(for: session)) }
     return response

@@ -81,9 +81,25 @@ struct AppFeatureTests {
       $0.surveyDetailPage?.survey = .breakfast
       $0.surveyDetailPage?.draft = draft
       $0.surveyDetailPage?.errors = [QuestionID("foods"): .required, QuestionID("satisfaction"): .invalidRating]
-      $0.destination = .answersRefused(.breakfast)
+      $0.draft = SurveyDraft(draft, of: .breakfast)
+      $0.destination = .survey(.breakfast)
     }
-    #expect(store.state.progress == visited().progress, "a refused form changes nothing that is saved")
+    #expect(store.state.progress == visited().progress, "refused answers pay nothing and count no visit")
+
+    // Where the refused form leads, the next request: the survey's page, with the draft and its
+    // errors again.
+    var saved = AppFeature.State()
+    (saved.progress, saved.draft) = (store.state.progress, store.state.draft)
+    let next = makeStore(saved)
+    await next.send(.surveyOpened(Survey.breakfast.id)) {
+      $0.surveyDetailPage = SurveyDetail.Page(surveyID: Survey.breakfast.id)
+    }
+    await next.receive(\.surveyDetail.surveyLoaded.success) {
+      $0.surveyDetailPage?.survey = .breakfast
+      $0.surveyDetailPage?.draft = draft
+      $0.surveyDetailPage?.errors = [QuestionID("foods"): .required, QuestionID("satisfaction"): .invalidRating]
+      $0.destination = .survey(.breakfast)
+    }
   }
 
   @Test func answeredAnswersPayAndLeadToTheCompletionPage() async throws {

@@ -37,11 +37,57 @@ struct SurveyDetailTests {
   @Test func invalidAnswersKeepTheDraftAndSayWhy() async {
     let store = makeStore(survey: .breakfast)
     let draft: AnswerDraft = [QuestionID("frequency"): ["daily"], QuestionID("satisfaction"): ["9"]]
-    await store.send(.submitButtonTapped(draft)) {
+    await store.send(.submitButtonTapped(draft.merging([QuestionID("forged"): ["x"]]) { $1 })) {
+      $0.draft = SurveyDraft(draft, of: .breakfast)
       $0.page.draft = draft
       $0.page.errors = [QuestionID("foods"): .required, QuestionID("satisfaction"): .invalidRating]
     }
+    #expect(store.state.draft?.answers == draft, "only the survey's questions are kept")
     #expect(store.state.progress == UserProgress())
+  }
+
+  @Test func theSurveysPageShowsItsKeptDraftWithItsErrors() async {
+    let draft: AnswerDraft = [QuestionID("frequency"): ["daily"]]
+    let kept = SurveyDraft(draft, of: .breakfast)
+    let store = TestStore(initialState: SurveyDetail.State(draft: kept, page: SurveyDetail.Page(surveyID: Survey.breakfast.id))) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = noon
+    }
+    await store.send(.surveyLoaded(.success(.breakfast))) {
+      $0.page.survey = .breakfast
+      $0.page.draft = draft
+      $0.page.errors = [QuestionID("foods"): .required, QuestionID("satisfaction"): .required]
+    }
+  }
+
+  @Test func anotherSurveysDraftIsNotShown() async {
+    let kept = SurveyDraft([QuestionID("satisfaction"): ["9"]], of: .sweets)
+    let store = TestStore(initialState: SurveyDetail.State(draft: kept, page: SurveyDetail.Page(surveyID: Survey.breakfast.id))) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = noon
+    }
+    await store.send(.surveyLoaded(.success(.breakfast))) { $0.page.survey = .breakfast }
+  }
+
+  @Test func answeringTheSurveyDropsItsDraft() async throws {
+    var page = SurveyDetail.Page(surveyID: Survey.breakfast.id)
+    page.survey = .breakfast
+    let kept = SurveyDraft([QuestionID("frequency"): ["daily"]], of: .breakfast)
+    let store = TestStore(initialState: SurveyDetail.State(draft: kept, page: page)) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+    }
+    let answers = try Survey.breakfast.validateAnswers(breakfastAnswers).get()
+    await store.send(.submitButtonTapped(breakfastAnswers)) {
+      $0.draft = nil
+      $0.progress.recordAnswer(to: .breakfast, with: answers, id: TransactionID(UUID(0)), at: noon, on: today)
+    }
+    await store.receive(.delegate(.answered(.breakfast, paid: true)))
   }
 
   @Test func validAnswersPayTheRewardOnce() async throws {

@@ -9,6 +9,8 @@ public struct AppFeature: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var progress = UserProgress()
     public var flash: Flash?
+    /// Refused answers, kept until their survey is answered: its page shows them again.
+    public var draft: SurveyDraft?
     /// Where the user is after the request's actions: set by the reducers, never saved.
     public var destination: Destination?
     // What the pages show: built per request from the catalog and the clock, never saved.
@@ -30,8 +32,6 @@ public struct AppFeature: Reducer, Sendable {
     case surveyList
     /// A survey's page, with its question form.
     case survey(Survey)
-    /// A survey's answers were refused: its page again, with the draft and each question's error.
-    case answersRefused(Survey)
     /// A survey was answered and paid.
     case answerComplete(Survey, UserProgress.AnsweredSurvey)
     /// A survey answered before was answered again, and paid nothing.
@@ -114,7 +114,8 @@ public struct AppFeature: Reducer, Sendable {
             state.destination = .survey(survey)  // not answered yet: its page instead
           }
         case .submit:
-          if !page.errors.isEmpty { state.destination = .answersRefused(survey) }
+          // Refused: back to its page, which shows the kept draft and why it was refused.
+          if !page.errors.isEmpty { state.destination = .survey(survey) }
         }
         return .none
       case let .surveyDetail(.delegate(.answered(survey, paid))):
@@ -207,9 +208,9 @@ extension AppFeature.State {
   }
 
   public var surveyDetail: SurveyDetail.State? {
-    get { surveyDetailPage.map { SurveyDetail.State(progress: progress, page: $0) } }
+    get { surveyDetailPage.map { SurveyDetail.State(progress: progress, draft: draft, page: $0) } }
     set {
-      if let newValue { progress = newValue.progress }
+      if let newValue { (progress, draft) = (newValue.progress, newValue.draft) }
       surveyDetailPage = newValue?.page
     }
   }

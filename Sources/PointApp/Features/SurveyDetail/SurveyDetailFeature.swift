@@ -8,10 +8,13 @@ import Foundation
 public struct SurveyDetail: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var progress: UserProgress
+    /// The user's refused answers, of this survey or another, kept until that survey is answered.
+    public var draft: SurveyDraft?
     public var page: Page
 
-    public init(progress: UserProgress = UserProgress(), page: Page) {
+    public init(progress: UserProgress = UserProgress(), draft: SurveyDraft? = nil, page: Page) {
       self.progress = progress
+      self.draft = draft
       self.page = page
     }
 
@@ -37,7 +40,7 @@ public struct SurveyDetail: Reducer, Sendable {
     /// The catalog has no open survey with this id.
     public var notFound = false
     public var loadFailed = false
-    /// What the user sent last, shown again with the errors when it was refused.
+    /// The refused answers shown again, with their errors.
     public var draft: AnswerDraft = [:]
     public var errors: [QuestionID: AnswerError] = [:]
 
@@ -75,8 +78,17 @@ public struct SurveyDetail: Reducer, Sendable {
           return .none
         }
         state.page.survey = survey
-        guard case let .submit(draft) = state.page.intent else { return .none }
-        return submit(draft, state: &state)
+        switch state.page.intent {
+        case .answer:
+          if let kept = state.draft, kept.surveyID == survey.id {
+            show(kept.answers, of: survey, state: &state)
+          }
+          return .none
+        case .seeCompletion:
+          return .none
+        case let .submit(draft):
+          return submit(draft, state: &state)
+        }
       case .surveyLoaded(.failure):
         state.page.loadFailed = true
         return .none
@@ -100,16 +112,27 @@ public struct SurveyDetail: Reducer, Sendable {
     }
   }
 
+  /// Refused answers on the survey's page, with why each was refused (none, if the survey has
+  /// changed since in a way that makes them valid).
+  private func show(_ draft: AnswerDraft, of survey: Survey, state: inout State) {
+    state.page.draft = draft
+    if case let .failure(errors) = survey.validateAnswers(draft) {
+      state.page.errors = errors.byQuestion
+    }
+  }
+
   private func submit(_ draft: AnswerDraft, state: inout State) -> Effect<Action> {
     guard let survey = state.page.survey else { return .none }
     switch survey.validateAnswers(draft) {
-    case let .failure(errors):
-      state.page.draft = draft
-      state.page.errors = errors.byQuestion
+    case .failure:
+      let kept = SurveyDraft(draft, of: survey)
+      state.draft = kept
+      show(kept.answers, of: survey, state: &state)
       return .none
     case let .success(answers):
       state.page.draft = [:]
       state.page.errors = [:]
+      if state.draft?.surveyID == survey.id { state.draft = nil }
       let now = now  // one reading: the answer's time and its day agree, even at midnight
       let paid = state.progress.recordAnswer(
         to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar)

@@ -1,0 +1,85 @@
+import Foundation
+import Metrics
+import PointApp
+import Synchronization
+
+/// The product's own figures, beside Hummingbird's requests by route and status
+/// (`MetricsMiddleware`): in Prometheus's registry with `--metrics-port`, nowhere otherwise.
+///
+/// Awards are counted from what a request saved, once its save succeeded: a figure never counts
+/// a payment that a failed write took back.
+struct ProductMetrics: Sendable {
+  let answersAccepted: Counter
+  let missionClaims: Counter
+  let exchanges: Counter
+  let pointsIssuedForAnswers: Counter
+  let pointsIssuedForMissions: Counter
+  let pointsExchanged: Counter
+  let storeReads: Metrics.Timer
+  /// An update's own time: waiting for the user's lock, reading and saving; not the request's work.
+  let storeUpdates: Metrics.Timer
+  let deadlineOverruns: Counter
+  let serverErrors: Counter
+
+  init(factory: any MetricsFactory) {
+    answersAccepted = Counter(label: "pointapp_answers_accepted", factory: factory)
+    missionClaims = Counter(label: "pointapp_mission_claims", factory: factory)
+    exchanges = Counter(label: "pointapp_exchanges", factory: factory)
+    pointsIssuedForAnswers = Counter(label: "pointapp_points_issued", dimensions: [("reason", "survey")], factory: factory)
+    pointsIssuedForMissions = Counter(label: "pointapp_points_issued", dimensions: [("reason", "mission")], factory: factory)
+    pointsExchanged = Counter(label: "pointapp_points_exchanged", factory: factory)
+    storeReads = Metrics.Timer(label: "pointapp_store_read_seconds", factory: factory)
+    storeUpdates = Metrics.Timer(label: "pointapp_store_update_seconds", factory: factory)
+    deadlineOverruns = Counter(label: "pointapp_effect_deadline_overruns", factory: factory)
+    serverErrors = Counter(label: "pointapp_responses_5xx", factory: factory)
+  }
+
+  /// Counts the ledger movements that `after` holds and `before` did not: one request's, saved.
+  func recordSaved(from before: PointLedger, to after: PointLedger) {
+    let known = Set(before.recent.map(\.id))
+    for movement in after.recent where !known.contains(movement.id) {
+      switch movement.reason {
+      case .surveyReward:
+        answersAccepted.increment()
+        pointsIssuedForAnswers.increment(by: movement.amount.value)
+      case .missionBonus:
+        missionClaims.increment()
+        pointsIssuedForMissions.increment(by: movement.amount.value)
+      case .exchange:
+        exchanges.increment()
+        pointsExchanged.increment(by: movement.amount.value)
+      }
+    }
+  }
+}
+
+/// A user store whose reads and updates are timed into `metrics`; an update's time leaves out
+/// the work of the request it runs.
+struct MeasuredUserStateStore: UserStateStore {
+  let base: any UserStateStore
+  let metrics: ProductMetrics
+
+  func update<Result: Sendable>(
+    _ user: SessionID,
+    _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
+  ) async throws -> Result {
+    let start = ContinuousClock.now
+    let inBody = Mutex<Duration>(.zero)
+    defer { metrics.storeUpdates.record(duration: ContinuousClock.now - start - inBody.withLock { $0 }) }
+    return try await base.update(user) { data in
+      let entered = ContinuousClock.now
+      defer { inBody.withLock { $0 += ContinuousClock.now - entered } }
+      return try await body(data)
+    }
+  }
+
+  func read(_ user: SessionID) async throws -> Data? {
+    let start = ContinuousClock.now
+    defer { metrics.storeReads.record(duration: ContinuousClock.now - start) }
+    return try await base.read(user)
+  }
+
+  func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+    try await base.archived(names, of: user)
+  }
+}
