@@ -75,7 +75,12 @@ struct BadInputTests {
       try await browser.post("/surveys/unknown/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
     }
     try await expect(.notFound) { browser, csrf in try await browser.post("/missions/jackpot/claim", form: "csrf=\(csrf)") }
-    try await expect(.notFound) { browser, csrf in try await browser.post("/exchange/yacht", form: "csrf=\(csrf)") }
+    try await expect(.notFound) { browser, csrf in try await browser.post("/exchange/yacht", form: "csrf=\(csrf)&ledger=0") }
+  }
+
+  @Test func anExchangeWithoutTheLedgerItWasConfirmedOnIs400() async throws {
+    try await expect(.badRequest) { browser, csrf in try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)") }
+    try await expect(.badRequest) { browser, csrf in try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=x") }
   }
 
   @Test func aHugeBodyIs413() async throws {

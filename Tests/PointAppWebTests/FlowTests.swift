@@ -60,6 +60,10 @@ struct FlowTests {
       )
       #expect(answered.status == .seeOther)
       #expect(answered.headers[.location] == "/surveys/breakfast/complete")
+      // A new state cookie with each save: Chrome then reloads, rather than restores, the pages
+      // that Back returns to (its back/forward cache keeps no-store pages while cookies stay).
+      let stateCookie = { (response: TestResponse) in response.headers[values: .setCookie].filter { $0.hasPrefix("pointapp_state=") } }
+      #expect(stateCookie(answered).count == 1)
 
       let complete = try await browser.get("/surveys/breakfast/complete")
       #expect(!(try await browser.get("/surveys/breakfast").html.contains("回答してください。")), "the draft went with the answer")
@@ -67,6 +71,7 @@ struct FlowTests {
       #expect(complete.html.contains("「朝ごはんアンケート」に回答しました。40ptを獲得しました！"))
       let again = try await browser.get("/surveys/breakfast/complete")
       #expect(!again.html.contains("獲得しました！"), "the flash is shown once")
+      #expect(stateCookie(again).isEmpty, "a view that saves nothing changes no cookie")
 
       let points = try await browser.get("/points")
       #expect(points.html.contains(#"<p class="big">40pt</p>"#))
@@ -167,7 +172,7 @@ struct FlowTests {
     var progress = UserProgress()
     let bonanza = Survey(
       id: SurveyID("gone"), title: "", description: "", category: .food, questions: [],
-      reward: 3_500, estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil
+      reward: 6_500, estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil
     )
     progress.recordAnswer(to: bonanza, with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo))
     state.progress = progress
@@ -180,12 +185,15 @@ struct FlowTests {
       #expect(confirmation.html.contains("デジタルギフト 300円分に交換しますか？"))
       #expect(confirmation.html.contains(#"<a class="button" href="/exchange">やめる</a>"#))
       let csrf = try await browser.csrf(from: "/exchange/digital-gift-300")
-      for _ in 0..<2 {
-        let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)")
+      let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
+      #expect(ledger == "1")
+      for _ in 0..<2 {  // the confirmation sent twice (a double click, Back, a second tab)
+        let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=\(ledger)")
         #expect(sent.status == .seeOther)
         #expect(sent.headers[.location] == "/exchange")
       }
-      #expect(try await browser.get("/points").html.contains(#"<p class="big">500pt</p>"#), "the second is refused")
+      #expect(try await browser.get("/exchange").html.contains("ポイントの残高が変わったため、交換しませんでした。"))
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">3,500pt</p>"#), "the second is refused")
       let before = try server.files()
       #expect(try await browser.get("/exchange/yacht").status == .notFound)
       #expect(try server.files() == before)

@@ -74,7 +74,8 @@ struct MetricsTests {
       for survey in rich {
         _ = try await browser.post("/surveys/\(survey.id.rawValue)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
       }
-      let exchanged = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)")
+      let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
+      let exchanged = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=\(ledger)")
       #expect(exchanged.headers[.location] == "/exchange")
     }
     let samples = try await Self.samples(registry)

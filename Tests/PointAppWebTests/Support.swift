@@ -103,7 +103,8 @@ struct Browser {
     var headers = headers
     if let cookie { headers[.cookie] = cookie }
     let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))
-    if let setCookie = response.headers[.setCookie] {
+    // The session cookie; the state cookie only tells browsers that pages changed.
+    if let setCookie = response.headers[values: .setCookie].first(where: { $0.hasPrefix("\(Sessions.cookieName)=") }) {
       cookie = String(setCookie.prefix { $0 != ";" })
     }
     return response
@@ -111,8 +112,13 @@ struct Browser {
 
   /// The CSRF token of the first form on a page.
   mutating func csrf(from uri: String) async throws -> String {
+    try await hidden("csrf", from: uri)
+  }
+
+  /// The value of the hidden field `name` on the page at `uri`.
+  mutating func hidden(_ name: String, from uri: String) async throws -> String {
     let html = String(buffer: try await get(uri).body)
-    let marker = "name=\"csrf\" value=\""
+    let marker = "name=\"\(name)\" value=\""
     let start = try #require(html.range(of: marker)).upperBound
     return String(html[start...].prefix { $0 != "\"" })
   }

@@ -139,6 +139,9 @@ public enum PointError: Error, Equatable, Sendable {
   case missionNotCompleted
   case missionAlreadyClaimed
   case unknownOption
+  /// The confirmation was shown before the ledger last moved (a form sent again from Back, or
+  /// from another tab): nothing is spent on what the user saw then.
+  case staleConfirmation
 
   public var message: String {
     switch self {
@@ -146,6 +149,7 @@ public enum PointError: Error, Equatable, Sendable {
     case .missionNotCompleted: "このミッションはまだ達成していません。"
     case .missionAlreadyClaimed: "このミッションのボーナスは受け取り済みです。"
     case .unknownOption: "その交換先はありません。"
+    case .staleConfirmation: "ポイントの残高が変わったため、交換しませんでした。内容を確認して、もう一度お試しください。"
     }
   }
 }

@@ -26,7 +26,10 @@ struct PointsController<Context: RequestContext> {
       try await loop.page(request, .exchange(.optionSelected(ExchangeOption.ID(try context.parameters.require("id")))))
     } form: { request, context in
       let id = ExchangeOption.ID(try context.parameters.require("id"))
-      return try await loop.form(request) { _ in .exchange(.exchangeButtonTapped(id)) }
+      return try await loop.form(request) { form in
+        guard let ledgerCount = Int(try form.value("ledger")) else { throw HTTPError(.badRequest) }
+        return .exchange(.exchangeButtonTapped(id, ledgerCount: ledgerCount))
+      }
     }
   }
 }

@@ -57,6 +57,14 @@ public struct Sessions: Sendable {
     )
   }
 
+  /// A cookie whose value is new each time the user's saved state changes. Chrome keeps a page in
+  /// its back/forward cache despite `Cache-Control: no-store` unless a cookie changed since it
+  /// was shown: with this one, Back after a form shows the page as it is now (the balance just
+  /// paid), never the page as it was before the form.
+  public func stateCookie() -> Cookie {
+    Cookie(name: "pointapp_state", value: SessionID.random().rawValue.prefix(16).description, path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax)
+  }
+
   public func csrfToken(for session: Session) -> String {
     hex(HMAC<SHA256>.authenticationCode(for: Data(session.id.rawValue.utf8), using: key))
   }

@@ -61,11 +61,11 @@ enum Navigation {
     return isForm || url != path ? .redirect(url) : .page(page)
   }
 
-  /// Where a form sends `action`: the way back from the controllers' decoding, for the buttons
-  /// of an alert shown as a page.
-  static func formTarget(of action: AppFeature.Action) -> String? {
+  /// Where a form sends `action`, and its hidden fields: the way back from the controllers'
+  /// decoding, for the buttons of an alert shown as a page.
+  static func formTarget(of action: AppFeature.Action) -> (path: String, fields: [String: String])? {
     switch action {
-    case let .exchange(.exchangeButtonTapped(id)): "/exchange/\(id.rawValue)"
+    case let .exchange(.exchangeButtonTapped(id, ledgerCount)): ("/exchange/\(id.rawValue)", ["ledger": "\(ledgerCount)"])
     default: nil
     }
   }
@@ -96,7 +96,10 @@ extension Pages {
       "buttons": alert.buttons.compactMap { button -> [String: Any]? in
         guard let action = button.action else { return ["label": button.label, "href": cancel] }
         guard let target = Navigation.formTarget(of: action) else { return nil }
-        return ["label": button.label, "action": target, "isDestructive": button.role == .destructive]
+        return [
+          "label": button.label, "action": target.path, "isDestructive": button.role == .destructive,
+          "fields": target.fields.sorted { $0.key < $1.key }.map { ["name": $0.key, "value": $0.value] },
+        ]
       },
       "csrf": csrf,
     ]

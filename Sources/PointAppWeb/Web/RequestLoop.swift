@@ -85,8 +85,11 @@ struct RequestLoop: Sendable {
       response = viewed.response
     } else {
       let saved = try await users.update(session.id, transaction)
-      if let ledgers = saved.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
       response = saved.response
+      if let ledgers = saved.ledgers {
+        metrics.recordSaved(from: ledgers.before, to: ledgers.after)
+        response.setCookie(sessions.stateCookie())
+      }
     }
     if session.isNew { response.setCookie(sessions.cookie(for: session)) }
     return response

@@ -281,21 +281,21 @@ struct AppFeatureTests {
     let store = makeStore()
     let gift = ExchangeOption.all[0]
     await store.send(.exchange(.optionSelected(gift.id))) {
-      $0.exchangeConfirmation = .exchange(gift)
+      $0.exchangeConfirmation = .exchange(gift, ledgerCount: 0)
       $0.progress.recordVisit(on: today, at: noon)
-      $0.destination = .exchangeConfirmation(gift, .exchange(gift))
+      $0.destination = .exchangeConfirmation(gift, .exchange(gift, ledgerCount: 0))
     }
   }
 
   @Test func anExchangeForAnOptionThatDoesNotExistIsNotFound() async {
     let store = makeStore(visited())
-    await store.send(.exchange(.exchangeButtonTapped(ExchangeOption.ID("nope")))) { $0.destination = .exchange }
+    await store.send(.exchange(.exchangeButtonTapped(ExchangeOption.ID("nope"), ledgerCount: 0))) { $0.destination = .exchange }
     await store.receive(.exchange(.delegate(.exchangeRefused(.unknownOption)))) { $0.destination = .notFound }
   }
 
   @Test func aRefusedExchangeLeadsBackToTheExchangeAndSaysWhy() async {
     let store = makeStore(visited())
-    await store.send(.exchange(.exchangeButtonTapped(ExchangeOption.all[0].id))) { $0.destination = .exchange }
+    await store.send(.exchange(.exchangeButtonTapped(ExchangeOption.all[0].id, ledgerCount: 0))) { $0.destination = .exchange }
     await store.receive(.exchange(.delegate(.exchangeRefused(.insufficientBalance)))) {
       $0.flash = Flash(.error, "ポイントが足りません。")
     }
@@ -307,7 +307,7 @@ struct AppFeatureTests {
     state.progress = .answered([.fixture(reward: 3_000)], ids: &ids)
     let store = makeStore(state)
     let gift = ExchangeOption.all[0]
-    await store.send(.exchange(.exchangeButtonTapped(gift.id))) {
+    await store.send(.exchange(.exchangeButtonTapped(gift.id, ledgerCount: 1))) {
       try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
       $0.destination = .exchange
     }

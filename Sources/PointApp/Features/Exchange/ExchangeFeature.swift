@@ -25,8 +25,9 @@ public struct Exchange: Reducer, Sendable {
     case pageRequested
     /// An option was chosen: asks whether to exchange it.
     case optionSelected(ExchangeOption.ID)
-    /// The exchange was confirmed.
-    case exchangeButtonTapped(ExchangeOption.ID)
+    /// The exchange was confirmed on a confirmation shown when the ledger held `ledgerCount`
+    /// movements.
+    case exchangeButtonTapped(ExchangeOption.ID, ledgerCount: Int)
     case delegate(Delegate)
 
     @CasePathable
@@ -50,12 +51,15 @@ public struct Exchange: Reducer, Sendable {
         guard let option = ExchangeOption(id: id) else {
           return .send(.delegate(.exchangeRefused(.unknownOption)))
         }
-        state.confirmation = .exchange(option)
+        state.confirmation = .exchange(option, ledgerCount: state.progress.ledger.count)
         return .none
-      case let .exchangeButtonTapped(id):
+      case let .exchangeButtonTapped(id, ledgerCount):
         state.confirmation = nil
         guard let option = ExchangeOption(id: id) else {
           return .send(.delegate(.exchangeRefused(.unknownOption)))
+        }
+        guard ledgerCount == state.progress.ledger.count else {
+          return .send(.delegate(.exchangeRefused(.staleConfirmation)))
         }
         do throws(PointError) {
           try state.progress.exchange(option, id: TransactionID(uuid()), at: now)
@@ -71,13 +75,14 @@ public struct Exchange: Reducer, Sendable {
 }
 
 extension AlertState where Action == Exchange.Action {
-  /// Asked before points are spent: what is got, what it costs, and that it is final.
-  public static func exchange(_ option: ExchangeOption) -> Self {
+  /// Asked before points are spent: what is got, what it costs, and that it is final. Its answer
+  /// counts only while the ledger still holds `ledgerCount` movements.
+  public static func exchange(_ option: ExchangeOption, ledgerCount: Int) -> Self {
     AlertState(
       title: "\(option.title)に交換しますか？",
       message: "\(option.cost)を使います。交換したポイントは戻せません。",
       buttons: [
-        ButtonState(action: .exchangeButtonTapped(option.id), label: "交換する"),
+        ButtonState(action: .exchangeButtonTapped(option.id, ledgerCount: ledgerCount), label: "交換する"),
         ButtonState(role: .cancel, label: "やめる"),
       ]
     )
