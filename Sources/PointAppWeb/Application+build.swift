@@ -119,6 +119,8 @@ func buildRouter(
   }
   router.get("/healthz") { _, _ in "ok" }
   router.get("/") { _, _ in Response.redirect(to: "/surveys", type: .normal) }
+  // Browsers ask for /favicon.ico on pages that name no icon (the health check's text).
+  router.get("/favicon.ico") { _, _ in Response.redirect(to: "/favicon.svg", type: .permanent) }
   SurveysController(loop: loop).addRoutes(to: router)
   PointsController(loop: loop).addRoutes(to: router)
   MissionsController(loop: loop).addRoutes(to: router)

@@ -1,0 +1,241 @@
+"""A person's browser for the tests: every page it reaches is screenshotted and checked (a real
+page, no severe console entry, no serious or critical axe-core violation).
+
+Problems found on a page are recorded, printed at once and reported together by
+`assert_no_problems()` at the end of a test, so that one run lists every failing page; what the
+walk needs in order to go on (an element to click) is asserted at once.
+"""
+
+import base64
+import re
+import uuid
+from pathlib import Path
+
+import axe_selenium_python
+from selenium.common.exceptions import NoSuchElementException, WebDriverException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+AXE_SCRIPT = (Path(axe_selenium_python.__file__).parent / "node_modules" / "axe-core" / "axe.min.js").read_text()
+
+# Runs axe on the whole document and hands back what a report needs.
+AXE_RUN = """
+const done = arguments[arguments.length - 1];
+axe.run(document).then(results => done({
+  version: axe.version, url: results.url,
+  passes: results.passes.length,
+  violations: results.violations.map(rule => ({
+    id: rule.id, impact: rule.impact, help: rule.help,
+    nodes: rule.nodes.map(node => ({target: node.target, summary: node.failureSummary})),
+  })),
+})).catch(error => done({error: String(error && error.stack || error)}));
+"""
+
+FAILING_IMPACTS = {"serious", "critical"}
+
+# What Chrome shows instead of a page, e.g. when Back reaches the result of a POST.
+CHROME_ERROR_MARKS = ("ERR_CACHE_MISS", "フォームの再送信", "Confirm Form Resubmission")
+
+POINTS = re.compile(r"(-?[\d,]+)\s*pt")
+
+
+def points(text: str) -> int:
+    """The first amount written as `1,234pt` in `text`."""
+    found = POINTS.search(text)
+    assert found, f"no amount in points in {text!r}"
+    return int(found.group(1).replace(",", ""))
+
+
+class Browser:
+    def __init__(self, driver: WebDriver, base_url: str, window: str, size: tuple[int, int], screenshots: Path):
+        self.driver = driver
+        self.base_url = base_url
+        self.window = window
+        self.size = size
+        self.screenshots = screenshots
+        self.pages = 0
+        self.page_name = ""
+        self.problems: list[tuple[str, str]] = []
+        self.restored = False
+        self.fit_viewport()
+
+    def fit_viewport(self):
+        """Makes the page's viewport the window's size: headless Chromium's windows are at least 500
+        pixels wide and take room for a frame. A phone's viewport is a mobile one (the page's
+        viewport meta tag applies, scrollbars overlay)."""
+        width, height = self.size
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                    {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+    def new_tab(self):
+        self.driver.switch_to.new_window("tab")
+        self.fit_viewport()
+
+    def sign_in_as(self, session: str):
+        """Comes back as the user of `session` (a seeded one): sets the session cookie, on the
+        site's origin (/healthz, a plain-text endpoint, not a page to check)."""
+        self.driver.get(self.base_url + "/healthz")
+        self.driver.add_cookie({"name": "pointapp_session", "value": session, "path": "/", "httpOnly": True})
+
+    # Going places. Each returns whether a real page of the site was reached (and checked).
+
+    def open(self, path: str, slug: str, expected_status: int | None = None) -> bool:
+        """Types the address. `expected_status`: the page is an error page with that status."""
+        self.driver.get(self.base_url + path)
+        self.restored = False
+        return self.check(slug, expected_status)
+
+    def follow(self, element: WebElement, slug: str, expected_status: int | None = None) -> bool:
+        """Clicks a link or a form's button and waits for the page it leads to."""
+        self.navigate(lambda: self.click(element))
+        return self.check(slug, expected_status)
+
+    def back(self, slug: str) -> bool:
+        self.navigate(self.driver.back)
+        return self.check(slug)
+
+    def refresh(self, slug: str) -> bool:
+        self.navigate(self.driver.refresh)
+        return self.check(slug)
+
+    def navigate(self, action):
+        """Does `action` and waits until another document (a new one, or one Back restores) has
+        loaded: the one left is tagged, and Chromium may refuse scripts while it navigates."""
+        tag = uuid.uuid4().hex
+        self.driver.execute_script("window.pointappTestPage = arguments[0]", tag)
+        action()
+        WebDriverWait(self.driver, 15, ignored_exceptions=(WebDriverException,)).until(lambda driver: driver.execute_script(
+            "return window.pointappTestPage !== arguments[0] && document.readyState === 'complete'", tag))
+        # A page tagged before was left earlier and is back as it was: Chrome's back/forward cache.
+        self.restored = self.driver.execute_script("return window.pointappTestPage !== undefined")
+
+    def click(self, element: WebElement):
+        """Clicks as a person does, with the element in the middle of the screen (never under the
+        header)."""
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
+
+    def tick(self, field: WebElement):
+        """Chooses a radio button or checkbox by clicking its label, the text a person taps."""
+        labels = field.find_elements(By.XPATH, "ancestor::label[1]") \
+            or self.find_all(f"label[for='{field.get_attribute('id')}']")
+        assert labels, f"{self.page_name}: the option {field.get_attribute('value')!r} has no label"
+        label = labels[0]
+        self.click(label)
+        assert field.is_selected(), f"{self.page_name}: clicking the label {label.text!r} did not choose its option"
+
+    # Reading the page.
+
+    def find(self, selector: str, within: WebElement | None = None) -> WebElement:
+        return (within or self.driver).find_element(By.CSS_SELECTOR, selector)
+
+    def find_all(self, selector: str, within: WebElement | None = None) -> list[WebElement]:
+        return (within or self.driver).find_elements(By.CSS_SELECTOR, selector)
+
+    def link(self, text: str, within: WebElement | None = None) -> WebElement:
+        """The link or button whose visible text contains `text`."""
+        for element in self.find_all("a, button", within):
+            if text in element.text:
+                return element
+        raise AssertionError(f"{self.page_name}: no link or button {text!r} on {self.driver.current_url}")
+
+    def text(self) -> str:
+        return self.find("body").text
+
+    def balance(self) -> int:
+        """The balance in the header, as every page shows it."""
+        try:
+            return points(self.find("header .balance").text)
+        except NoSuchElementException:
+            raise AssertionError(f"{self.page_name}: no balance in the header of {self.driver.current_url}")
+
+    # Recording problems.
+
+    def expect(self, condition: bool, message: str):
+        if not condition:
+            if self.restored:
+                message += " (the page was restored from Chrome's back/forward cache, not loaded again)"
+            self.problem(message)
+
+    def problem(self, message: str):
+        print(f"PROBLEM [{self.page_name}] {message}")
+        self.problems.append((self.page_name, message))
+
+    def assert_no_problems(self):
+        """Fails with every problem found, each once with the pages it was found on."""
+        pages: dict[str, list[str]] = {}
+        for page, message in self.problems:
+            pages.setdefault(message, []).append(page)
+        assert not pages, f"{len(self.problems)} problem(s) on {self.pages} pages:\n" + "\n".join(
+            f"- {message}\n    on {len(names)} page(s): {', '.join(names)}" for message, names in pages.items())
+
+    # The checks of every page.
+
+    def check(self, slug: str, expected_status: int | None = None) -> bool:
+        self.pages += 1
+        self.page_name = f"{self.window}-{self.pages:02d}-{slug}"
+        self.screenshot()
+        self.check_console(expected_status)
+        if not self.is_real_page():
+            return False
+        self.check_width()
+        self.check_axe()
+        return True
+
+    def check_width(self):
+        """The page fits the window's width: nothing to scroll sideways (a phone would zoom out)."""
+        viewport, page = self.driver.execute_script("return [innerWidth, document.documentElement.scrollWidth]")
+        self.expect(viewport == self.size[0] and page <= self.size[0],
+                    f"the page is wider than the window ({page}px in a {viewport}px viewport, for {self.size[0]}px)")
+
+    def screenshot(self):
+        """The whole page, not only what fits in the window (from the top, where sticky parts
+        belong)."""
+        self.driver.execute_script("window.scrollTo(0, 0)")
+        metrics = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+        width = metrics["cssLayoutViewport"]["clientWidth"]
+        height = max(metrics["cssContentSize"]["height"], metrics["cssLayoutViewport"]["clientHeight"])
+        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
+        })
+        (self.screenshots / f"{self.page_name}.png").write_bytes(base64.b64decode(shot["data"]))
+
+    def is_real_page(self) -> bool:
+        url = self.driver.current_url
+        source = self.driver.page_source
+        marks = [mark for mark in CHROME_ERROR_MARKS if mark in source]
+        if url.startswith("chrome-error://") or marks:
+            self.problem(f"not a page of the site but Chrome's error page at {url} (shows {', '.join(marks) or url})")
+            return False
+        return True
+
+    def check_console(self, expected_status: int | None):
+        """Fails on every SEVERE entry (script errors, CSP violations, failed loads), except the
+        line Chrome writes for the page's own status when the page is an expected error page."""
+        url = self.driver.current_url
+        for entry in self.driver.get_log("browser"):
+            if entry["level"] != "SEVERE":
+                continue
+            message = entry["message"]
+            if expected_status and entry.get("source") == "network" and message.startswith(url + " ") \
+                    and f"status of {expected_status} " in message:
+                continue
+            self.problem(f"console {entry['level']} ({entry.get('source')}): {message}")
+
+    def check_axe(self):
+        self.driver.execute_script(AXE_SCRIPT)
+        results = self.driver.execute_async_script(AXE_RUN)
+        assert results and "error" not in results, f"{self.page_name}: axe-core did not run: {results}"
+        assert results["version"] and results["passes"] > 0 and results["url"] == self.driver.current_url, \
+            f"{self.page_name}: axe-core did not check this page: {results}"
+        for rule in results["violations"]:
+            for node in rule["nodes"]:
+                line = f"axe {rule['id']} ({rule['impact']}): {rule['help']} at {' '.join(map(str, node['target']))}" \
+                       f" -- {' '.join((node['summary'] or '').split())}"
+                if rule["impact"] in FAILING_IMPACTS:
+                    self.problem(line)
+                else:
+                    print(f"note [{self.page_name}] {line}")
