@@ -5,10 +5,10 @@ import PointApp
 import Testing
 
 struct SurveyDetailTests {
-  func makeStore(survey: Survey? = nil, progress: UserProgress = UserProgress()) -> TestStoreOf<SurveyDetail> {
+  func makeStore(survey: Survey? = nil, progress: UserProgress = UserProgress(), draft: SurveyDraft? = nil) -> TestStoreOf<SurveyDetail> {
     var page = SurveyDetail.Page(surveyID: survey?.id ?? Survey.breakfast.id)
     page.survey = survey
-    return TestStore(initialState: SurveyDetail.State(progress: progress, page: page)) {
+    return TestStore(initialState: SurveyDetail.State(progress: progress, draft: draft, page: page)) {
       SurveyDetail()
     } withDependencies: {
       $0.date.now = noon
@@ -72,16 +72,7 @@ struct SurveyDetailTests {
   }
 
   @Test func answeringTheSurveyDropsItsDraft() async throws {
-    var page = SurveyDetail.Page(surveyID: Survey.breakfast.id)
-    page.survey = .breakfast
-    let kept = SurveyDraft([QuestionID("frequency"): ["daily"]], of: .breakfast)
-    let store = TestStore(initialState: SurveyDetail.State(draft: kept, page: page)) {
-      SurveyDetail()
-    } withDependencies: {
-      $0.date.now = noon
-      $0.uuid = .incrementing
-      $0.calendar = .tokyo
-    }
+    let store = makeStore(survey: .breakfast, draft: SurveyDraft([QuestionID("frequency"): ["daily"]], of: .breakfast))
     let answers = try Survey.breakfast.validateAnswers(breakfastAnswers).get()
     await store.send(.submitButtonTapped(breakfastAnswers)) {
       $0.draft = nil
