@@ -113,11 +113,22 @@ def ledger(folder, user, state):
     return movements + state["progress"]["ledger"]["recent"]
 
 
+def user_of(data, session):
+    """The user whose data a session leads to: its record names it (the cookie never does)."""
+    with open(os.path.join(data, "sessions", session + ".json"), encoding="utf-8") as f:
+        return json.load(f)["user"]
+
+
 def check(data, acknowledged):
-    """Every user file parses; every acknowledged award is in its ledger once; no survey pays twice."""
+    """Every user file parses; every acknowledged award is in its ledger once; no survey pays twice.
+    `acknowledged` is by session id."""
     folder = os.path.join(data, "users")
     problems, files = [], 0
-    for user, surveys in acknowledged.items():
+    for session, surveys in acknowledged.items():
+        try:
+            user = user_of(data, session)
+        except (OSError, ValueError, KeyError) as error:
+            problems.append("session %s: unreadable (%s)" % (session, error)); continue
         path = os.path.join(folder, user + ".json")
         try:
             with open(path, encoding="utf-8") as f:
@@ -210,8 +221,9 @@ def two_processes(binary):
     a.stop(); b.stop()
     acknowledged = {s for s, status in results if status == "paid"}
     files, problems = check(data, {user.id: acknowledged})
-    with open(os.path.join(data, "users", user.id + ".json"), encoding="utf-8") as f:
-        movements = ledger(os.path.join(data, "users"), user.id, json.load(f))
+    owner = user_of(data, user.id)
+    with open(os.path.join(data, "users", owner + ".json"), encoding="utf-8") as f:
+        movements = ledger(os.path.join(data, "users"), owner, json.load(f))
     expected = sum(s["reward"] for s in surveys)
     balance = sum(t["amount"] for t in movements)
     if len(acknowledged) != len(surveys) or balance != expected:

@@ -35,6 +35,8 @@ public struct AppConfiguration: Sendable {
 public func buildApplication(
   _ configuration: AppConfiguration,
   users: (any UserStateStore)? = nil,
+  sessions sessionStore: (any SessionStore)? = nil,
+  accounts accountStore: (any AccountStore)? = nil,
   secret: Data? = nil,
   logger: Logger? = nil,
   metrics registry: PrometheusCollectorRegistry? = nil,
@@ -64,14 +66,18 @@ public func buildApplication(
   // The product's figures go to the registry served on the metrics port; Hummingbird's, to the
   // process's backend (`MetricsExport.bootstrap`, the same registry when the command runs).
   let metrics = ProductMetrics(factory: registry.map(MetricsExport.factory) ?? NOOPMetricsHandler.instance)
+  let users = MeasuredUserStateStore(
+    base: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
+    metrics: metrics
+  )
   let loop = RequestLoop(
-    users: MeasuredUserStateStore(
-      base: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
-      metrics: metrics
-    ),
+    users: users,
     sessions: Sessions(
       secret: try secret ?? Sessions.loadOrCreateSecret(at: configuration.dataDirectory.appendingPathComponent("session.key")),
-      secureCookies: configuration.secureCookies
+      secureCookies: configuration.secureCookies,
+      store: try sessionStore ?? JSONFileSessionStore(directory: configuration.dataDirectory.appendingPathComponent("sessions")),
+      accounts: try accountStore ?? JSONFileAccountStore(directory: configuration.dataDirectory.appendingPathComponent("accounts")),
+      users: users
     ),
     renderer: renderer,
     dependencies: resolved,

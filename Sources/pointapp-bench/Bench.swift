@@ -113,7 +113,7 @@ struct SeedUser: AsyncParsableCommand {
     }
     var state = AppFeature.State()
     state.progress = progress
-    let id = SessionID.random()
+    let id = UserID.random()
     let users = try JSONFileUserStateStore(directory: URL(fileURLWithPath: data).appendingPathComponent("users"))
     try await users.replace(id, with: state)
     print(id)

@@ -132,11 +132,11 @@ struct BadInputTests {
 
   @Test func theSessionIsFoundAmongOtherCookiesAndOnlyUnderItsOwnName() {
     let id = "0123456789abcdef0123456789abcdef"
-    #expect(Sessions.sessionCookie(in: ["theme=dark; pointapp_session=\(id); lang=ja"]) == id[...])
-    #expect(Sessions.sessionCookie(in: ["theme=dark", "pointapp_session=\(id)"]) == id[...])
-    #expect(Sessions.sessionCookie(in: ["pointapp_session_old=\(id); xpointapp_session=\(id)"]) == nil)
-    #expect(Sessions.sessionCookie(in: ["pointapp_session"]) == nil)
-    #expect(Sessions.sessionCookie(in: []) == nil)
+    #expect(Sessions.sessionCookie(named: Sessions.cookieName, in: ["theme=dark; pointapp_session=\(id); lang=ja"]) == id[...])
+    #expect(Sessions.sessionCookie(named: Sessions.cookieName, in: ["theme=dark", "pointapp_session=\(id)"]) == id[...])
+    #expect(Sessions.sessionCookie(named: Sessions.cookieName, in: ["pointapp_session_old=\(id); xpointapp_session=\(id)"]) == nil)
+    #expect(Sessions.sessionCookie(named: Sessions.cookieName, in: ["pointapp_session"]) == nil)
+    #expect(Sessions.sessionCookie(named: Sessions.cookieName, in: []) == nil)
   }
 
   @Test func staticFilesCannotEscapePublic() async throws {
@@ -157,7 +157,7 @@ struct FailingStore: UserStateStore {
   let memory = InMemoryUserStateStore()
 
   func update<Result: Sendable>(
-    _ user: SessionID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
+    _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
     try await memory.update(user) { saved in
       let (save, result) = try await body(saved)
@@ -166,11 +166,11 @@ struct FailingStore: UserStateStore {
     }
   }
 
-  func read(_ user: SessionID) async throws -> Data? {
+  func read(_ user: UserID) async throws -> Data? {
     try await memory.read(user)
   }
 
-  func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+  func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
     try await memory.archived(names, of: user)
   }
 }

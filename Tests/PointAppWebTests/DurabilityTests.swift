@@ -70,7 +70,7 @@ struct DurabilityTests {
 /// A page view's read of a file it read before is answered from a `stat`; it must still see every
 /// change made by anyone else (another server on the folder, a person editing the file).
 struct RecentReadTests {
-  let user = SessionID("0123456789abcdef0123456789abcdef")!
+  let user = UserID("0123456789abcdef0123456789abcdef")!
 
   func store() throws -> (JSONFileUserStateStore, path: String) {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("recent-\(UUID().uuidString)")

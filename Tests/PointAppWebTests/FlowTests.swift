@@ -167,7 +167,7 @@ struct FlowTests {
 
   @Test func anExchangeIsConfirmedOnItsOwnPageAndPaidOnce() async throws {
     let server = try TestServer()
-    let user = try #require(SessionID("0123456789abcdef0123456789abcdef"))
+    let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
     var state = AppFeature.State()
     var progress = UserProgress()
     let bonanza = Survey(

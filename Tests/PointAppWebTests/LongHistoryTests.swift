@@ -8,7 +8,7 @@ import Testing
 /// reading only the archive files they need.
 struct LongHistoryTests {
   static let cookie = "pointapp_session=0123456789abcdef0123456789abcdef"
-  static let user = SessionID("0123456789abcdef0123456789abcdef")!
+  static let user = UserID("0123456789abcdef0123456789abcdef")!
 
   /// Answered `breakfast` first, then `count - 1` surveys no longer in the catalog, one a minute.
   static func longHistory(_ count: Int) -> AppFeature.State {

@@ -5,40 +5,114 @@ import Hummingbird
 /// The session a request belongs to.
 public struct Session: Sendable {
   public let id: SessionID
-  /// The request carried no valid session cookie: a new anonymous user, not saved until they come
-  /// back with the cookie.
+  /// Whose data the request reads and changes.
+  public let user: UserID
+  /// The account signed in, if any.
+  public let account: Account?
+  /// The request carried no session cookie, or one of an ended session: a new visitor, saved
+  /// nothing until they come back with the cookie this response sets.
   public let isNew: Bool
+  /// The response sets the session cookie: a new visitor's, or a session's new id.
+  public let setsCookie: Bool
 }
 
-/// Cookie sessions and their CSRF tokens.
+/// Sessions as server-side records (`SessionStore`) behind a cookie that carries only their id,
+/// and their CSRF tokens. A session leads to a user's data and, once signed in, an account; its
+/// id is never the user's. It ends after a while without requests (`guestIdleLimit`,
+/// `accountIdleLimit`), at logout, and when its account logs out of every device.
 ///
-/// A token is HMAC-SHA256(server secret, session id): it is the same for every form of a session,
-/// needs no storage, and cannot be forged or taken from another session.
+/// A CSRF token is HMAC-SHA256(server secret, session id): the same for every form of a
+/// session, needs no storage, and cannot be forged or taken from another session.
 public struct Sessions: Sendable {
   public static let cookieName = "pointapp_session"
+  /// The cookie's name when secure cookies are on: the prefix makes browsers refuse it unless
+  /// it is Secure, for the whole site and set by the site itself.
+  public static let secureCookieName = "__Host-pointapp_session"
+  /// A guest's session lasts as long as its cookie: their points are nowhere else.
+  public static let guestIdleLimit: TimeInterval = 60 * 60 * 24 * 365
+  public static let accountIdleLimit: TimeInterval = 60 * 60 * 24 * 30
+  /// How stale a record's `lastSeen` may be before a request writes it again.
+  public static let touchInterval: TimeInterval = 60 * 60
 
   /// The secret as a key, made once: every page's token is signed with it. Never changed after
   /// `init` (swift-crypto does not mark its key `Sendable`).
   nonisolated(unsafe) private let key: SymmetricKey
   private let secureCookies: Bool
+  let store: any SessionStore
+  let accounts: any AccountStore
+  /// Where guests from before sessions were records keep their data: their cookie named it.
+  let users: any UserStateStore
 
-  public init(secret: Data, secureCookies: Bool) {
+  public init(secret: Data, secureCookies: Bool, store: any SessionStore, accounts: any AccountStore, users: any UserStateStore) {
     key = SymmetricKey(data: secret)
     self.secureCookies = secureCookies
+    self.store = store
+    self.accounts = accounts
+    self.users = users
   }
 
-  /// The request's session, or a new one when its cookie is missing, forged or malformed.
-  public func session(for request: Request) -> Session {
-    if let value = Self.sessionCookie(in: request.headers[values: .cookie]), let id = SessionID(value) {
-      return Session(id: id, isNew: false)
+  /// The request's session. A cookie of an unknown id is the second request of a new visitor
+  /// (their record is made now, with a user of their own), or a guest's from before session
+  /// records (their cookie named their data: they keep it, under a new session id). A missing,
+  /// malformed, ended or expired one is a new visitor.
+  public func session(for request: Request, now: Date) async throws -> Session {
+    let cookies = request.headers[values: .cookie]
+    // Behind HTTPS a guest from before the `__Host-` name still has the plain one.
+    guard let raw = Self.sessionCookie(named: cookieName, in: cookies) ?? Self.sessionCookie(named: Self.cookieName, in: cookies),
+      let id = SessionID(raw)
+    else {
+      return newVisitor()
     }
-    return Session(id: .random(), isNew: true)
+    if let record = try await store.record(id) {
+      guard let user = record.user else { return newVisitor() }
+      var account: Account?
+      if let accountID = record.account {
+        guard let found = try await accounts.account(accountID), found.epoch == record.epoch else { return newVisitor() }
+        account = found
+      }
+      let limit = account == nil ? Self.guestIdleLimit : Self.accountIdleLimit
+      guard now.timeIntervalSince(record.lastSeen) < limit else { return newVisitor() }
+      if now.timeIntervalSince(record.lastSeen) > Self.touchInterval {
+        var touched = record
+        touched.lastSeen = now
+        try await store.save(touched, as: id)
+      }
+      return Session(id: id, user: user, account: account, isNew: false, setsCookie: false)
+    }
+    if let legacy = UserID(raw), try await users.read(legacy) != nil {
+      // The old cookie ends, so that it cannot be taken up again once the data has moved on.
+      try await store.save(SessionRecord(user: nil, lastSeen: now), as: id)
+      let renewed = SessionID.random()
+      try await store.save(SessionRecord(user: legacy, lastSeen: now), as: renewed)
+      return Session(id: renewed, user: legacy, account: nil, isNew: false, setsCookie: true)
+    }
+    let record = SessionRecord(user: .random(), lastSeen: now)
+    guard try await store.create(record, as: id) else { return try await session(for: request, now: now) }
+    return Session(id: id, user: record.user!, account: nil, isNew: false, setsCookie: false)
   }
+
+  /// Ends `session` and starts another for `user`, signed in to `account` or a guest: at
+  /// registration, login and logout, so that an id known before never carries the new identity.
+  public func renew(_ session: Session, as user: UserID, account: Account?, now: Date, passwordConfirmed: Bool) async throws -> Session {
+    try await store.save(SessionRecord(user: nil, lastSeen: now), as: session.id)
+    let id = SessionID.random()
+    let record = SessionRecord(
+      user: user, account: account?.id, epoch: account?.epoch ?? 0, lastSeen: now, passwordConfirmedAt: passwordConfirmed ? now : nil
+    )
+    try await store.save(record, as: id)
+    return Session(id: id, user: user, account: account, isNew: false, setsCookie: true)
+  }
+
+  private func newVisitor() -> Session {
+    Session(id: .random(), user: .random(), account: nil, isNew: true, setsCookie: true)
+  }
+
+  private var cookieName: String { secureCookies ? Self.secureCookieName : Self.cookieName }
 
   /// The value of the session cookie among `headers` (`name=value` pairs split by ";"). Only its
   /// name is looked for: `request.cookies` would parse every cookie, attributes and all, on every
   /// request.
-  static func sessionCookie(in headers: [String]) -> Substring? {
+  static func sessionCookie(named cookieName: String, in headers: [String]) -> Substring? {
     let prefix = "\(cookieName)=".utf8
     for header in headers {
       for pair in header.utf8.split(separator: UInt8(ascii: ";")) {
@@ -49,10 +123,11 @@ public struct Sessions: Sendable {
     return nil
   }
 
-  /// The cookie that carries a session: HttpOnly, SameSite=Lax, Secure when configured.
+  /// The cookie that carries a session: HttpOnly, SameSite=Lax, Secure and `__Host-` when
+  /// configured.
   public func cookie(for session: Session) -> Cookie {
     Cookie(
-      name: Self.cookieName, value: session.id.rawValue, maxAge: 60 * 60 * 24 * 365, path: "/",
+      name: cookieName, value: session.id.rawValue, maxAge: 60 * 60 * 24 * 365, path: "/",
       secure: secureCookies, httpOnly: true, sameSite: .lax
     )
   }
@@ -62,7 +137,7 @@ public struct Sessions: Sendable {
   /// was shown: with this one, Back after a form shows the page as it is now (the balance just
   /// paid), never the page as it was before the form.
   public func stateCookie() -> Cookie {
-    Cookie(name: "pointapp_state", value: SessionID.random().rawValue.prefix(16).description, path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax)
+    Cookie(name: "pointapp_state", value: String(SessionID.random().rawValue.prefix(16)), path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax)
   }
 
   public func csrfToken(for session: Session) -> String {

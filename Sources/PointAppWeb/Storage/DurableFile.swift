@@ -61,7 +61,12 @@ public enum DurableFile {
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
   /// `failBefore` lets tests inject a failure before one step. A caller writing several files to
   /// one folder may pass `syncFolder: false` for all but the last, or sync the folder itself.
-  public static func write(_ data: Data, to path: String, syncFolder: Bool = true, failBefore: Step? = nil) throws {
+  /// `exclusive` creates the file only if there is none (the result says whether it did): of
+  /// simultaneous creators, processes sharing the folder included, exactly one wins.
+  @discardableResult
+  public static func write(
+    _ data: Data, to path: String, syncFolder: Bool = true, exclusive: Bool = false, failBefore: Step? = nil
+  ) throws -> Bool {
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     let temporary = "\(folder)/.\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
@@ -84,13 +89,25 @@ public enum DurableFile {
     }
     do {
       try check(.rename)
-      guard rename(temporary, path) == 0 else { throw FileError("rename", temporary) }
+      if exclusive {
+        // link(2) fails when the name exists, where rename(2) would replace it.
+        let linked = link(temporary, path) == 0
+        let code = errno
+        unlink(temporary)
+        guard linked else {
+          guard code == EEXIST else { throw FileError("link", path, code: code) }
+          return false
+        }
+      } else {
+        guard rename(temporary, path) == 0 else { throw FileError("rename", temporary) }
+      }
     } catch {
       unlink(temporary)
       throw error
     }
     try check(.syncFolder)
     if syncFolder { try Self.syncFolder(folder) }
+    return true
   }
 
   /// Removes temporary files of `write` left in `folder` by a crash. Only those older than

@@ -21,10 +21,10 @@ public final class JSONFileUserStateStore: UserStateStore {
   /// `directory.path`: the paths of a request's files are joined to it as strings (Foundation's URL
   /// appending cost more than reading the file).
   private let folder: String
-  private let locks = KeyedMutex<SessionID>()
+  private let locks = KeyedMutex<UserID>()
   private let threadPool: NIOThreadPool
   /// The state files last read, with their versions: about the last thousand users'.
-  private let recent = Mutex(RecentlyUsed<SessionID, (version: FileVersion, data: Data)>(generation: 500))
+  private let recent = Mutex(RecentlyUsed<UserID, (version: FileVersion, data: Data)>(generation: 500))
 
   /// Creates the folder if it is missing, and removes the temporary files of writes that a crash
   /// interrupted (see `DurableFile.removeAbandonedTemporaries`).
@@ -49,23 +49,23 @@ public final class JSONFileUserStateStore: UserStateStore {
     return pool
   }()
 
-  /// The state file of a user. A `SessionID` is 32 hex digits, so the path cannot leave the folder.
-  public func fileURL(for user: SessionID) -> URL {
+  /// The state file of a user. A `UserID` is 32 hex digits, so the path cannot leave the folder.
+  public func fileURL(for user: UserID) -> URL {
     URL(fileURLWithPath: path(user, ".json"))
   }
 
   /// The archive folder of a user.
-  public func archiveURL(for user: SessionID) -> URL {
+  public func archiveURL(for user: UserID) -> URL {
     URL(fileURLWithPath: path(user, ".archive"))
   }
 
   /// The path of one of a user's files: `<folder>/<id><suffix>`.
-  private func path(_ user: SessionID, _ suffix: String) -> String {
+  private func path(_ user: UserID, _ suffix: String) -> String {
     folder + "/" + user.rawValue + suffix
   }
 
   public func update<Result: Sendable>(
-    _ user: SessionID,
+    _ user: UserID,
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
     let path = self.path(user, ".json")
@@ -97,7 +97,7 @@ public final class JSONFileUserStateStore: UserStateStore {
     }
   }
 
-  public func read(_ user: SessionID) async throws -> Data? {
+  public func read(_ user: UserID) async throws -> Data? {
     let path = self.path(user, ".json")
     // A stat of a file read moments ago is answered from the kernel's inode cache: no disk, and
     // no trip to the file threads and back, which costs more than the read itself.
@@ -116,7 +116,7 @@ public final class JSONFileUserStateStore: UserStateStore {
     return data
   }
 
-  public func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+  public func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
     let archive = self.path(user, ".archive")
     return try await threadPool.runIfActive {
       var found: [String: Data] = [:]

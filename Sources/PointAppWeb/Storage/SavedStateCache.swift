@@ -14,12 +14,12 @@ final class SavedStateCache: Sendable {
   }
 
   /// About the last thousand users seen.
-  private let entries = Mutex(RecentlyUsed<SessionID, Entry>(generation: 500))
+  private let entries = Mutex(RecentlyUsed<UserID, Entry>(generation: 500))
 
   init() {}
 
   /// The state saved as `bytes`, with the archived answers to `surveys`, if it is known.
-  func state(of user: SessionID, bytes: Data, surveys: [SurveyID]) -> AppFeature.State? {
+  func state(of user: UserID, bytes: Data, surveys: [SurveyID]) -> AppFeature.State? {
     entries.withLock { entries in
       guard let entry = entries[user], entry.surveys == surveys, entry.bytes == bytes else { return nil }
       return entry.state
@@ -28,7 +28,7 @@ final class SavedStateCache: Sendable {
 
   /// Remembers the user's state as saved in `bytes`: its user data only, with archived answers to
   /// `surveys` only.
-  func remember(_ user: SessionID, bytes: Data, state: AppFeature.State, surveys: [SurveyID]) {
+  func remember(_ user: UserID, bytes: Data, state: AppFeature.State, surveys: [SurveyID]) {
     var loaded = SavedState.userData(of: state)
     loaded.progress.archivedAnswers = state.progress.archivedAnswers.filter { surveys.contains($0.key) }
     let entry = Entry(bytes: bytes, surveys: surveys, state: loaded)

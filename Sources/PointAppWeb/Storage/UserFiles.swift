@@ -31,7 +31,7 @@ enum UserFiles {
   /// request may show or answer. A user who has archived no answer costs no archive read; a user
   /// whose file has not changed since `cache` saw it costs no decoding either.
   static func load(
-    _ data: Data?, of user: SessionID, surveys: [SurveyID], from store: any UserStateStore, cache: SavedStateCache
+    _ data: Data?, of user: UserID, surveys: [SurveyID], from store: any UserStateStore, cache: SavedStateCache
   ) async throws -> AppFeature.State {
     guard let data else { return AppFeature.State() }
     if let state = cache.state(of: user, bytes: data, surveys: surveys) { return state }
@@ -51,7 +51,7 @@ enum UserFiles {
   }
 
   /// The user's ledger archive, checked against what the ledger expects of a segment.
-  static func ledgerArchive(of user: SessionID, in store: any UserStateStore) -> LedgerArchiveClient {
+  static func ledgerArchive(of user: UserID, in store: any UserStateStore) -> LedgerArchiveClient {
     LedgerArchiveClient { start in
       let name = segmentName(start)
       guard let data = try await store.archived([name], of: user)[name] else {
@@ -69,7 +69,7 @@ enum UserFiles {
 extension UserStateStore {
   /// Saves `state` as a user's whole state, archiving its history as a request's save would: for
   /// seeding a user (benchmarks, tests).
-  public func replace(_ user: SessionID, with state: AppFeature.State) async throws {
+  public func replace(_ user: UserID, with state: AppFeature.State) async throws {
     try await update(user) { _ in (try UserFiles.save(state).save, ()) }
   }
 }

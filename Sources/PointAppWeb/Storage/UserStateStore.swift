@@ -24,7 +24,7 @@ public protocol UserStateStore: Sendable {
   /// saves what it returns (`nil`: save nothing). Calls for the same user never overlap; an
   /// error from reading, from `body` or from saving is thrown and the state file is unchanged.
   func update<Result: Sendable>(
-    _ user: SessionID,
+    _ user: UserID,
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result
 
@@ -32,27 +32,27 @@ public protocol UserStateStore: Sendable {
   /// updates: a save replaces the whole file at once, so this is always one saved state, never a
   /// mix. For requests that turn out to change nothing (most page views), which then need not
   /// queue behind each other.
-  func read(_ user: SessionID) async throws -> Data?
+  func read(_ user: UserID) async throws -> Data?
 
   /// The archive files of a user among `names` that exist, by name.
-  func archived(_ names: [String], of user: SessionID) async throws -> [String: Data]
+  func archived(_ names: [String], of user: UserID) async throws -> [String: Data]
 }
 
 /// Users' states in memory, for tests.
 public final class InMemoryUserStateStore: UserStateStore {
-  private let files = Mutex<[SessionID: Data]>([:])
-  private let archives = Mutex<[SessionID: [String: Data]]>([:])
-  private let locks = KeyedMutex<SessionID>()
+  private let files = Mutex<[UserID: Data]>([:])
+  private let archives = Mutex<[UserID: [String: Data]]>([:])
+  private let locks = KeyedMutex<UserID>()
 
   public init() {}
 
   /// The saved state of a user.
-  public subscript(user: SessionID) -> Data? {
+  public subscript(user: UserID) -> Data? {
     files.withLock { $0[user] }
   }
 
   public func update<Result: Sendable>(
-    _ user: SessionID,
+    _ user: UserID,
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
     try await locks.withLock(user) {
@@ -65,11 +65,11 @@ public final class InMemoryUserStateStore: UserStateStore {
     }
   }
 
-  public func read(_ user: SessionID) async throws -> Data? {
+  public func read(_ user: UserID) async throws -> Data? {
     self[user]
   }
 
-  public func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+  public func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
     let archive = archives.withLock { $0[user] ?? [:] }
     return archive.filter { names.contains($0.key) }
   }

@@ -60,7 +60,7 @@ struct MeasuredUserStateStore: UserStateStore {
   let metrics: ProductMetrics
 
   func update<Result: Sendable>(
-    _ user: SessionID,
+    _ user: UserID,
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
     let start = ContinuousClock.now
@@ -73,13 +73,13 @@ struct MeasuredUserStateStore: UserStateStore {
     }
   }
 
-  func read(_ user: SessionID) async throws -> Data? {
+  func read(_ user: UserID) async throws -> Data? {
     let start = ContinuousClock.now
     defer { metrics.storeReads.record(duration: ContinuousClock.now - start) }
     return try await base.read(user)
   }
 
-  func archived(_ names: [String], of user: SessionID) async throws -> [String: Data] {
+  func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
     try await base.archived(names, of: user)
   }
 }

@@ -23,14 +23,14 @@ struct RequestLoop: Sendable {
 
   /// Runs a page (GET) as `action`.
   func page(_ request: Request, _ action: AppFeature.Action) async throws -> Response {
-    try await run(sessions.session(for: request), request: request, isForm: false, action)
+    try await run(sessions.session(for: request, now: dependencies.date.now), request: request, isForm: false, action)
   }
 
   /// Runs a form POST as the action `decode` makes of its fields: the session must be an existing
   /// one, the Origin (when sent) ours and the CSRF token the session's; otherwise 403 and nothing
   /// is read or changed.
   func form(_ request: Request, _ decode: (FormBody) throws -> AppFeature.Action) async throws -> Response {
-    let session = sessions.session(for: request)
+    let session = try await sessions.session(for: request, now: dependencies.date.now)
     guard !session.isNew, isSameOrigin(request) else { throw HTTPError(.forbidden) }
     let form = try await FormBody(request: request, limit: maxBodySize)
     guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
@@ -48,10 +48,10 @@ struct RequestLoop: Sendable {
     typealias Outcome = (response: Response, ledgers: (before: PointLedger, after: PointLedger)?)
     let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Outcome) = { [self] saved in
       let surveys = (try? await dependencies.surveyClient.fetchAll().map { $0.id }) ?? []
-      let initial = try await UserFiles.load(saved, of: session.id, surveys: surveys, from: users, cache: cache)
+      let initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
       var dependencies = dependencies
       if initial.progress.ledger.archivedCount > 0 {
-        dependencies.ledgerArchive = UserFiles.ledgerArchive(of: session.id, in: users)
+        dependencies.ledgerArchive = UserFiles.ledgerArchive(of: session.user, in: users)
       }
       let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
       guard await store.send(action, deadline: effectDeadline) == .finished else {
@@ -75,23 +75,23 @@ struct RequestLoop: Sendable {
       let after = store.state
       guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (response, nil)) }
       let (save, savedState) = try UserFiles.save(after)
-      cache.remember(session.id, bytes: save.state, state: savedState, surveys: surveys)
+      cache.remember(session.user, bytes: save.state, state: savedState, surveys: surveys)
       return (save, (response, (initial.progress.ledger, after.progress.ledger)))
     }
     var response: Response
     if session.isNew {
       response = try await transaction(nil).result.response
-    } else if !isForm, case (nil, let viewed) = try await transaction(users.read(session.id)) {
+    } else if !isForm, case (nil, let viewed) = try await transaction(users.read(session.user)) {
       response = viewed.response
     } else {
-      let saved = try await users.update(session.id, transaction)
+      let saved = try await users.update(session.user, transaction)
       response = saved.response
       if let ledgers = saved.ledgers {
         metrics.recordSaved(from: ledgers.before, to: ledgers.after)
         response.setCookie(sessions.stateCookie())
       }
     }
-    if session.isNew { response.setCookie(sessions.cookie(for: session)) }
+    if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }
     return response
   }
 

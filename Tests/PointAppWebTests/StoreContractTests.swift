@@ -1,0 +1,81 @@
+import Foundation
+import PointAppWeb
+import Testing
+
+/// What every session and account store guarantees, in memory and in files alike.
+struct StoreContractTests {
+  enum Kind: String, CaseIterable, CustomTestStringConvertible {
+    case memory, files
+    var testDescription: String { rawValue }
+
+    func stores() throws -> (sessions: any SessionStore, accounts: any AccountStore) {
+      switch self {
+      case .memory:
+        return (InMemorySessionStore(), InMemoryAccountStore())
+      case .files:
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-stores-\(UUID().uuidString)")
+        return (
+          try JSONFileSessionStore(directory: folder.appendingPathComponent("sessions")),
+          try JSONFileAccountStore(directory: folder.appendingPathComponent("accounts"))
+        )
+      }
+    }
+  }
+
+  @Test(arguments: Kind.allCases)
+  func aSessionRecordReadsBackAsSaved(kind: Kind) async throws {
+    let store = try kind.stores().sessions
+    let id = SessionID.random()
+    #expect(try await store.record(id) == nil)
+    let record = SessionRecord(user: .random(), account: AccountID(email: "a@example.jp"), epoch: 3, lastSeen: noon, passwordConfirmedAt: noon)
+    try await store.save(record, as: id)
+    #expect(try await store.record(id) == record)
+    let ended = SessionRecord(user: nil, lastSeen: noon + 60)
+    try await store.save(ended, as: id)
+    #expect(try await store.record(id) == ended)
+  }
+
+  @Test(arguments: Kind.allCases)
+  func ofSimultaneousFirstRecordsOfASessionOneIsMade(kind: Kind) async throws {
+    let store = try kind.stores().sessions
+    let id = SessionID.random()
+    let records = (0..<20).map { _ in SessionRecord(user: .random(), lastSeen: noon) }
+    let made = try await withThrowingTaskGroup(of: SessionRecord?.self) { group in
+      for record in records {
+        group.addTask { try await store.create(record, as: id) ? record : nil }
+      }
+      return try await group.reduce(into: [SessionRecord]()) { if let record = $1 { $0.append(record) } }
+    }
+    #expect(made.count == 1)
+    #expect(try await store.record(id) == made.first)
+  }
+
+  @Test(arguments: Kind.allCases)
+  func oneAddressMakesOneAccountHoweverManyRegisterAtOnce(kind: Kind) async throws {
+    let store = try kind.stores().accounts
+    let accounts = (0..<20).map { number in
+      Account(email: "same@example.jp", passwordHash: "hash-\(number)", user: .random(), created: noon)
+    }
+    let made = try await withThrowingTaskGroup(of: Account?.self) { group in
+      for account in accounts {
+        group.addTask { try await store.create(account) ? account : nil }
+      }
+      return try await group.reduce(into: [Account]()) { if let account = $1 { $0.append(account) } }
+    }
+    #expect(made.count == 1)
+    #expect(try await store.account(AccountID(email: "same@example.jp")) == made.first)
+  }
+
+  @Test(arguments: Kind.allCases)
+  func anAccountIsFoundByItsAddressAndUpdated(kind: Kind) async throws {
+    let store = try kind.stores().accounts
+    #expect(try await store.account(AccountID(email: "new@example.jp")) == nil)
+    var account = Account(email: "new@example.jp", passwordHash: "h1", user: .random(), created: noon)
+    #expect(try await store.create(account))
+    account.passwordHash = "h2"
+    account.epoch += 1
+    try await store.update(account)
+    #expect(try await store.account(AccountID(email: "new@example.jp")) == account)
+    #expect(try await store.account(AccountID(email: "other@example.jp")) == nil)
+  }
+}
