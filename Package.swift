@@ -25,6 +25,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
   ],
   targets: [
     .target(
@@ -51,7 +52,7 @@ let package = Package(
         "Composable",
         .product(name: "DependenciesMacros", package: "swift-dependencies"),
       ],
-      resources: [.copy("Resources/catalog.json")]
+      resources: [.copy("Resources/catalog.json"), .copy("Resources/common-passwords.txt")]
     ),
     .target(
       name: "PointAppWeb",
@@ -65,6 +66,7 @@ let package = Package(
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
       ]
     ),
     .executableTarget(

@@ -76,15 +76,43 @@ class Server:
 
 
 class User:
-    def __init__(self, port):
+    def __init__(self, port, data=None):
+        """A new visitor who comes back once (which gives them a session record). With `data`,
+        `owner` is the user their session leads to: whose file holds their points."""
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         c.request("GET", "/surveys")
         r = c.getresponse(); r.read()
         self.cookie = r.getheader("Set-Cookie").split(";")[0]
         self.id = self.cookie.split("=")[1]
+        self.refresh_csrf(c)
+        self.owner = user_of(data, self.id) if data else None
+        self.retired = False
+
+    def refresh_csrf(self, c):
         c.request("GET", "/missions", headers={"Cookie": self.cookie})
         r = c.getresponse()
         self.csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', r.read().decode()).group(1)
+
+    def sign_in(self, port, path, email, password):
+        """Registers or logs in; True when acknowledged (303 to /points), the user then carrying
+        the new session. Any other outcome retires the user: their session may have ended."""
+        body = urllib.parse.urlencode([("csrf", self.csrf), ("email", email), ("password", password)])
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c.request("POST", path, body=body, headers={
+                "Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": "http://127.0.0.1:%d" % port})
+            r = c.getresponse(); r.read()
+            if r.status == 303 and r.getheader("Location") == "/points":
+                session = [h for h in r.msg.get_all("Set-Cookie") if h.startswith("pointapp_session=")][0]
+                self.cookie = session.split(";")[0]
+                self.id = self.cookie.split("=")[1]
+                self.refresh_csrf(c)
+                return True
+        except OSError:
+            pass
+        self.retired = True
+        return False
 
     def answer(self, port, survey):
         """Posts a survey's answers; "paid" for a 303 to its completion page (a refused form's 303
@@ -121,14 +149,10 @@ def user_of(data, session):
 
 def check(data, acknowledged):
     """Every user file parses; every acknowledged award is in its ledger once; no survey pays twice.
-    `acknowledged` is by session id."""
+    `acknowledged` is by user (whose file holds the points)."""
     folder = os.path.join(data, "users")
     problems, files = [], 0
-    for session, surveys in acknowledged.items():
-        try:
-            user = user_of(data, session)
-        except (OSError, ValueError, KeyError) as error:
-            problems.append("session %s: unreadable (%s)" % (session, error)); continue
+    for user, surveys in acknowledged.items():
         path = os.path.join(folder, user + ".json")
         try:
             with open(path, encoding="utf-8") as f:
@@ -157,18 +181,39 @@ def crash_safety(binary, kills, users_count, threads):
     server = Server(binary, data, free_port())
     server.start()
     surveys = open_surveys()
-    users = [User(server.port) for _ in range(users_count)]
-    acknowledged = {u.id: set() for u in users}
+    users = [User(server.port, data) for _ in range(users_count)]
+    acknowledged = {u.owner: set() for u in users}
+    registered = {}  # email: (password, the user whose data the account owns)
+    logins = [0]
     sent, lock, rng = [0], threading.Lock(), random.Random(7)
     worst = []
     for kill in range(kills):
         stop = threading.Event()
 
+        def register_guest(user):
+            email = "crash-%s@example.jp" % user.owner[:12]
+            if user.sign_in(server.port, "/register", email, "kurasshu tesuto " + email):
+                with lock:
+                    registered[email] = ("kurasshu tesuto " + email, user.owner)
+
+        def register(seed):
+            """Some users register while the others answer: an acknowledged registration must
+            survive the kill, and log in afterwards to the same data."""
+            r = random.Random(seed)
+            while not stop.is_set():
+                guests = [u for u in users if not u.retired and u.owner not in {o for _, o in registered.values()}]
+                if not guests:
+                    return
+                register_guest(r.choice(guests))
+                time.sleep(0.02)
+
         def load(seed):
             r = random.Random(seed)
             while not stop.is_set():
                 user = r.choice(users)
-                todo = [s for s in surveys if s["id"] not in acknowledged[user.id]]
+                if user.retired:
+                    continue
+                todo = [s for s in surveys if s["id"] not in acknowledged[user.owner]]
                 if not todo:
                     time.sleep(0.01)
                     continue
@@ -177,9 +222,15 @@ def crash_safety(binary, kills, users_count, threads):
                 with lock:
                     sent[0] += 1
                     if status == "paid":
-                        acknowledged[user.id].add(survey["id"])
+                        acknowledged[user.owner].add(survey["id"])
 
+        # One registration before the load, so that every round has one to check after the
+        # kills to come; more during it, cut short by the kill.
+        guest = next((u for u in users if not u.retired and u.owner not in {o for _, o in registered.values()}), None)
+        if guest:
+            register_guest(guest)
         workers = [threading.Thread(target=load, args=(kill * 100 + n,)) for n in range(threads)]
+        workers.append(threading.Thread(target=register, args=(kill,)))
         for w in workers: w.start()
         time.sleep(rng.uniform(0.05, 0.6))
         server.kill()
@@ -187,6 +238,13 @@ def crash_safety(binary, kills, users_count, threads):
         for w in workers: w.join()
         server.start()
         files, problems = check(data, {u: s for u, s in acknowledged.items() if s})
+        for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
+            visitor = User(server.port, data)
+            if not visitor.sign_in(server.port, "/login", email, password):
+                problems.append("%s: an acknowledged registration cannot log in" % email)
+            elif user_of(data, visitor.id) != owner:
+                problems.append("%s: logging in leads to another user's data" % email)
+            logins[0] += 1
         if problems:
             server.stop()
             print("crash %d: %s" % (kill + 1, "; ".join(problems[:10])))
@@ -198,9 +256,11 @@ def crash_safety(binary, kills, users_count, threads):
     if awards == len(users) * len(surveys):
         print("crash safety: every user answered every survey before the last kill: use more --users")
         return False
-    print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged; "
-          "after every restart all files parsed and 0 acknowledged awards were lost, 0 paid twice "
-          "(%d temporary files orphaned by the kills; a restart removes those over a minute old)" % (kills, users_count, threads, sent[0], awards, len(leftovers)))
+    print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged, "
+          "%d registrations acknowledged, %d logins after restarts; after every restart all files parsed and 0 acknowledged "
+          "awards were lost, 0 paid twice, every registration checked logged in to its own data "
+          "(%d temporary files orphaned by the kills; a restart removes those over a minute old)"
+          % (kills, users_count, threads, sent[0], awards, len(registered), logins[0], len(leftovers)))
     return awards > 0
 
 
@@ -209,7 +269,7 @@ def two_processes(binary):
     a, b = Server(binary, data, free_port()), Server(binary, data, free_port())
     a.start(); b.start()
     surveys = open_surveys()
-    user = User(a.port)
+    user = User(a.port, data)
     results = []
     def post(port, survey):
         results.append((survey["id"], user.answer(port, survey)))
@@ -220,8 +280,8 @@ def two_processes(binary):
     for j in jobs: j.join()
     a.stop(); b.stop()
     acknowledged = {s for s, status in results if status == "paid"}
-    files, problems = check(data, {user.id: acknowledged})
-    owner = user_of(data, user.id)
+    files, problems = check(data, {user.owner: acknowledged})
+    owner = user.owner
     with open(os.path.join(data, "users", owner + ".json"), encoding="utf-8") as f:
         movements = ledger(os.path.join(data, "users"), owner, json.load(f))
     expected = sum(s["reward"] for s in surveys)

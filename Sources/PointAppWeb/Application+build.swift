@@ -23,6 +23,9 @@ public struct AppConfiguration: Sendable {
   public var maxBodySize = 64 * 1024
   /// How long a request's effects may run before it answers 503.
   public var effectDeadline = Duration.seconds(5)
+  /// Proxies whose `X-Forwarded-For` names the client (nginx in front): from any other peer the
+  /// header is ignored, since anyone can send it.
+  public var trustedProxies: Set<String> = []
   /// The port that serves `GET /metrics` (Prometheus's text format) on `hostname`; `nil`: none.
   /// Never the public port.
   public var metricsPort: Int?
@@ -40,6 +43,7 @@ public func buildApplication(
   secret: Data? = nil,
   logger: Logger? = nil,
   metrics registry: PrometheusCollectorRegistry? = nil,
+  passwordHasher: PasswordHasher = PasswordHasher(),
   dependencies: @escaping @Sendable (inout DependencyValues) -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
   var logger = logger ?? Logger(label: "pointapp")
@@ -70,20 +74,25 @@ public func buildApplication(
     base: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
     metrics: metrics
   )
+  let accounts = try accountStore ?? JSONFileAccountStore(directory: configuration.dataDirectory.appendingPathComponent("accounts"))
+  let cache = SavedStateCache()
   let loop = RequestLoop(
     users: users,
     sessions: Sessions(
       secret: try secret ?? Sessions.loadOrCreateSecret(at: configuration.dataDirectory.appendingPathComponent("session.key")),
       secureCookies: configuration.secureCookies,
       store: try sessionStore ?? JSONFileSessionStore(directory: configuration.dataDirectory.appendingPathComponent("sessions")),
-      accounts: try accountStore ?? JSONFileAccountStore(directory: configuration.dataDirectory.appendingPathComponent("accounts")),
+      accounts: accounts,
       users: users
     ),
     renderer: renderer,
     dependencies: resolved,
     maxBodySize: configuration.maxBodySize,
     effectDeadline: configuration.effectDeadline,
+    trustedProxies: configuration.trustedProxies,
     metrics: metrics,
+    accounts: AccountService(accounts: accounts, users: users, hasher: passwordHasher, throttle: LoginThrottle(), cache: cache),
+    cache: cache,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
   let router = buildRouter(
@@ -107,8 +116,8 @@ public func buildApplication(
 
 func buildRouter(
   loop: RequestLoop, publicDirectory: URL, strictTransportSecurity: Bool, logger: Logger
-) -> Router<BasicRequestContext> {
-  let router = Router(options: .autoGenerateHeadEndpoints)
+) -> Router<AppRequestContext> {
+  let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
   router.addMiddleware {
     // Outermost, so that every response has them, error pages and static files included.
     SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity)
@@ -130,5 +139,6 @@ func buildRouter(
   SurveysController(loop: loop).addRoutes(to: router)
   PointsController(loop: loop).addRoutes(to: router)
   MissionsController(loop: loop).addRoutes(to: router)
+  AccountController(loop: loop).addRoutes(to: router)
   return router
 }

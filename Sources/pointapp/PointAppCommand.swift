@@ -36,6 +36,9 @@ struct PointAppCommand: AsyncParsableCommand {
   @Option(help: "Serve Prometheus metrics at /metrics on this port, never the public one; off unless set (POINTAPP_METRICS_PORT).")
   var metricsPort = Int(ProcessInfo.processInfo.environment["POINTAPP_METRICS_PORT"] ?? "")
 
+  @Option(help: "Addresses of proxies trusted to name the client in X-Forwarded-For, comma-separated (POINTAPP_TRUSTED_PROXIES).")
+  var trustedProxies = ProcessInfo.processInfo.environment["POINTAPP_TRUSTED_PROXIES"] ?? ""
+
   @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
   var secureCookies = ProcessInfo.processInfo.environment["POINTAPP_SECURE_COOKIES"] == "1"
 
@@ -47,6 +50,7 @@ struct PointAppCommand: AsyncParsableCommand {
     configuration.templatesDirectory = URL(fileURLWithPath: templates)
     configuration.publicDirectory = URL(fileURLWithPath: publicFolder)
     configuration.secureCookies = secureCookies
+    configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     guard let level = Logger.Level(rawValue: logLevel) else {
       throw ValidationError("unknown log level \(logLevel)")
     }

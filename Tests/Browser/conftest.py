@@ -176,3 +176,18 @@ def browser(window, server, screenshots):
         yield Browser(driver, server.base_url, window, WINDOWS[window], screenshots)
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def devices(server, screenshots):
+    """Opens people's devices on demand, each with its own cookie jar: `devices("phone")`."""
+    drivers = []
+
+    def open_device(window: str) -> Browser:
+        driver = new_driver(*WINDOWS[window])
+        drivers.append(driver)
+        return Browser(driver, server.base_url, window, WINDOWS[window], screenshots)
+
+    yield open_device
+    for driver in drivers:
+        driver.quit()

@@ -44,6 +44,7 @@ struct SavedStateWriterTests {
     var state = AppFeature.State()
     state.progress = progress
     state.flash = Flash(.error, "「引用」と \"quotes\"\n改行")
+    state.enteredEmail = "\"quoted\"@例え.jp"
     state.draft = SurveyDraft(
       [QuestionID("q1"): ["a\"", "改行\n"], QuestionID("q2"): [], QuestionID("not asked"): ["x"]],
       of: Survey(
@@ -114,6 +115,7 @@ struct GeneratedHistory {
   var steps: [Step] = []
   var flash: Flash?
   var draft: SurveyDraft?
+  var enteredEmail: String?
 
   static let pieces = [
     "a", "Z", "0", " ", "/", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{8}", "\u{C}", "\u{1F}", "\u{7F}",
@@ -151,6 +153,9 @@ struct GeneratedHistory {
     if Int.random(in: 0..<3, using: &random) > 0 {
       flash = Flash(Bool.random(using: &random) ? .success : .error, text(&random))
     }
+    if Int.random(in: 0..<3, using: &random) == 0 {
+      enteredEmail = text(&random)
+    }
     if Bool.random(using: &random) {
       let questions = (0..<Int.random(in: 0...4, using: &random)).map { _ in QuestionID(text(&random)) }
       let survey = Survey(
@@ -185,11 +190,12 @@ struct GeneratedHistory {
     state.progress = progress
     state.flash = flash
     state.draft = draft
+    state.enteredEmail = enteredEmail
     return state
   }
 
   static let allFeatures: Set<String> = [
-    "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft",
+    "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft", "entered email",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
     #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
@@ -200,6 +206,7 @@ struct GeneratedHistory {
     let progress = state.progress
     var found: Set<String> = [state.flash.map { $0.kind.rawValue } ?? "no flash"]
     if state.draft != nil { found.insert("draft") }
+    if state.enteredEmail != nil { found.insert("entered email") }
     for answer in progress.answered.values.flatMap(\.answers) {
       switch answer.value {
       case .choice: found.insert("choice")

@@ -47,6 +47,9 @@ struct TestServer {
   let dataDirectory: URL
   let users: JSONFileUserStateStore
 
+  /// bcrypt at its smallest cost: tests check the flows, not the work factor.
+  static let hasher = PasswordHasher(cost: 4)
+
   init() throws {
     dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-tests-\(UUID().uuidString)")
     users = try JSONFileUserStateStore(directory: dataDirectory.appendingPathComponent("users"))
@@ -54,15 +57,19 @@ struct TestServer {
 
   func application(
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
-    secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil
+    secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
+    trustedProxies: Set<String> = []
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     configuration.secureCookies = secureCookies
+    configuration.trustedProxies = trustedProxies
     configuration.dataDirectory = dataDirectory
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
-    return try await buildApplication(configuration, users: store ?? users, secret: secret, logger: logger, metrics: metrics) {
+    return try await buildApplication(configuration, users: store ?? users, secret: secret, logger: logger, metrics: metrics,
+      passwordHasher: Self.hasher
+    ) {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.surveyClient = surveyClient ?? .catalog(catalog)

@@ -13,6 +13,7 @@ public enum Pages {
     // Shown as `{{.}}` inside its own section: a name looked up inside a section on a string
     // would be looked for on that string first, by reflection.
     context["balance"] = "\(state.progress.ledger.balance)"
+    if let account = state.account { context["account"] = account.value }
     if let flash = state.flash {
       context["flash"] = ["message": flash.message, "isError": flash.kind == .error]
     }
@@ -28,6 +29,7 @@ public enum Pages {
       case 405: ("この方法では開けません", "このページはリンクやボタンから開いてください。")
       case 413: ("送信内容が大きすぎます", "回答の文字数を減らしてもう一度お試しください。")
       case 415: ("送信形式が正しくありません", "フォームから送信してください。")
+      case 429: ("しばらくお待ちください", AccountError.throttled.message)
       case 503: ("ただいま混み合っています", "しばらく待ってからもう一度お試しください。")
       default: ("エラーが発生しました", "申し訳ありません。時間をおいてもう一度お試しください。入力内容やポイントは保存されていません。")
       }

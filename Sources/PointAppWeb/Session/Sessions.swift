@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import PointApp
 
 /// The session a request belongs to.
 public struct Session: Sendable {
@@ -91,14 +92,25 @@ public struct Sessions: Sendable {
     return Session(id: id, user: record.user!, account: nil, isNew: false, setsCookie: false)
   }
 
-  /// Ends `session` and starts another for `user`, signed in to `account` or a guest: at
-  /// registration, login and logout, so that an id known before never carries the new identity.
-  public func renew(_ session: Session, as user: UserID, account: Account?, now: Date, passwordConfirmed: Bool) async throws -> Session {
+  /// Ends `session` and starts another for `identity`: at registration, login and logout, so
+  /// that an id known before never carries the new identity. Logging out starts a new guest.
+  public func renew(_ session: Session, as identity: AppFeature.IdentityChange, now: Date) async throws -> Session {
+    var account: Account?
+    if case let .signedIn(email) = identity {
+      guard let found = try await accounts.account(AccountID(email: email.value)) else {
+        throw HTTPError(.internalServerError, message: "the account signed in to is missing")
+      }
+      account = found
+    }
+    if case .signedOutEverywhere = identity, var ended = session.account {
+      ended.epoch += 1  // every session of an older epoch is refused from now on
+      try await accounts.update(ended)
+    }
+    let user = account?.user ?? .random()
     try await store.save(SessionRecord(user: nil, lastSeen: now), as: session.id)
     let id = SessionID.random()
-    let record = SessionRecord(
-      user: user, account: account?.id, epoch: account?.epoch ?? 0, lastSeen: now, passwordConfirmedAt: passwordConfirmed ? now : nil
-    )
+    // The password was typed just now when signing in.
+    let record = SessionRecord(user: user, account: account?.id, epoch: account?.epoch ?? 0, lastSeen: now, passwordConfirmedAt: account == nil ? nil : now)
     try await store.save(record, as: id)
     return Session(id: id, user: user, account: account, isNew: false, setsCookie: true)
   }

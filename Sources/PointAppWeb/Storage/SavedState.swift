@@ -1,7 +1,7 @@
 import Foundation
 import PointApp
 
-/// A user's state file: their data only (progress, flash and a refused draft) with the schema version it was
+/// A user's state file: their data only (progress, flash, a refused draft, a refused form's address) with the schema version it was
 /// written in; pages and catalog data are never saved.
 public enum SavedState {
   /// The version this code writes. Version 2 keeps the ledger bounded (running totals, newest
@@ -18,7 +18,7 @@ public enum SavedState {
   public static func state(from data: Data) throws -> AppFeature.State {
     let file = try SavedJSON.decode(File.self, from: data)
     var state = AppFeature.State()
-    (state.progress, state.flash, state.draft) = (file.progress, file.flash, file.draft)
+    (state.progress, state.flash, state.draft, state.enteredEmail) = (file.progress, file.flash, file.draft, file.enteredEmail)
     return state
   }
 
@@ -26,7 +26,7 @@ public enum SavedState {
   /// one place that says so, for the request loop (did anything to save change?) and the cache.
   public static func userData(of state: AppFeature.State) -> AppFeature.State {
     var saved = AppFeature.State()
-    (saved.progress, saved.flash, saved.draft) = (state.progress, state.flash, state.draft)
+    (saved.progress, saved.flash, saved.draft, saved.enteredEmail) = (state.progress, state.flash, state.draft, state.enteredEmail)
     return saved
   }
 
@@ -37,15 +37,17 @@ public enum SavedState {
     var flash: Flash?
     /// Absent in files written before drafts were kept; older programs of this version skip it.
     var draft: SurveyDraft?
+    var enteredEmail: String?
 
     private enum CodingKeys: String, CodingKey {
-      case schemaVersion, progress, flash, draft
+      case schemaVersion, progress, flash, draft, enteredEmail
     }
 
     init(_ state: AppFeature.State) {
       progress = state.progress
       flash = state.flash
       draft = state.draft
+      enteredEmail = state.enteredEmail
     }
 
     /// Migrations go here: read the version, then decode that version's shape and convert it.
@@ -64,6 +66,7 @@ public enum SavedState {
       progress = try container.decode(UserProgress.self, forKey: .progress)
       flash = try container.decodeIfPresent(Flash.self, forKey: .flash)
       draft = try container.decodeIfPresent(SurveyDraft.self, forKey: .draft)
+      enteredEmail = try container.decodeIfPresent(String.self, forKey: .enteredEmail)
     }
   }
 }

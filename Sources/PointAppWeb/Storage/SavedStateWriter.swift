@@ -29,6 +29,11 @@ struct SavedStateWriter {
       key("surveyID"); string(draft.surveyID.rawValue)
       byte("}")
     }
+    if let email = state.enteredEmail {
+      key("enteredEmail", first: first)
+      first = false
+      string(email)
+    }
     if let flash = state.flash {
       key("flash", first: first)
       first = false

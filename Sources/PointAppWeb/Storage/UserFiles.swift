@@ -50,6 +50,35 @@ enum UserFiles {
     return state
   }
 
+  /// Everything a user did, archived parts included: what a login takes into an account. The
+  /// archived answers are found by the surveys the ledger paid for.
+  static func history(of user: UserID, in store: any UserStateStore) async throws -> GuestHistory {
+    guard let data = try await store.read(user) else {
+      return GuestHistory(answers: [:], movements: [], missions: MissionBoard(), streak: Streak(), achievements: [:])
+    }
+    let progress = try SavedState.state(from: data).progress
+    var movements: [PointTransaction] = []
+    let archive = ledgerArchive(of: user, in: store)
+    for start in stride(from: 0, to: progress.ledger.archivedCount, by: PointLedger.segmentSize) {
+      movements += try await archive.segment(start).transactions
+    }
+    movements += progress.ledger.recent
+    var answers = progress.answered
+    let archived = Set(movements.compactMap { movement -> SurveyID? in
+      guard case let .surveyReward(survey) = movement.reason, answers[survey] == nil else { return nil }
+      return survey
+    })
+    let files = try await store.archived(archived.map(answerName), of: user)
+    for survey in archived {
+      if let file = files[answerName(survey)] {
+        answers[survey] = try SavedJSON.decode(UserProgress.AnsweredSurvey.self, from: file)
+      }
+    }
+    return GuestHistory(
+      answers: answers, movements: movements, missions: progress.missions, streak: progress.streak, achievements: progress.achievements
+    )
+  }
+
   /// The user's ledger archive, checked against what the ledger expects of a segment.
   static func ledgerArchive(of user: UserID, in store: any UserStateStore) -> LedgerArchiveClient {
     LedgerArchiveClient { start in

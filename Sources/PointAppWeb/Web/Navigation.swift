@@ -26,6 +26,8 @@ enum Navigation {
     case history
     case missions
     case exchange
+    case signIn(SignInForm.Kind)
+    case account
     /// An alert as a page: its buttons with actions are forms, one without leads to `cancel`.
     case confirmation(AlertState<AppFeature.Action>, cancel: String)
   }
@@ -41,6 +43,8 @@ enum Navigation {
       return .error(.notFound)
     case .unavailable?:
       return .error(.serviceUnavailable)
+    case .tooManyAttempts?:
+      return .error(.tooManyRequests)
     case .surveyList?:
       (page, url) = (.surveys, "/surveys")
     case let .survey(survey)?:
@@ -55,6 +59,12 @@ enum Navigation {
       (page, url) = (.missions, "/missions")
     case .exchange?:
       (page, url) = (.exchange, "/exchange")
+    case .register?:
+      (page, url) = (.signIn(.register), "/register")
+    case .login?:
+      (page, url) = (.signIn(.logIn), "/login")
+    case .account?:
+      (page, url) = (.account, "/account")
     case let .exchangeConfirmation(option, alert)?:
       (page, url) = (.confirmation(alert.map(AppFeature.Action.exchange), cancel: "/exchange"), "/exchange/\(option.id.rawValue)")
     }
@@ -82,6 +92,8 @@ extension Pages {
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))
     case .exchange: renderer.render("exchange", exchange(state))
+    case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
+    case .account: renderer.render("account", account(state, csrf: csrf()))
     case let .confirmation(alert, cancel): renderer.render("confirmation", confirmation(state, alert, cancel: cancel, csrf: csrf()))
     }
   }

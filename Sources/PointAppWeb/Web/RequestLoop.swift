@@ -15,9 +15,12 @@ struct RequestLoop: Sendable {
   let dependencies: DependencyValues
   let maxBodySize: Int
   let effectDeadline: Duration
+  let trustedProxies: Set<String>
   let metrics: ProductMetrics
+  /// Registration and login, bound to each form's session.
+  let accounts: AccountService
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
-  let cache = SavedStateCache()
+  let cache: SavedStateCache
   /// The root feature with its body built once (with `dependencies`), for every request's store.
   let app: PreparedReducer<AppFeature.State, AppFeature.Action>
 
@@ -28,28 +31,37 @@ struct RequestLoop: Sendable {
 
   /// Runs a form POST as the action `decode` makes of its fields: the session must be an existing
   /// one, the Origin (when sent) ours and the CSRF token the session's; otherwise 403 and nothing
-  /// is read or changed.
-  func form(_ request: Request, _ decode: (FormBody) throws -> AppFeature.Action) async throws -> Response {
+  /// is read or changed. `client` is the address it comes from, where it counts (logins).
+  func form(_ request: Request, client: String? = nil, _ decode: (FormBody) throws -> AppFeature.Action) async throws -> Response {
     let session = try await sessions.session(for: request, now: dependencies.date.now)
     guard !session.isNew, isSameOrigin(request) else { throw HTTPError(.forbidden) }
     let form = try await FormBody(request: request, limit: maxBodySize)
     guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
       throw HTTPError(.forbidden)
     }
-    return try await run(session, request: request, isForm: true, try decode(form))
+    return try await run(session, request: request, isForm: true, client: client, try decode(form))
   }
 
   /// A page view first reads the user's file without the user's lock: most views change nothing,
   /// and those run side by side. A view that does change something (the day's first visit, a
   /// flash shown) is run again as an update, from the file as it is then.
-  private func run(_ session: Session, request: Request, isForm: Bool, _ action: AppFeature.Action) async throws -> Response {
+  private func run(
+    _ session: Session, request: Request, isForm: Bool, client: String? = nil, _ action: AppFeature.Action
+  ) async throws -> Response {
     let path = request.uri.path
-    // What a request answers, and the ledger before and after it when it saves.
-    typealias Outcome = (response: Response, ledgers: (before: PointLedger, after: PointLedger)?)
+    // What a request answers, the ledger before and after it when it saves, and who the browser
+    // is from now on when that changed.
+    typealias Outcome = (
+      response: Response, ledgers: (before: PointLedger, after: PointLedger)?, identity: AppFeature.IdentityChange?
+    )
     let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Outcome) = { [self] saved in
       let surveys = (try? await dependencies.surveyClient.fetchAll().map { $0.id }) ?? []
-      let initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
+      var initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
+      initial.account = session.account.flatMap { EmailAddress($0.email) }
       var dependencies = dependencies
+      if isForm {
+        dependencies.accounts = accounts.client(for: session, from: client, surveys: surveys)
+      }
       if initial.progress.ledger.archivedCount > 0 {
         dependencies.ledgerArchive = UserFiles.ledgerArchive(of: session.user, in: users)
       }
@@ -73,10 +85,12 @@ struct RequestLoop: Sendable {
         response = .html(renderer.render("error", Pages.error(status)), status: status)
       }
       let after = store.state
-      guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (response, nil)) }
+      guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else {
+        return (nil, (response, nil, after.identityChange))
+      }
       let (save, savedState) = try UserFiles.save(after)
       cache.remember(session.user, bytes: save.state, state: savedState, surveys: surveys)
-      return (save, (response, (initial.progress.ledger, after.progress.ledger)))
+      return (save, (response, (initial.progress.ledger, after.progress.ledger), after.identityChange))
     }
     var response: Response
     if session.isNew {
@@ -89,6 +103,13 @@ struct RequestLoop: Sendable {
       if let ledgers = saved.ledgers {
         metrics.recordSaved(from: ledgers.before, to: ledgers.after)
         response.setCookie(sessions.stateCookie())
+      }
+      if let identity = saved.identity {
+        // A new session id for the new identity: an id known before never carries it.
+        let renewed = try await sessions.renew(session, as: identity, now: dependencies.date.now)
+        response.setCookie(sessions.cookie(for: renewed))
+        response.setCookie(sessions.stateCookie())
+        return response
       }
     }
     if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }

@@ -316,3 +316,99 @@ struct AppFeatureTests {
     }
   }
 }
+
+/// Signing in and out: the root says who the browser is from now on (`identityChange`), which
+/// the web layer turns into a new session.
+struct AppFeatureAccountTests {
+  let address = EmailAddress("hanako@example.jp")!
+
+  func makeStore(_ state: AppFeature.State = AppFeature.State(), _ accounts: (inout AccountClient) -> Void = { _ in }) -> TestStoreOf<AppFeature> {
+    TestStore(initialState: state) {
+      AppFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.calendar = .tokyo
+      accounts(&$0.accounts)
+    }
+  }
+
+  @Test func registeringSignsTheBrowserInAndSaysThePointsStay() async {
+    let store = makeStore { $0.register = { email, _ in SignIn(email: email) } }
+    await store.send(.signInForm(.submitted(.register, email: "hanako@example.jp", password: "correct horse battery"))) {
+      $0.signInFormKind = .register
+      $0.signInFormEmail = "hanako@example.jp"
+      $0.destination = .register
+    }
+    await store.receive(\.signInForm.answered.success)
+    await store.receive(.signInForm(.delegate(.signedIn(SignIn(email: address))))) {
+      $0.identityChange = .signedIn(address)
+      $0.flash = Flash(.success, "登録しました。ポイントはこのアカウントに残り、ほかの端末からもログインして使えます。")
+      $0.destination = .points
+    }
+  }
+
+  @Test func aRefusedFormLeadsBackToItWithTheAddressAndWhy() async {
+    let store = makeStore()
+    await store.send(.signInForm(.submitted(.register, email: "hanako@example.jp", password: "short"))) {
+      $0.signInFormKind = .register
+      $0.signInFormEmail = "hanako@example.jp"
+      $0.destination = .register
+    }
+    await store.receive(.signInForm(.delegate(.refused(.password(.tooShort))))) {
+      $0.flash = Flash(.error, "パスワードは8文字以上にしてください。")
+      $0.enteredEmail = "hanako@example.jp"
+    }
+  }
+
+  @Test func loggingInLeavesTheMessageToTheAccountsData() async {
+    let store = makeStore { $0.logIn = { email, _ in SignIn(email: email) } }
+    await store.send(.signInForm(.submitted(.logIn, email: "hanako@example.jp", password: "correct horse battery"))) {
+      $0.signInFormEmail = "hanako@example.jp"
+      $0.destination = .login
+    }
+    await store.receive(\.signInForm.answered.success)
+    await store.receive(.signInForm(.delegate(.signedIn(SignIn(email: address))))) {
+      $0.identityChange = .signedIn(address)
+      $0.destination = .points
+    }
+  }
+
+  @Test func tooManyFailedLoginsAreRefusedForAWhile() async {
+    let store = makeStore { $0.logIn = { _, _ in throw AccountError.throttled } }
+    await store.send(.signInForm(.submitted(.logIn, email: "hanako@example.jp", password: "guess"))) {
+      $0.signInFormEmail = "hanako@example.jp"
+      $0.destination = .login
+    }
+    await store.receive(.signInForm(.answered(.failure(.throttled))))
+    await store.receive(.signInForm(.delegate(.refused(.throttled)))) { $0.destination = .tooManyAttempts }
+  }
+
+  @Test func loggingOutMakesANewGuestAndAGuestHasNothingToLogOutOf() async {
+    var signedIn = AppFeature.State()
+    signedIn.account = address
+    let store = makeStore(signedIn)
+    await store.send(.logoutButtonTapped) {
+      $0.identityChange = .signedOut
+      $0.destination = .surveyList
+    }
+    let everywhere = makeStore(signedIn)
+    await everywhere.send(.logoutEverywhereButtonTapped) {
+      $0.identityChange = .signedOutEverywhere
+      $0.destination = .surveyList
+    }
+    let guest = makeStore()
+    await guest.send(.logoutButtonTapped) { $0.destination = .surveyList }
+  }
+
+  @Test func theAccountPageIsTheLoginFormForAGuest() async {
+    let guest = makeStore()
+    await guest.send(.accountPageRequested) { $0.destination = .login }
+    var signedIn = AppFeature.State()
+    signedIn.account = address
+    let store = makeStore(signedIn)
+    await store.send(.accountPageRequested) {
+      $0.progress.recordVisit(on: today, at: noon)
+      $0.destination = .account
+    }
+  }
+}

@@ -11,11 +11,21 @@ public struct AppFeature: Reducer, Sendable {
     public var flash: Flash?
     /// Refused answers, kept until their survey is answered: its page shows them again.
     public var draft: SurveyDraft?
+    /// The address typed in a refused sign-in form, shown in it again once (never the password).
+    public var enteredEmail: String?
+    /// The account the request's session is signed in to: set by the web layer, never saved.
+    public var account: EmailAddress?
+    /// Who the browser is from now on, when a request changed it: the web layer gives the
+    /// session a new id for it. Never saved.
+    public var identityChange: IdentityChange?
     /// Where the user is after the request's actions: set by the reducers, never saved.
     public var destination: Destination?
     // What the pages show: built per request from the catalog and the clock, never saved.
     public var surveyListPage = SurveyList.Page()
     public var surveyDetailPage: SurveyDetail.Page?
+    public var signInFormKind = SignInForm.Kind.logIn
+    /// The address in the sign-in form: the one typed in a refused form, shown again.
+    public var signInFormEmail = ""
     public var historyPage = PointHistory.Page()
     public var missionsDay: Day?
     public var exchangeConfirmation: AlertState<Exchange.Action>?
@@ -24,6 +34,16 @@ public struct AppFeature: Reducer, Sendable {
     public var surveyTitles: [SurveyID: String] = [:]
 
     public init() {}
+  }
+
+  /// A change of who the browser is.
+  public enum IdentityChange: Equatable, Sendable {
+    /// Signed in to `email`'s account (registered now, or logged in).
+    case signedIn(EmailAddress)
+    /// Logged out: a new guest from now on.
+    case signedOut
+    /// Logged out of every device: every session of the account ends, this one too.
+    case signedOutEverywhere
   }
 
   /// Where a user is: a page, a refused form, or nowhere that exists. Each case carries what its
@@ -40,12 +60,18 @@ public struct AppFeature: Reducer, Sendable {
     case history
     case missions
     case exchange
+    case register
+    case login
+    /// The signed-in account's page.
+    case account
     /// The question asked before points are exchanged for `option`.
     case exchangeConfirmation(ExchangeOption, AlertState<Exchange.Action>)
     /// No such page, survey or exchange.
     case notFound
     /// Something the page needs (the catalog, the history archive) cannot be read now.
     case unavailable
+    /// Too many failed logins: refused for a while.
+    case tooManyAttempts
   }
 
   @CasePathable
@@ -63,6 +89,13 @@ public struct AppFeature: Reducer, Sendable {
     case history(PointHistory.Action)
     case missions(Missions.Action)
     case exchange(Exchange.Action)
+    case signInForm(SignInForm.Action)
+    /// The account's page was asked for.
+    case accountPageRequested
+    /// The logout button was pressed.
+    case logoutButtonTapped
+    /// "Log out of every device" was pressed.
+    case logoutEverywhereButtonTapped
     /// The flash message has been shown and is not shown again.
     case flashShown
   }
@@ -80,6 +113,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.history, action: \.history) { PointHistory() }
     Scope(state: \.missions, action: \.missions) { Missions() }
     Scope(state: \.exchange, action: \.exchange) { Exchange() }
+    Scope(state: \.signInForm, action: \.signInForm) { SignInForm() }
     Reduce { state, action in
       switch action {
       case .surveyList(.pageRequested):
@@ -167,10 +201,48 @@ public struct AppFeature: Reducer, Sendable {
       case let .exchange(.delegate(.exchanged(option))):
         state.flash = Flash(.success, "\(option.title)に交換しました（\(option.cost)）。")
         return .none
+      case let .signInForm(.pageRequested(kind)):
+        arrive(at: kind == .register ? .register : .login, &state)
+        return .none
+      case let .signInForm(.submitted(kind, _, _)):
+        state.destination = kind == .register ? .register : .login  // refused, unless signed in
+        return .none
+      case .signInForm(.delegate(.refused(.throttled))):
+        state.destination = .tooManyAttempts
+        return .none
+      case let .signInForm(.delegate(.refused(error))):
+        state.flash = Flash(.error, error.message)
+        state.enteredEmail = state.signInFormEmail
+        return .none
+      case let .signInForm(.delegate(.signedIn(signIn))):
+        state.identityChange = .signedIn(signIn.email)
+        state.enteredEmail = nil
+        state.destination = .points
+        // A login's message goes with the account's data (`Flash.loggedIn`): this request's user
+        // is the guest left behind.
+        if state.signInFormKind == .register {
+          state.flash = Flash(.success, "登録しました。ポイントはこのアカウントに残り、ほかの端末からもログインして使えます。")
+        }
+        return .none
+      case .accountPageRequested:
+        // Nobody signed in has no account page: the login form instead.
+        if state.account == nil {
+          state.destination = .login
+        } else {
+          arrive(at: .account, &state)
+        }
+        return .none
+      case .logoutButtonTapped, .logoutEverywhereButtonTapped:
+        if state.account != nil {
+          state.identityChange = action == .logoutButtonTapped ? .signedOut : .signedOutEverywhere
+        }
+        state.destination = .surveyList
+        return .none
       case .flashShown:
         state.flash = nil
+        state.enteredEmail = nil
         return .none
-      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange:
+      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .signInForm:
         return .none
       }
     }
@@ -233,5 +305,10 @@ extension AppFeature.State {
   public var exchange: Exchange.State {
     get { Exchange.State(progress: progress, confirmation: exchangeConfirmation) }
     set { (progress, exchangeConfirmation) = (newValue.progress, newValue.confirmation) }
+  }
+
+  public var signInForm: SignInForm.State {
+    get { SignInForm.State(signInFormKind, signedIn: account, email: signInFormEmail) }
+    set { (signInFormKind, signInFormEmail) = (newValue.kind, newValue.email) }
   }
 }

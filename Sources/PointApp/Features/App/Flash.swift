@@ -11,4 +11,16 @@ public struct Flash: Codable, Equatable, Sendable {
     self.kind = kind
     self.message = message
   }
+
+  /// What a login says: what moved into the account from the browser's guest.
+  public static func loggedIn(_ report: MergeReport) -> Flash {
+    var message = "ログインしました。"
+    if report.surveysMoved > 0 || report.pointsMoved > .zero {
+      message += "ゲストで獲得した\(report.pointsMoved)（アンケート\(report.surveysMoved)件）を引き継ぎました。"
+    }
+    if !report.duplicateSurveys.isEmpty || !report.duplicateMissions.isEmpty {
+      message += "両方で済ませていたアンケート・ミッションのポイントは1回分だけです。"
+    }
+    return Flash(.success, message)
+  }
 }

@@ -1,0 +1,71 @@
+import Dependencies
+import DependenciesMacros
+import Foundation
+
+/// Accounts as the features reach them. The web layer binds it to the user of each request:
+/// registering makes that user's data the account's; logging in takes what the user did as a
+/// guest into the account's data.
+@DependencyClient
+public struct AccountClient: Sendable {
+  /// Registers `email` with `password` for the request's user.
+  public var register: @Sendable (_ email: EmailAddress, _ password: String) async throws -> SignIn
+  /// Checks `password` for `email`'s account, then takes the request's guest progress into it.
+  public var logIn: @Sendable (_ email: EmailAddress, _ password: String) async throws -> SignIn
+}
+
+/// An account signed in to, and what moved into it from the guest who signed in.
+public struct SignIn: Equatable, Sendable {
+  public let email: EmailAddress
+  public let merged: MergeReport?
+
+  public init(email: EmailAddress, merged: MergeReport? = nil) {
+    self.email = email
+    self.merged = merged
+  }
+}
+
+/// Why registering or logging in did not happen.
+public enum AccountError: Error, Equatable, Sendable {
+  case invalidEmail
+  case password(PasswordProblem)
+  case emailTaken
+  /// No such account, or a wrong password: the same words for both, so that the page does not
+  /// tell which addresses have accounts.
+  case wrongCredentials
+  /// Too many failed logins for the address (for 15 minutes) or from the address (a minute).
+  case throttled
+  case alreadySignedIn
+  case unavailable
+
+  public init(_ error: any Error) {
+    self = (error as? AccountError) ?? .unavailable
+  }
+
+  public var message: String {
+    switch self {
+    case .invalidEmail: "メールアドレスの形式を確認してください。"
+    case let .password(problem): problem.message
+    case .emailTaken: "このメールアドレスはすでに登録されています。ログインしてください。"
+    case .wrongCredentials: "メールアドレスまたはパスワードが正しくありません。"
+    case .throttled: "ログインの失敗が続いたため、しばらく受け付けません。15分ほどたってからお試しください。"
+    case .alreadySignedIn: "すでにログインしています。"
+    case .unavailable: "ただいま処理できません。時間をおいてお試しください。"
+    }
+  }
+}
+
+extension AccountClient: DependencyKey {
+  /// No user is known outside a request: every call fails, and the page says so.
+  public static let liveValue = AccountClient(
+    register: { _, _ in throw AccountError.unavailable },
+    logIn: { _, _ in throw AccountError.unavailable }
+  )
+  public static let testValue = AccountClient()
+}
+
+extension DependencyValues {
+  public var accounts: AccountClient {
+    get { self[AccountClient.self] }
+    set { self[AccountClient.self] = newValue }
+  }
+}

@@ -1,0 +1,32 @@
+import HummingbirdBcrypt
+import NIOPosix
+
+/// bcrypt, off the threads that serve requests: a hash costs tens of milliseconds of CPU by
+/// design.
+public struct PasswordHasher: Sendable {
+  /// bcrypt's work factor: 12 in production; tests pass the smallest, 4.
+  public let cost: UInt8
+  /// Checked when there is no account: made once, so that checking it costs one verification,
+  /// as a real one does.
+  private let decoy: String
+
+  public init(cost: UInt8 = 12) {
+    self.cost = cost
+    decoy = Bcrypt.hash("decoy for addresses without an account", cost: cost)
+  }
+
+  func hash(_ password: String) async throws -> String {
+    let cost = cost
+    return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+  }
+
+  /// Whether `password` is the one `hash` was made of. With no hash (no such account) a decoy of
+  /// the same cost is checked, so that an unknown address takes as long as a wrong password.
+  func verify(_ password: String, against hash: String?) async throws -> Bool {
+    let decoy = decoy
+    return try await NIOThreadPool.singleton.runIfActive {
+      let matches = Bcrypt.verify(password, hash: hash ?? decoy)
+      return hash != nil && matches
+    }
+  }
+}

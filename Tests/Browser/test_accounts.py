@@ -1,0 +1,55 @@
+"""Points that belong to a person, not to one browser: register on the phone, log in on the
+desktop and find the same balance; log out of every device and the phone is a guest again."""
+
+from helpers import Browser
+from test_walk import answer_every_question, submit_button
+
+EMAIL = "hanako.browser@example.jp"
+PASSWORD = "tsuyoi pasuwaado 2026"
+
+
+def fill_in(b: Browser, email: str, password: str):
+    for field, value in (("#email", email), ("#password", password)):
+        b.find(field).clear()
+        b.find(field).send_keys(value)
+
+
+def test_register_on_the_phone_log_in_on_the_desktop_log_out_everywhere(devices):
+    phone = devices("phone")
+    phone.open("/surveys", "account-surveys")
+    phone.follow(phone.find_all("main .survey-list a")[0], "account-survey")
+    answer_every_question(phone)
+    phone.follow(submit_button(phone), "account-survey-complete")
+    earned = phone.balance()
+    phone.expect(earned > 0, "the guest earned points")
+
+    phone.follow(phone.link("ログイン", phone.find("header")), "account-login")
+    phone.follow(phone.link("新規登録"), "account-register")
+    fill_in(phone, EMAIL, "password1")
+    phone.follow(phone.find("main form button[type=submit]"), "account-register-refused")
+    phone.expect("よく使われているパスワード" in phone.text(), "a common password is refused, and the page says so")
+    phone.expect(phone.find("#email").get_attribute("value") == EMAIL, "the address is kept")
+    fill_in(phone, EMAIL, PASSWORD)
+    phone.follow(phone.find("main form button[type=submit]"), "account-registered")
+    phone.expect("登録しました" in phone.text(), "registration is confirmed")
+    phone.expect(phone.balance() == earned, f"the guest's {earned}pt stay: {phone.balance()}")
+    phone.expect(EMAIL in phone.find("header").text, "the header shows who is logged in")
+
+    desktop = devices("desktop")
+    desktop.open("/login", "account-desktop-login")
+    fill_in(desktop, EMAIL, PASSWORD)
+    desktop.follow(desktop.find("main form button[type=submit]"), "account-desktop-logged-in")
+    desktop.expect(desktop.balance() == earned, f"the desktop shows the phone's {earned}pt: {desktop.balance()}")
+    desktop.expect("ログインしました" in desktop.text(), "login is confirmed")
+
+    desktop.follow(desktop.find("header a.who"), "account-desktop-account")
+    desktop.follow(desktop.find("main form[action='/logout/everywhere'] button"), "account-desktop-logged-out")
+    desktop.expect("ログイン" in desktop.find("header").text and EMAIL not in desktop.find("header").text,
+                   "the desktop is a guest")
+
+    phone.open("/points", "account-phone-after")
+    phone.expect(phone.balance() == 0, f"the phone is a guest again: {phone.balance()}pt")
+    phone.expect(EMAIL not in phone.find("header").text, "the phone's header shows nobody")
+
+    phone.assert_no_problems()
+    desktop.assert_no_problems()

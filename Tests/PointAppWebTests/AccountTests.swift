@@ -1,0 +1,209 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import PointApp
+@testable import PointAppWeb
+import Testing
+
+/// Accounts over HTTP: points that outlive a cookie, on any browser, and sessions that really end.
+struct AccountTests {
+  static let password = "correct horse battery"
+
+  /// A guest who answered the sweets survey (60pt).
+  static func guest(_ client: some TestClientProtocol) async throws -> (Browser, csrf: String) {
+    var browser = Browser(client: client)
+    try await browser.get("/surveys")
+    let csrf = try await browser.csrf(from: "/surveys/sweets")
+    let answered = try await browser.post("/surveys/sweets/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
+    #expect(answered.headers[.location] == "/surveys/sweets/complete")
+    return (browser, csrf)
+  }
+
+  static func balance(_ page: TestResponse) -> String? {
+    guard let range = page.html.range(of: #"<p class="big">"#) else { return nil }
+    return String(page.html[range.upperBound...].prefix { $0 != "<" })
+  }
+
+  @Test func registeringKeepsTheGuestsPointsUnderANewSessionId() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var (browser, csrf) = try await Self.guest(client)
+      let before = try #require(browser.cookie)
+      let registered = try await browser.post("/register", form: "csrf=\(csrf)&email=Hanako%40Example.jp&password=correct+horse+battery")
+      #expect(registered.status == .seeOther)
+      #expect(registered.headers[.location] == "/points")
+      #expect(browser.cookie != before, "a new session id at registration")
+      let points = try await browser.get("/points")
+      #expect(Self.balance(points) == "60pt")
+      #expect(points.html.contains("登録しました。"))
+      #expect(points.html.contains(#"<a class="who" href="/account" aria-label="アカウント（hanako@example.jp）">hanako@example.jp</a>"#))
+      #expect(try await browser.get("/account").html.contains("hanako@example.jp"))
+    }
+  }
+
+  @Test func refusedRegistrationsSayWhyKeepTheAddressAndMakeNoAccount() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var (browser, csrf) = try await Self.guest(client)
+      for (form, message) in [
+        ("email=hanako%40example.jp&password=short", "パスワードは8文字以上にしてください。"),
+        ("email=hanako%40example.jp&password=password123", "よく使われているパスワードです。"),
+        ("email=hanako%40&password=correct+horse+battery", "メールアドレスの形式を確認してください。"),
+      ] {
+        let refused = try await browser.post("/register", form: "csrf=\(csrf)&\(form)")
+        #expect(refused.headers[.location] == "/register")
+        let page = try await browser.get("/register")
+        #expect(page.html.contains(message), "\(form)")
+        #expect(page.html.contains(#"value="hanako@"#), "the address is kept")
+        #expect(!page.html.contains("correct horse") && !page.html.contains("short\""), "never the password")
+      }
+      #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("accounts").path).isEmpty)
+    }
+  }
+
+  @Test func anotherBrowserLogsInToTheSamePointsAndItsGuestIsPaidOnce() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var (phone, phoneCSRF) = try await Self.guest(client)
+      _ = try await phone.post("/register", form: "csrf=\(phoneCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+
+      // The desktop's guest answered the same survey (paid there too) and the breakfast one.
+      var (desktop, csrf) = try await Self.guest(client)
+      _ = try await desktop.post(
+        "/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4"
+      )
+      let before = try #require(desktop.cookie)
+      let loggedIn = try await desktop.post("/login", form: "csrf=\(csrf)&email=HANAKO%40example.jp&password=correct+horse+battery")
+      #expect(loggedIn.headers[.location] == "/points")
+      #expect(desktop.cookie != before, "a new session id at login")
+      let points = try await desktop.get("/points")
+      #expect(Self.balance(points) == "100pt", "60 once, and the breakfast's 40")
+      #expect(points.html.contains("ログインしました。ゲストで獲得した40pt（アンケート1件）を引き継ぎました。"))
+      phoneCSRF = try await phone.csrf(from: "/account")
+      #expect(Self.balance(try await phone.get("/points")) == "100pt", "the same points on the phone")
+    }
+  }
+
+  @Test func aWrongPasswordAndAnUnknownAddressAreRefusedAlike() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var (browser, csrf) = try await Self.guest(client)
+      _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      var other = Browser(client: client)
+      try await other.get("/login")
+      let otherCSRF = try await other.csrf(from: "/login")
+      var pages: [String] = []
+      for email in ["hanako%40example.jp", "nobody%40example.jp"] {
+        let refused = try await other.post("/login", form: "csrf=\(otherCSRF)&email=\(email)&password=wrong+password+here")
+        #expect(refused.headers[.location] == "/login")
+        pages.append(try await other.get("/login").html.replacingOccurrences(of: "nobody@", with: "hanako@"))
+      }
+      #expect(pages[0] == pages[1])
+      #expect(pages[0].contains("メールアドレスまたはパスワードが正しくありません。"))
+    }
+  }
+
+  @Test func theSixthFailureInARowIsRefusedWith429() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var (browser, csrf) = try await Self.guest(client)
+      _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      var attacker = Browser(client: client)
+      try await attacker.get("/login")
+      let token = try await attacker.csrf(from: "/login")
+      for _ in 0..<5 {
+        let refused = try await attacker.post("/login", form: "csrf=\(token)&email=hanako%40example.jp&password=guess+guess+guess")
+        #expect(refused.status == .seeOther)
+      }
+      let sixth = try await attacker.post("/login", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(sixth.status == .tooManyRequests, "refused even with the right password")
+      #expect(sixth.html.contains("15分ほどたってから"))
+    }
+  }
+
+  @Test func afterLogoutACopiedCookieIsAGuestAndLoggingOutEverywhereEndsEverySession() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var (phone, csrf) = try await Self.guest(client)
+      _ = try await phone.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      let copied = try #require(phone.cookie)
+      let phoneCSRF = try await phone.csrf(from: "/account")
+      let out = try await phone.post("/logout", form: "csrf=\(phoneCSRF)")
+      #expect(out.headers[.location] == "/surveys")
+      #expect(phone.cookie != copied)
+      #expect(Self.balance(try await phone.get("/points")) == "0pt", "a new guest")
+      var thief = Browser(client: client, cookie: copied)
+      #expect(Self.balance(try await thief.get("/points")) == "0pt", "the copied cookie is dead")
+
+      var desktop = Browser(client: client)
+      try await desktop.get("/login")
+      let desktopCSRF = try await desktop.csrf(from: "/login")
+      _ = try await desktop.post("/login", form: "csrf=\(desktopCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+      var laptop = Browser(client: client)
+      try await laptop.get("/login")
+      let laptopCSRF = try await laptop.csrf(from: "/login")
+      _ = try await laptop.post("/login", form: "csrf=\(laptopCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(Self.balance(try await laptop.get("/points")) == "60pt")
+      let token = try await desktop.csrf(from: "/account")
+      _ = try await desktop.post("/logout/everywhere", form: "csrf=\(token)")
+      #expect(Self.balance(try await laptop.get("/points")) == "0pt", "the laptop is a guest again")
+      #expect(try await laptop.get("/account").headers[.location] == "/login")
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func aClientMayTryTwentyLoginsAMinuteWhateverTheAddresses(behindProxy: Bool) async throws {
+    let server = try TestServer()
+    // Through the socket, so that the peer's address is known. Each attempt names another client
+    // in X-Forwarded-For: believed from a trusted proxy only.
+    try await server.application(trustedProxies: behindProxy ? ["127.0.0.1"] : []).test(.live) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/login")
+      let csrf = try await browser.csrf(from: "/login")
+      var statuses: [HTTPResponse.Status] = []
+      for number in 0..<21 {
+        let forwarded: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.\(number)"]
+        statuses.append(try await browser.post("/login", form: "csrf=\(csrf)&email=user\(number)%40example.jp&password=guess+guess", headers: forwarded).status)
+      }
+      #expect(statuses.dropLast().allSatisfy { $0 == .seeOther })
+      #expect(statuses.last == (behindProxy ? .seeOther : .tooManyRequests))
+    }
+  }
+
+  @Test func twentySimultaneousRegistrationsOfOneAddressMakeOneAccount() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var guests: [(Browser, String)] = []
+      for _ in 0..<20 { guests.append(try await Self.guest(client)) }
+      let statuses = try await withThrowingTaskGroup(of: String?.self) { group in
+        for (browser, csrf) in guests {
+          group.addTask {
+            var browser = browser
+            return try await browser.post("/register", form: "csrf=\(csrf)&email=same%40example.jp&password=correct+horse+battery").headers[.location]
+          }
+        }
+        return try await group.reduce(into: [String?]()) { $0.append($1) }
+      }
+      #expect(statuses.filter { $0 == "/points" }.count == 1)
+      #expect(statuses.filter { $0 == "/register" }.count == 19)
+      #expect(try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("accounts").path).filter { $0.hasSuffix(".json") }.count == 1)
+    }
+  }
+
+  @Test func signInFormsNeedTheSessionsToken() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/login")
+      try await browser.get("/login")
+      let forged = try await browser.post("/login", form: "csrf=0000&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(forged.status == .forbidden)
+      let foreign = try await browser.post(
+        "/register", form: "csrf=\(try await browser.csrf(from: "/register"))&email=a%40example.jp&password=correct+horse+battery",
+        headers: [.origin: "https://evil.example"]
+      )
+      #expect(foreign.status == .forbidden)
+    }
+  }
+}
