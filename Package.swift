@@ -51,7 +51,7 @@ let package = Package(
         "Composable",
         .product(name: "DependenciesMacros", package: "swift-dependencies"),
       ],
-      resources: [.copy("Resources/catalog.json")]
+      resources: [.copy("Resources/catalog.json"), .copy("Resources/common-passwords.txt")]
     ),
     .target(
       name: "PointAppWeb",

@@ -78,6 +78,13 @@ public struct MissionBoard: Codable, Equatable, Sendable {
     self = board
   }
 
+  /// Marks `kind` as paid today without looking at progress, for a bonus paid elsewhere (a
+  /// guest's). `false` when it was already paid today: then the other payment is one too many.
+  mutating func recordClaim(_ kind: DailyMission.Kind, on today: Day) -> Bool {
+    rollOver(to: today)
+    return claimed.insert(kind).inserted
+  }
+
   private func progress(of kind: DailyMission.Kind) -> Int {
     switch kind {
     case .visit: visited ? 1 : 0

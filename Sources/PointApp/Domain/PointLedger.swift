@@ -48,7 +48,9 @@ public struct PointLedger: Codable, Equatable, Sendable {
 
   public init() {}
 
-  /// Never negative: a debit that would overdraw is refused.
+  /// Never negative: a debit that would overdraw is refused. Only merging a guest can leave more
+  /// spent than earned (`UserProgress.absorb`); the balance is then zero until later earnings
+  /// have made up the difference.
   public var balance: PointAmount { totalEarned.subtracting(totalSpent) ?? .zero }
 
   /// How many movements there have ever been.
@@ -67,8 +69,9 @@ public struct PointLedger: Codable, Equatable, Sendable {
     append(PointTransaction(id: id, date: date, amount: amount, reason: reason))
   }
 
-  /// Adds a movement and counts it in the totals.
-  private mutating func append(_ transaction: PointTransaction) {
+  /// Adds a movement as it is and counts it in the totals. Unchecked: `credit` and `debit` check
+  /// new movements; a merge adds a guest's through it, whose points were already earned or spent.
+  mutating func append(_ transaction: PointTransaction) {
     recent.append(transaction)
     if transaction.reason.isCredit {
       totalEarned = totalEarned.adding(transaction.amount)

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Everything a user has done and earned: answers, points, missions, streak, achievements.
-/// Every rule that changes it lives here, so that an award happens once whatever asks for it.
+/// Every rule that changes it lives here (merging a guest's history: UserProgress+Merge.swift), so
+/// that an award happens once whatever asks for it.
 ///
 /// It stays small however long the user's history: the ledger keeps its newest movements, and
 /// answers move to an archive once there are many (`takeArchivable()`), from which the answers
@@ -95,6 +96,41 @@ public struct UserProgress: Codable, Equatable, Sendable {
     for achievement in Achievement.allCases where achievements[achievement] == nil {
       if achievement.isReached(by: self) { achievements[achievement] = date }
     }
+  }
+}
+
+/// Adding a guest's history, part by part: `absorb(_:on:at:)` (UserProgress+Merge.swift) decides
+/// what moves; these add it to the parts that only this file may change.
+extension UserProgress {
+  /// Adds an answer given as a guest, as it was. Given today, it counts in today's missions, as
+  /// it would have had the guest been signed in; its reward moves with the movements.
+  mutating func addGuestAnswer(_ answer: AnsweredSurvey, to survey: SurveyID, on today: Day) {
+    answered[survey] = answer
+    answeredCount += 1
+    if Day(answer.date, in: .tokyo) == today { missions.recordAnswer(earning: answer.reward, on: today) }
+  }
+
+  /// Appends a guest's movement as it was: same id, date and amount.
+  mutating func addGuestMovement(_ movement: PointTransaction) {
+    ledger.append(movement)
+  }
+
+  /// Counts a guest's bonus for today as claimed; `false` when this account had claimed it today.
+  mutating func addGuestClaim(_ kind: DailyMission.Kind, on today: Day) -> Bool {
+    missions.recordClaim(kind, on: today)
+  }
+
+  /// Adds a guest's visits: today's visit mission and the streak (`Streak.merge`).
+  mutating func addGuestVisits(_ guest: Streak, visitedToday: Bool, on today: Day) {
+    if visitedToday { missions.recordVisit(on: today) }
+    streak.merge(guest)
+  }
+
+  /// Adds a guest's achievements, each dated when first unlocked by either, then unlocks those
+  /// the merged progress has reached.
+  mutating func addGuestAchievements(_ guest: [Achievement: Date], at date: Date) {
+    achievements.merge(guest, uniquingKeysWith: min)
+    unlockAchievements(at: date)
   }
 }
 
