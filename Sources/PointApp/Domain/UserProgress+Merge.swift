@@ -72,8 +72,8 @@ extension UserProgress {
   /// Absorbing the same guest again pays nothing again: its answers are the account's by then,
   /// its bonuses of today are claimed, and movements whose id the ledger holds are skipped. Only
   /// the ledger's recent movements can be seen, so once the moved ones are archived a past day's
-  /// bonus or an exchange would move again: the caller deletes the guest with the save that
-  /// stores the merge, and the id check only covers a retried request.
+  /// bonus or an exchange would move again. So the caller deletes the guest once the merge is
+  /// saved; the id check covers a request retried before that.
   public mutating func absorb(_ guest: GuestHistory, on today: Day, at date: Date) -> MergeReport {
     let moving = guest.answers.filter { answer(to: $0.key) == nil }
     let duplicates = guest.answers.keys.filter { moving[$0] == nil }
