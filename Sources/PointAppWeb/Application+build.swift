@@ -75,13 +75,14 @@ public func buildApplication(
     metrics: metrics
   )
   let accounts = try accountStore ?? JSONFileAccountStore(directory: configuration.dataDirectory.appendingPathComponent("accounts"))
+  let sessionStore = try sessionStore ?? JSONFileSessionStore(directory: configuration.dataDirectory.appendingPathComponent("sessions"))
   let cache = SavedStateCache()
   let loop = RequestLoop(
     users: users,
     sessions: Sessions(
       secret: try secret ?? Sessions.loadOrCreateSecret(at: configuration.dataDirectory.appendingPathComponent("session.key")),
       secureCookies: configuration.secureCookies,
-      store: try sessionStore ?? JSONFileSessionStore(directory: configuration.dataDirectory.appendingPathComponent("sessions")),
+      store: sessionStore,
       accounts: accounts,
       users: users
     ),
@@ -91,7 +92,9 @@ public func buildApplication(
     effectDeadline: configuration.effectDeadline,
     trustedProxies: configuration.trustedProxies,
     metrics: metrics,
-    accounts: AccountService(accounts: accounts, users: users, hasher: passwordHasher, throttle: LoginThrottle(), cache: cache),
+    accounts: AccountService(
+      accounts: accounts, sessions: sessionStore, users: users, hasher: passwordHasher, throttle: LoginThrottle(), cache: cache
+    ),
     cache: cache,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )

@@ -207,3 +207,42 @@ struct AccountTests {
     }
   }
 }
+
+/// Points leave only from an account, with its password typed in the last 10 minutes.
+struct ExchangePasswordTests {
+  @Test func anExchangeAsksForThePasswordAgainAfterTenMinutes() async throws {
+    let server = try TestServer()
+    let user = UserID.random()
+    var state = AppFeature.State()
+    state.progress = SavedStateTests.answered([
+      Survey(id: SurveyID("bonanza"), title: "", description: "", category: .food, questions: [], reward: 3_500,
+             estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil),
+    ])
+    try await server.users.replace(user, with: state)
+    let accounts = try JSONFileAccountStore(directory: server.dataDirectory.appendingPathComponent("accounts"))
+    let account = Account(email: "hanako@example.jp", passwordHash: try await TestServer.hasher.hash("correct horse battery"), user: user, created: noon)
+    #expect(try await accounts.create(account))
+    let sessions = try JSONFileSessionStore(directory: server.dataDirectory.appendingPathComponent("sessions"))
+    let id = SessionID.random()
+    try await sessions.save(
+      SessionRecord(user: user, account: account.id, lastSeen: noon, passwordConfirmedAt: noon - Exchange.passwordGrace), as: id
+    )
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(id.rawValue)")
+      let confirmation = try await browser.get("/exchange/digital-gift-300")
+      #expect(confirmation.html.contains(#"<input type="password" id="password" name="password""#))
+      let csrf = try await browser.csrf(from: "/exchange/digital-gift-300")
+      for (password, message) in [("", "確認のため、パスワードを入力してください。"), ("wrong+guess+here", "パスワードが正しくありません。")] {
+        let refused = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=1&password=\(password)")
+        #expect(refused.headers[.location] == "/exchange")
+        #expect(try await browser.get("/exchange").html.contains(message))
+      }
+      #expect(AccountTests.balance(try await browser.get("/points")) == "3,500pt")
+      let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=1&password=correct+horse+battery")
+      #expect(sent.headers[.location] == "/exchange")
+      #expect(AccountTests.balance(try await browser.get("/points")) == "500pt")
+      // Typed just now: the next confirmation does not ask.
+      #expect(!(try await browser.get("/exchange/digital-gift-300").html.contains(#"type="password""#)))
+    }
+  }
+}

@@ -71,7 +71,9 @@ struct MetricsTests {
     try await server.application(catalog: rich, metrics: registry).test(.router) { client in
       var browser = Browser(client: client)
       try await browser.get("/surveys")
-      let csrf = try await browser.csrf(from: "/surveys/rich-0")
+      var csrf = try await browser.csrf(from: "/surveys/rich-0")
+      _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      csrf = try await browser.csrf(from: "/surveys/rich-0")
       for survey in rich {
         _ = try await browser.post("/surveys/\(survey.id.rawValue)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
       }

@@ -34,13 +34,13 @@ struct PageSnapshotTests {
       _ = try await browser.post("/missions/answerOne/claim", form: "csrf=\(csrf)")
       try await snapshot("/missions", named: "missions-claimed")
       try await snapshot("/exchange", named: "exchange")
-      try await snapshot("/exchange/digital-gift-300", named: "exchange-confirmation")
       try await snapshot("/surveys/unknown", named: "error-404")
       try await snapshot("/register", named: "register")
       _ = try await browser.post("/login", form: "csrf=\(csrf)&email=hanako%40example.jp&password=wrong+password")
       try await snapshot("/login", named: "login-refused")
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
       try await snapshot("/account", named: "account")
+      try await snapshot("/exchange/digital-gift-300", named: "exchange-confirmation")
     }
   }
 

@@ -11,6 +11,9 @@ public struct AccountClient: Sendable {
   public var register: @Sendable (_ email: EmailAddress, _ password: String) async throws -> SignIn
   /// Checks `password` for `email`'s account, then takes the request's guest progress into it.
   public var logIn: @Sendable (_ email: EmailAddress, _ password: String) async throws -> SignIn
+  /// Checks the signed-in account's password, for what needs it typed again (exchanges); when it
+  /// was confirmed.
+  public var confirmPassword: @Sendable (_ password: String) async throws -> Date
 }
 
 /// An account signed in to, and what moved into it from the guest who signed in.
@@ -35,6 +38,9 @@ public enum AccountError: Error, Equatable, Sendable {
   /// Too many failed logins for the address (for 15 minutes) or from the address (a minute).
   case throttled
   case alreadySignedIn
+  /// The account's password was asked for and not typed, or typed wrong.
+  case passwordRequired
+  case wrongPassword
   case unavailable
 
   public init(_ error: any Error) {
@@ -49,6 +55,8 @@ public enum AccountError: Error, Equatable, Sendable {
     case .wrongCredentials: "メールアドレスまたはパスワードが正しくありません。"
     case .throttled: "ログインの失敗が続いたため、しばらく受け付けません。15分ほどたってからお試しください。"
     case .alreadySignedIn: "すでにログインしています。"
+    case .passwordRequired: "確認のため、パスワードを入力してください。"
+    case .wrongPassword: "パスワードが正しくありません。"
     case .unavailable: "ただいま処理できません。時間をおいてお試しください。"
     }
   }
@@ -58,7 +66,8 @@ extension AccountClient: DependencyKey {
   /// No user is known outside a request: every call fails, and the page says so.
   public static let liveValue = AccountClient(
     register: { _, _ in throw AccountError.unavailable },
-    logIn: { _, _ in throw AccountError.unavailable }
+    logIn: { _, _ in throw AccountError.unavailable },
+    confirmPassword: { _ in throw AccountError.unavailable }
   )
   public static let testValue = AccountClient()
 }

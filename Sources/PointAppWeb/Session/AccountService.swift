@@ -6,6 +6,7 @@ import PointApp
 /// session's user under an address, and logs in, taking the session's guest into the account.
 struct AccountService: Sendable {
   let accounts: any AccountStore
+  let sessions: any SessionStore
   let users: any UserStateStore
   let hasher: PasswordHasher
   let throttle: LoginThrottle
@@ -40,6 +41,20 @@ struct AccountService: Sendable {
           return (try UserFiles.save(state).save, report)
         }
         return SignIn(email: email, merged: report)
+      },
+      confirmPassword: { password in
+        let now = now
+        guard let email = session.account?.email else { throw AccountError.unavailable }
+        try throttle.admit(email: email, client: client, now: now)
+        let account = try await accounts.account(AccountID(email: email))
+        guard try await hasher.verify(password, against: account?.passwordHash), var record = try await sessions.record(session.id) else {
+          throttle.failed(email: email, now: now)
+          throw AccountError.wrongPassword
+        }
+        throttle.succeeded(email: email)
+        record.passwordConfirmedAt = now
+        try await sessions.save(record, as: session.id)
+        return now
       }
     )
   }

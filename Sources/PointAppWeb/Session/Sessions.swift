@@ -15,6 +15,8 @@ public struct Session: Sendable {
   public let isNew: Bool
   /// The response sets the session cookie: a new visitor's, or a session's new id.
   public let setsCookie: Bool
+  /// When the account's password was last typed in this session.
+  public var passwordConfirmedAt: Date? = nil
 }
 
 /// Sessions as server-side records (`SessionStore`) behind a cookie that carries only their id,
@@ -78,7 +80,9 @@ public struct Sessions: Sendable {
         touched.lastSeen = now
         try await store.save(touched, as: id)
       }
-      return Session(id: id, user: user, account: account, isNew: false, setsCookie: false)
+      return Session(
+        id: id, user: user, account: account, isNew: false, setsCookie: false, passwordConfirmedAt: record.passwordConfirmedAt
+      )
     }
     if let legacy = UserID(raw), try await users.read(legacy) != nil {
       // The old cookie ends, so that it cannot be taken up again once the data has moved on.
@@ -112,7 +116,7 @@ public struct Sessions: Sendable {
     // The password was typed just now when signing in.
     let record = SessionRecord(user: user, account: account?.id, epoch: account?.epoch ?? 0, lastSeen: now, passwordConfirmedAt: account == nil ? nil : now)
     try await store.save(record, as: id)
-    return Session(id: id, user: user, account: account, isNew: false, setsCookie: true)
+    return Session(id: id, user: user, account: account, isNew: false, setsCookie: true, passwordConfirmedAt: record.passwordConfirmedAt)
   }
 
   private func newVisitor() -> Session {

@@ -41,6 +41,11 @@ public struct FormBody: Sendable {
   }
 
   /// The single value of a field; 400 when it is missing or repeated.
+  /// The field `name` when sent once, `nil` when not sent; sent more than once is a 400.
+  public func optionalValue(_ name: String) throws(HTTPError) -> String? {
+    fields.contains { $0.name == name } ? try value(name) : nil
+  }
+
   public func value(_ name: String) throws(HTTPError) -> String {
     let values = fields.filter { $0.name == name }
     guard values.count == 1 else { throw HTTPError(.badRequest, message: "expected one \(name) field") }

@@ -75,7 +75,7 @@ enum Navigation {
   /// decoding, for the buttons of an alert shown as a page.
   static func formTarget(of action: AppFeature.Action) -> (path: String, fields: [String: String])? {
     switch action {
-    case let .exchange(.exchangeButtonTapped(id, ledgerCount)): ("/exchange/\(id.rawValue)", ["ledger": "\(ledgerCount)"])
+    case let .exchange(.exchangeButtonTapped(id, ledgerCount, _)): ("/exchange/\(id.rawValue)", ["ledger": "\(ledgerCount)"])
     default: nil
     }
   }
@@ -114,6 +114,7 @@ extension Pages {
         ]
       },
       "csrf": csrf,
+      "asksPassword": state.exchangeAsksPassword,
     ]
     if let message = alert.message { body["message"] = message }
     return layout(state, body: body)

@@ -58,6 +58,7 @@ struct RequestLoop: Sendable {
       let surveys = (try? await dependencies.surveyClient.fetchAll().map { $0.id }) ?? []
       var initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
       initial.account = session.account.flatMap { EmailAddress($0.email) }
+      initial.passwordConfirmedAt = session.passwordConfirmedAt
       var dependencies = dependencies
       if isForm {
         dependencies.accounts = accounts.client(for: session, from: client, surveys: surveys)

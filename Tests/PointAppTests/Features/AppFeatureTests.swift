@@ -277,13 +277,30 @@ struct AppFeatureTests {
     }
   }
 
+  /// Signed in, the password typed a minute ago.
+  func signedIn(_ state: AppFeature.State) -> AppFeature.State {
+    var state = state
+    state.account = EmailAddress("hanako@example.jp")
+    state.passwordConfirmedAt = noon - 60
+    return state
+  }
+
   @Test func choosingAnExchangeLeadsToItsConfirmation() async {
-    let store = makeStore()
+    let store = makeStore(signedIn(AppFeature.State()))
     let gift = ExchangeOption.all[0]
     await store.send(.exchange(.optionSelected(gift.id))) {
       $0.exchangeConfirmation = .exchange(gift, ledgerCount: 0)
       $0.progress.recordVisit(on: today, at: noon)
       $0.destination = .exchangeConfirmation(gift, .exchange(gift, ledgerCount: 0))
+    }
+  }
+
+  @Test func aGuestIsAskedToSignInBeforeExchanging() async {
+    let store = makeStore(visited())
+    await store.send(.exchange(.optionSelected(ExchangeOption.all[0].id)))
+    await store.receive(.exchange(.delegate(.signInRequired))) {
+      $0.flash = Flash(.error, "ポイント交換にはログインが必要です。ログインするか、新規登録してください。")
+      $0.destination = .login
     }
   }
 
@@ -294,7 +311,7 @@ struct AppFeatureTests {
   }
 
   @Test func aRefusedExchangeLeadsBackToTheExchangeAndSaysWhy() async {
-    let store = makeStore(visited())
+    let store = makeStore(signedIn(visited()))
     await store.send(.exchange(.exchangeButtonTapped(ExchangeOption.all[0].id, ledgerCount: 0))) { $0.destination = .exchange }
     await store.receive(.exchange(.delegate(.exchangeRefused(.insufficientBalance)))) {
       $0.flash = Flash(.error, "ポイントが足りません。")
@@ -305,7 +322,7 @@ struct AppFeatureTests {
     var state = AppFeature.State()
     var ids = 10
     state.progress = .answered([.fixture(reward: 3_000)], ids: &ids)
-    let store = makeStore(state)
+    let store = makeStore(signedIn(state))
     let gift = ExchangeOption.all[0]
     await store.send(.exchange(.exchangeButtonTapped(gift.id, ledgerCount: 1))) {
       try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)

@@ -15,6 +15,9 @@ public struct AppFeature: Reducer, Sendable {
     public var enteredEmail: String?
     /// The account the request's session is signed in to: set by the web layer, never saved.
     public var account: EmailAddress?
+    /// When the session last had the account's password typed: set by the web layer, never saved.
+    public var passwordConfirmedAt: Date?
+    public var exchangeAsksPassword = false
     /// Who the browser is from now on, when a request changed it: the web layer gives the
     /// session a new id for it. Never saved.
     public var identityChange: IdentityChange?
@@ -198,6 +201,13 @@ public struct AppFeature: Reducer, Sendable {
       case let .missions(.delegate(.claimRefused(error))), let .exchange(.delegate(.exchangeRefused(error))):
         state.flash = Flash(.error, error.message)
         return .none
+      case .exchange(.delegate(.signInRequired)):
+        state.flash = Flash(.error, "ポイント交換にはログインが必要です。ログインするか、新規登録してください。")
+        state.destination = .login
+        return .none
+      case let .exchange(.delegate(.passwordRefused(error))):
+        state.flash = Flash(.error, error.message)
+        return .none
       case let .exchange(.delegate(.exchanged(option))):
         state.flash = Flash(.success, "\(option.title)に交換しました（\(option.cost)）。")
         return .none
@@ -303,8 +313,17 @@ extension AppFeature.State {
   }
 
   public var exchange: Exchange.State {
-    get { Exchange.State(progress: progress, confirmation: exchangeConfirmation) }
-    set { (progress, exchangeConfirmation) = (newValue.progress, newValue.confirmation) }
+    get {
+      var exchange = Exchange.State(
+        progress: progress, confirmation: exchangeConfirmation, account: account, passwordConfirmedAt: passwordConfirmedAt
+      )
+      exchange.asksPassword = exchangeAsksPassword
+      return exchange
+    }
+    set {
+      (progress, exchangeConfirmation, passwordConfirmedAt) = (newValue.progress, newValue.confirmation, newValue.passwordConfirmedAt)
+      exchangeAsksPassword = newValue.asksPassword
+    }
   }
 
   public var signInForm: SignInForm.State {
