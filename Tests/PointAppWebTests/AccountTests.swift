@@ -246,3 +246,37 @@ struct ExchangePasswordTests {
     }
   }
 }
+
+struct PasswordChangeHTTPTests {
+  @Test func aNewPasswordEndsTheOtherSessionsAndTheOldOneNoLongerWorks() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var (phone, csrf) = try await AccountTests.guest(client)
+      _ = try await phone.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      var desktop = Browser(client: client)
+      try await desktop.get("/login")
+      let desktopCSRF = try await desktop.csrf(from: "/login")
+      _ = try await desktop.post("/login", form: "csrf=\(desktopCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(AccountTests.balance(try await desktop.get("/points")) == "60pt")
+
+      let token = try await phone.csrf(from: "/account")
+      let wrong = try await phone.post("/account/password", form: "csrf=\(token)&current=wrong+guess+here&new=a+brand+new+passphrase")
+      #expect(wrong.headers[.location] == "/account")
+      #expect(try await phone.get("/account").html.contains("パスワードが正しくありません。"))
+      let before = try #require(phone.cookie)
+      let changed = try await phone.post("/account/password", form: "csrf=\(token)&current=correct+horse+battery&new=a+brand+new+passphrase")
+      #expect(changed.headers[.location] == "/account")
+      #expect(phone.cookie != before, "a new session id")
+      #expect(try await phone.get("/account").html.contains("パスワードを変更しました。"))
+      #expect(AccountTests.balance(try await desktop.get("/points")) == "0pt", "the desktop is logged out")
+
+      var laptop = Browser(client: client)
+      try await laptop.get("/login")
+      let laptopCSRF = try await laptop.csrf(from: "/login")
+      _ = try await laptop.post("/login", form: "csrf=\(laptopCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(AccountTests.balance(try await laptop.get("/points")) == "0pt", "the old password no longer works")
+      _ = try await laptop.post("/login", form: "csrf=\(laptopCSRF)&email=hanako%40example.jp&password=a+brand+new+passphrase")
+      #expect(AccountTests.balance(try await laptop.get("/points")) == "60pt")
+    }
+  }
+}

@@ -14,6 +14,8 @@ public struct AccountClient: Sendable {
   /// Checks the signed-in account's password, for what needs it typed again (exchanges); when it
   /// was confirmed.
   public var confirmPassword: @Sendable (_ password: String) async throws -> Date
+  /// Replaces the signed-in account's password, given the current one; ends its other sessions.
+  public var changePassword: @Sendable (_ current: String, _ new: String) async throws -> Void
 }
 
 /// An account signed in to, and what moved into it from the guest who signed in.
@@ -67,7 +69,8 @@ extension AccountClient: DependencyKey {
   public static let liveValue = AccountClient(
     register: { _, _ in throw AccountError.unavailable },
     logIn: { _, _ in throw AccountError.unavailable },
-    confirmPassword: { _ in throw AccountError.unavailable }
+    confirmPassword: { _ in throw AccountError.unavailable },
+    changePassword: { _, _ in throw AccountError.unavailable }
   )
   public static let testValue = AccountClient()
 }

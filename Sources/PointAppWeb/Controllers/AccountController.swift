@@ -1,8 +1,8 @@
 import Hummingbird
 import PointApp
 
-/// /register and /login (each a page whose form posts to it), /account, POST /logout and
-/// POST /logout/everywhere.
+/// /register and /login (each a page whose form posts to it), /account, POST /account/password,
+/// POST /logout and POST /logout/everywhere.
 struct AccountController {
   let loop: RequestLoop
 
@@ -19,6 +19,12 @@ struct AccountController {
 
     router.page("/account") { request, _ in
       try await loop.page(request, .accountPageRequested)
+    }
+
+    router.form("/account/password") { request, context in
+      try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
+        .passwordChange(.submitted(current: try form.value("current"), new: try form.value("new")))
+      }
     }
 
     router.form("/logout") { request, _ in

@@ -55,6 +55,20 @@ struct AccountService: Sendable {
         record.passwordConfirmedAt = now
         try await sessions.save(record, as: session.id)
         return now
+      },
+      changePassword: { current, new in
+        let now = now
+        guard let email = session.account?.email else { throw AccountError.unavailable }
+        try throttle.admit(email: email, client: client, now: now)
+        let found = try await accounts.account(AccountID(email: email))
+        guard try await hasher.verify(current, against: found?.passwordHash), var account = found else {
+          throttle.failed(email: email, now: now)
+          throw AccountError.wrongPassword
+        }
+        throttle.succeeded(email: email)
+        account.passwordHash = try await hasher.hash(new)
+        account.epoch += 1  // every session of the old password ends; this one is renewed
+        try await accounts.update(account)
       }
     )
   }

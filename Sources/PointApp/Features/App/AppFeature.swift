@@ -93,6 +93,7 @@ public struct AppFeature: Reducer, Sendable {
     case missions(Missions.Action)
     case exchange(Exchange.Action)
     case signInForm(SignInForm.Action)
+    case passwordChange(PasswordChange.Action)
     /// The account's page was asked for.
     case accountPageRequested
     /// The logout button was pressed.
@@ -117,6 +118,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.missions, action: \.missions) { Missions() }
     Scope(state: \.exchange, action: \.exchange) { Exchange() }
     Scope(state: \.signInForm, action: \.signInForm) { SignInForm() }
+    Scope(state: \.passwordChange, action: \.passwordChange) { PasswordChange() }
     Reduce { state, action in
       switch action {
       case .surveyList(.pageRequested):
@@ -242,6 +244,17 @@ public struct AppFeature: Reducer, Sendable {
           arrive(at: .account, &state)
         }
         return .none
+      case .passwordChange(.submitted):
+        state.destination = .account
+        return .none
+      case let .passwordChange(.delegate(.changed(email))):
+        // The account's other sessions have ended; this one goes on under a new id.
+        state.identityChange = .signedIn(email)
+        state.flash = Flash(.success, "パスワードを変更しました。ほかの端末ではログアウトしました。")
+        return .none
+      case let .passwordChange(.delegate(.refused(error))):
+        state.flash = Flash(.error, error.message)
+        return .none
       case .logoutButtonTapped, .logoutEverywhereButtonTapped:
         if state.account != nil {
           state.identityChange = action == .logoutButtonTapped ? .signedOut : .signedOutEverywhere
@@ -252,7 +265,7 @@ public struct AppFeature: Reducer, Sendable {
         state.flash = nil
         state.enteredEmail = nil
         return .none
-      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .signInForm:
+      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .signInForm, .passwordChange:
         return .none
       }
     }
@@ -324,6 +337,11 @@ extension AppFeature.State {
       (progress, exchangeConfirmation, passwordConfirmedAt) = (newValue.progress, newValue.confirmation, newValue.passwordConfirmedAt)
       exchangeAsksPassword = newValue.asksPassword
     }
+  }
+
+  public var passwordChange: PasswordChange.State {
+    get { PasswordChange.State(signedIn: account) }
+    set {}
   }
 
   public var signInForm: SignInForm.State {
