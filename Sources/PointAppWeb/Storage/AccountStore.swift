@@ -73,31 +73,21 @@ public final class InMemoryAccountStore: AccountStore {
 /// created with `link(2)`, which refuses an existing name, so one address makes one account even
 /// across processes sharing the folder.
 public final class JSONFileAccountStore: AccountStore {
-  private let folder: String
-  private let threadPool: NIOThreadPool
+  private let records: RecordFolder<AccountKind, Account>
 
   public init(directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
-    folder = directory.path
-    self.threadPool = threadPool
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try DurableFile.removeAbandonedTemporaries(in: folder)
+    records = try RecordFolder(directory, threadPool: threadPool)
   }
 
   public func account(_ id: AccountID) async throws -> Account? {
-    let path = "\(folder)/\(id.rawValue).json"
-    guard let data = try await threadPool.runIfActive({ try DurableFile.read(path) }) else { return nil }
-    return try SavedJSON.decode(Account.self, from: data)
+    try await records.read(id)
   }
 
   public func create(_ account: Account) async throws -> Bool {
-    let path = "\(folder)/\(account.id.rawValue).json"
-    let data = try SavedJSON.encode(account)
-    return try await threadPool.runIfActive { try DurableFile.write(data, to: path, exclusive: true) }
+    try await records.write(account, as: account.id, exclusive: true)
   }
 
   public func update(_ account: Account) async throws {
-    let path = "\(folder)/\(account.id.rawValue).json"
-    let data = try SavedJSON.encode(account)
-    try await threadPool.runIfActive { try DurableFile.write(data, to: path) }
+    try await records.write(account, as: account.id)
   }
 }

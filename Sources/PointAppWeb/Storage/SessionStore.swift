@@ -60,34 +60,23 @@ public final class InMemorySessionStore: SessionStore {
   }
 }
 
-/// One small JSON file per session under `directory` (`<id>.json`), written durably on the file
-/// threads of the user store.
+/// One small JSON file per session under `directory` (`<id>.json`), written durably.
 public final class JSONFileSessionStore: SessionStore {
-  private let folder: String
-  private let threadPool: NIOThreadPool
+  private let records: RecordFolder<SessionKind, SessionRecord>
 
   public init(directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
-    folder = directory.path
-    self.threadPool = threadPool
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try DurableFile.removeAbandonedTemporaries(in: folder)
+    records = try RecordFolder(directory, threadPool: threadPool)
   }
 
   public func record(_ id: SessionID) async throws -> SessionRecord? {
-    let path = "\(folder)/\(id.rawValue).json"
-    guard let data = try await threadPool.runIfActive({ try DurableFile.read(path) }) else { return nil }
-    return try SavedJSON.decode(SessionRecord.self, from: data)
+    try await records.read(id)
   }
 
   public func save(_ record: SessionRecord, as id: SessionID) async throws {
-    let path = "\(folder)/\(id.rawValue).json"
-    let data = try SavedJSON.encode(record)
-    try await threadPool.runIfActive { try DurableFile.write(data, to: path) }
+    try await records.write(record, as: id)
   }
 
   public func create(_ record: SessionRecord, as id: SessionID) async throws -> Bool {
-    let path = "\(folder)/\(id.rawValue).json"
-    let data = try SavedJSON.encode(record)
-    return try await threadPool.runIfActive { try DurableFile.write(data, to: path, exclusive: true) }
+    try await records.write(record, as: id, exclusive: true)
   }
 }
