@@ -171,6 +171,41 @@ struct AccountTests {
     }
   }
 
+  @Test func aGuestLoggingInToTwoAccountsAtOnceMovesIntoOneOnly() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      for email in ["x", "y"] {
+        var (owner, csrf) = try await Self.guest(client)
+        _ = try await owner.post("/register", form: "csrf=\(csrf)&email=\(email)%40example.jp&password=correct+horse+battery")
+      }
+      var (visitor, csrf) = try await Self.guest(client)  // sweets, which both accounts have
+      _ = try await visitor.post(
+        "/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4"
+      )  // and 40pt that move
+      let attempts = ["x", "y", "x"].map { (visitor, $0) }
+      let token = csrf
+      let outcomes = try await withThrowingTaskGroup(of: String?.self) { group in
+        for (browser, email) in attempts {
+          group.addTask {
+            var browser = browser
+            return try await browser.post("/login", form: "csrf=\(token)&email=\(email)%40example.jp&password=correct+horse+battery").headers[.location]
+          }
+        }
+        return try await group.reduce(into: [String?]()) { $0.append($1) }
+      }
+      #expect(outcomes.filter { $0 == "/points" }.count == 1, "\(outcomes)")
+      var total = 0
+      for email in ["x", "y"] {
+        var reader = Browser(client: client)
+        try await reader.get("/login")
+        let token = try await reader.csrf(from: "/login")
+        _ = try await reader.post("/login", form: "csrf=\(token)&email=\(email)%40example.jp&password=correct+horse+battery")
+        total += Int(try #require(Self.balance(try await reader.get("/points"))).dropLast(2)) ?? -1
+      }
+      #expect(total == 60 + 60 + 40, "each owner's 60, and the guest's breakfast once")
+    }
+  }
+
   @Test func twentySimultaneousRegistrationsOfOneAddressMakeOneAccount() async throws {
     let server = try TestServer()
     try await server.application().test(.router) { client in

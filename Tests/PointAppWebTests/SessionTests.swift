@@ -21,7 +21,7 @@ struct SessionTests {
     }
   }
 
-  @Test func aGuestFromBeforeSessionRecordsKeepsTheirPointsUnderANewId() async throws {
+  @Test func aGuestFromBeforeSessionRecordsKeepsTheirPointsUntilTheyRegister() async throws {
     let server = try TestServer()
     let legacy = UserID("0123456789abcdef0123456789abcdef")!
     var state = AppFeature.State()
@@ -31,8 +31,10 @@ struct SessionTests {
       var browser = Browser(client: client, cookie: "pointapp_session=\(legacy.rawValue)")
       let points = try await browser.get("/points")
       #expect(points.html.contains(#"<p class="big">60pt</p>"#))
-      let renewed = try #require(browser.cookie)
-      #expect(renewed != "pointapp_session=\(legacy.rawValue)", "a new session id")
+      #expect(browser.cookie == "pointapp_session=\(legacy.rawValue)", "the cookie stays: a page open since still works")
+      let csrf = try await browser.csrf(from: "/register")
+      _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(browser.cookie != "pointapp_session=\(legacy.rawValue)", "a new session id at registration")
       #expect(try await browser.get("/points").html.contains(#"<p class="big">60pt</p>"#))
 
       // The old cookie, copied before: it has ended, and leads to nobody's points.

@@ -43,6 +43,8 @@ public enum AccountError: Error, Equatable, Sendable {
   /// The account's password was asked for and not typed, or typed wrong.
   case passwordRequired
   case wrongPassword
+  /// The session ended while the form was on its way (signed in, out, or elsewhere meanwhile).
+  case sessionEnded
   case unavailable
 
   public init(_ error: any Error) {
@@ -59,6 +61,7 @@ public enum AccountError: Error, Equatable, Sendable {
     case .alreadySignedIn: "すでにログインしています。"
     case .passwordRequired: "確認のため、パスワードを入力してください。"
     case .wrongPassword: "パスワードが正しくありません。"
+    case .sessionEnded: "このページは古くなっています。開き直してから、もう一度お試しください。"
     case .unavailable: "ただいま処理できません。時間をおいてお試しください。"
     }
   }

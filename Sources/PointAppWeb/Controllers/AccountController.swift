@@ -12,7 +12,7 @@ struct AccountController {
         try await loop.page(request, .signInForm(.pageRequested(kind)))
       } form: { request, context in
         try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
-          .signInForm(.submitted(kind, email: try form.value("email"), password: try form.value("password")))
+          .signInForm(.submitted(kind, email: try form.value("email"), password: Secret(try form.value("password"))))
         }
       }
     }
@@ -23,7 +23,7 @@ struct AccountController {
 
     router.form("/account/password") { request, context in
       try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
-        .passwordChange(.submitted(current: try form.value("current"), new: try form.value("new")))
+        .passwordChange(.submitted(current: Secret(try form.value("current")), new: Secret(try form.value("new"))))
       }
     }
 

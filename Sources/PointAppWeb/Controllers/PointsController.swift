@@ -28,7 +28,7 @@ struct PointsController<Context: RequestContext> {
       let id = ExchangeOption.ID(try context.parameters.require("id"))
       return try await loop.form(request) { form in
         guard let ledgerCount = Int(try form.value("ledger")) else { throw HTTPError(.badRequest) }
-        return .exchange(.exchangeButtonTapped(id, ledgerCount: ledgerCount, password: try form.optionalValue("password")))
+        return .exchange(.exchangeButtonTapped(id, ledgerCount: ledgerCount, password: try form.optionalValue("password").map { Secret($0) }))
       }
     }
   }

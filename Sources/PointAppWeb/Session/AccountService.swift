@@ -4,6 +4,11 @@ import PointApp
 
 /// The accounts behind `AccountClient`: bound to one request's session, it registers the
 /// session's user under an address, and logs in, taking the session's guest into the account.
+///
+/// It runs inside the session user's lock (every form is an update of that user), and ends the
+/// session there once it has signed in: a second sign-in of the same session queued behind it
+/// (a double click, two tabs, a retry after a crash) finds it ended and changes nothing, so a
+/// guest is taken into one account once, and a session that registered never stays a guest.
 struct AccountService: Sendable {
   let accounts: any AccountStore
   let sessions: any SessionStore
@@ -13,26 +18,46 @@ struct AccountService: Sendable {
   /// The decoded states the request loop keeps: an account's data read here is read as it reads it.
   let cache: SavedStateCache
 
-  /// `client` is the address the login comes from, for the per-client limit (`nil`: unknown).
+  /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown).
   func client(for session: Session, from client: String?, surveys: [SurveyID]) -> AccountClient {
     @Dependency(\.date.now) var now
     @Dependency(\.calendar) var calendar
+
+    /// Refuses a session that ended since the request began (its record is read again here,
+    /// inside the user's lock).
+    @Sendable func stillCurrent() async throws {
+      guard let record = try await sessions.record(session.id), record.user == session.user, record.account == session.account?.id else {
+        throw AccountError.sessionEnded
+      }
+    }
+
+    @Sendable func end(at now: Date) async throws {
+      try await sessions.save(SessionRecord(user: nil, lastSeen: now), as: session.id)
+    }
+
     return AccountClient(
       register: { email, password in
+        let now = now
+        try throttle.admit(client: client, now: now)
+        try await stillCurrent()
         let account = Account(email: email.value, passwordHash: try await hasher.hash(password), user: session.user, created: now)
         guard try await accounts.create(account) else { throw AccountError.emailTaken }
+        try await end(at: now)
         return SignIn(email: email)
       },
       logIn: { email, password in
         let now = now
         try throttle.admit(email: email.value, client: client, now: now)
+        try await stillCurrent()
         let account = try await accounts.account(AccountID(email: email.value))
         guard try await hasher.verify(password, against: account?.passwordHash), let account else {
-          throttle.failed(email: email.value, now: now)
           throw AccountError.wrongCredentials
         }
         throttle.succeeded(email: email.value)
-        guard account.user != session.user else { return SignIn(email: email) }
+        guard account.user != session.user else {
+          try await end(at: now)
+          return SignIn(email: email)
+        }
         let guest = try await UserFiles.history(of: session.user, in: users)
         let report = try await users.update(account.user) { [cache] data in
           var state = try await UserFiles.load(data, of: account.user, surveys: surveys + guest.answers.keys, from: users, cache: cache)
@@ -40,33 +65,34 @@ struct AccountService: Sendable {
           state.flash = .loggedIn(report)
           return (try UserFiles.save(state).save, report)
         }
+        try await end(at: now)
         return SignIn(email: email, merged: report)
       },
       confirmPassword: { password in
         let now = now
-        guard let email = session.account?.email else { throw AccountError.unavailable }
+        guard let email = session.account?.email else { throw AccountError.sessionEnded }
         try throttle.admit(email: email, client: client, now: now)
         let account = try await accounts.account(AccountID(email: email))
-        guard try await hasher.verify(password, against: account?.passwordHash), var record = try await sessions.record(session.id) else {
-          throttle.failed(email: email, now: now)
-          throw AccountError.wrongPassword
-        }
+        guard try await hasher.verify(password, against: account?.passwordHash) else { throw AccountError.wrongPassword }
         throttle.succeeded(email: email)
+        guard var record = try await sessions.record(session.id), record.user != nil else { throw AccountError.sessionEnded }
         record.passwordConfirmedAt = now
         try await sessions.save(record, as: session.id)
         return now
       },
       changePassword: { current, new in
         let now = now
-        guard let email = session.account?.email else { throw AccountError.unavailable }
+        guard let email = session.account?.email else { throw AccountError.sessionEnded }
         try throttle.admit(email: email, client: client, now: now)
-        let found = try await accounts.account(AccountID(email: email))
-        guard try await hasher.verify(current, against: found?.passwordHash), var account = found else {
-          throttle.failed(email: email, now: now)
+        let id = AccountID(email: email)
+        guard try await hasher.verify(current, against: try await accounts.account(id)?.passwordHash) else {
           throw AccountError.wrongPassword
         }
         throttle.succeeded(email: email)
-        account.passwordHash = try await hasher.hash(new)
+        let hash = try await hasher.hash(new)
+        // Read again after the hashing: what changed meanwhile (an epoch moved on) is kept.
+        guard var account = try await accounts.account(id) else { throw AccountError.sessionEnded }
+        account.passwordHash = hash
         account.epoch += 1  // every session of the old password ends; this one is renewed
         try await accounts.update(account)
       }

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import HummingbirdBcrypt
 import NIOPosix
 
@@ -17,7 +19,13 @@ public struct PasswordHasher: Sendable {
 
   func hash(_ password: String) async throws -> String {
     let cost = cost
-    return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(Self.digest(password), cost: cost) }
+  }
+
+  /// What bcrypt is given: bcrypt reads at most 72 bytes and stops at a NUL, and a password may be
+  /// 128 characters of any kind; its SHA-256 in base64 is 44 bytes, every one of them counted.
+  private static func digest(_ password: String) -> String {
+    Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
   }
 
   /// Whether `password` is the one `hash` was made of. With no hash (no such account) a decoy of
@@ -25,7 +33,7 @@ public struct PasswordHasher: Sendable {
   func verify(_ password: String, against hash: String?) async throws -> Bool {
     let decoy = decoy
     return try await NIOThreadPool.singleton.runIfActive {
-      let matches = Bcrypt.verify(password, hash: hash ?? decoy)
+      let matches = Bcrypt.verify(Self.digest(password), hash: hash ?? decoy)
       return hash != nil && matches
     }
   }

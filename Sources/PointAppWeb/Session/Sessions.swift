@@ -56,8 +56,8 @@ public struct Sessions: Sendable {
 
   /// The request's session. A cookie of an unknown id is the second request of a new visitor
   /// (their record is made now, with a user of their own), or a guest's from before session
-  /// records (their cookie named their data: they keep it, under a new session id). A missing,
-  /// malformed, ended or expired one is a new visitor.
+  /// records (their cookie named their data: they keep it). A missing, malformed, ended or
+  /// expired one is a new visitor.
   public func session(for request: Request, now: Date) async throws -> Session {
     let cookies = request.headers[values: .cookie]
     // Behind HTTPS a guest from before the `__Host-` name still has the plain one.
@@ -84,14 +84,12 @@ public struct Sessions: Sendable {
         id: id, user: user, account: account, isNew: false, setsCookie: false, passwordConfirmedAt: record.passwordConfirmedAt
       )
     }
-    if let legacy = UserID(raw), try await users.read(legacy) != nil {
-      // The old cookie ends, so that it cannot be taken up again once the data has moved on.
-      try await store.save(SessionRecord(user: nil, lastSeen: now), as: id)
-      let renewed = SessionID.random()
-      try await store.save(SessionRecord(user: legacy, lastSeen: now), as: renewed)
-      return Session(id: renewed, user: legacy, account: nil, isNew: false, setsCookie: true)
-    }
-    let record = SessionRecord(user: .random(), lastSeen: now)
+    // A guest from before keeps their cookie (a page open since then still sends its token): it
+    // is the one session whose id is its user's, until they register, log in or out, which
+    // ends it as any session.
+    var owner: UserID?
+    if let legacy = UserID(raw), try await users.read(legacy) != nil { owner = legacy }
+    let record = SessionRecord(user: owner ?? .random(), lastSeen: now)
     guard try await store.create(record, as: id) else { return try await session(for: request, now: now) }
     return Session(id: id, user: record.user!, account: nil, isNew: false, setsCookie: false)
   }
@@ -106,7 +104,9 @@ public struct Sessions: Sendable {
       }
       account = found
     }
-    if case .signedOutEverywhere = identity, var ended = session.account {
+    // Read again: the request's copy is as old as the request, and a password changed since
+    // must not be written back.
+    if case .signedOutEverywhere = identity, let id = session.account?.id, var ended = try await accounts.account(id) {
       ended.epoch += 1  // every session of an older epoch is refused from now on
       try await accounts.update(ended)
     }

@@ -73,3 +73,18 @@ struct SignInFormTests {
     await store.receive(.delegate(.refused(.alreadySignedIn)))
   }
 }
+
+struct SecretTests {
+  /// Actions are described in reports that reach the logs (an effect past its deadline).
+  @Test func aPasswordInAnActionIsNeverDescribed() {
+    let actions: [AppFeature.Action] = [
+      .signInForm(.submitted(.logIn, email: "hanako@example.jp", password: "hunter2 hunter2")),
+      .passwordChange(.submitted(current: "hunter2 hunter2", new: "hunter2 hunter2")),
+      .exchange(.exchangeButtonTapped(ExchangeOption.all[0].id, ledgerCount: 1, password: "hunter2 hunter2")),
+    ]
+    for action in actions {
+      #expect(!"\(action)".contains("hunter2"))
+      #expect(!String(reflecting: action).contains("hunter2"))
+    }
+  }
+}

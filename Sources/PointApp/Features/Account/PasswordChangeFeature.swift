@@ -16,7 +16,7 @@ public struct PasswordChange: Reducer, Sendable {
 
   @CasePathable
   public enum Action: Equatable, Sendable {
-    case submitted(current: String, new: String)
+    case submitted(current: Secret, new: Secret)
     case answered(Result<EmailAddress, AccountError>)
     case delegate(Delegate)
 
@@ -36,11 +36,11 @@ public struct PasswordChange: Reducer, Sendable {
       switch action {
       case let .submitted(current, new):
         guard let email = state.signedIn else { return .send(.delegate(.refused(.passwordRequired))) }
-        guard !current.isEmpty else { return .send(.delegate(.refused(.passwordRequired))) }
-        if let problem = PasswordPolicy.problem(with: new) { return .send(.delegate(.refused(.password(problem)))) }
+        guard !current.value.isEmpty else { return .send(.delegate(.refused(.passwordRequired))) }
+        if let problem = PasswordPolicy.problem(with: new.value) { return .send(.delegate(.refused(.password(problem)))) }
         return .run { send in
           do {
-            try await accounts.changePassword(current, new)
+            try await accounts.changePassword(current.value, new.value)
             await send(.answered(.success(email)))
           } catch {
             await send(.answered(.failure(AccountError(error))))

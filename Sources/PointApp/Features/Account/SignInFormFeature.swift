@@ -29,7 +29,7 @@ public struct SignInForm: Reducer, Sendable {
   @CasePathable
   public enum Action: Equatable, Sendable {
     case pageRequested(Kind)
-    case submitted(Kind, email: String, password: String)
+    case submitted(Kind, email: String, password: Secret)
     case answered(Result<SignIn, AccountError>)
     case delegate(Delegate)
 
@@ -59,14 +59,14 @@ public struct SignInForm: Reducer, Sendable {
         switch state.kind {
         case .register:
           guard let address else { return .send(.delegate(.refused(.invalidEmail))) }
-          if let problem = PasswordPolicy.problem(with: password) {
+          if let problem = PasswordPolicy.problem(with: password.value) {
             return .send(.delegate(.refused(.password(problem))))
           }
-          return call { try await accounts.register(address, password) }
+          return call { try await accounts.register(address, password.value) }
         case .logIn:
           // A malformed address or an empty password has no account: the same words as a wrong one.
-          guard let address, !password.isEmpty else { return .send(.delegate(.refused(.wrongCredentials))) }
-          return call { try await accounts.logIn(address, password) }
+          guard let address, !password.value.isEmpty else { return .send(.delegate(.refused(.wrongCredentials))) }
+          return call { try await accounts.logIn(address, password.value) }
         }
       case let .answered(.success(signIn)):
         return .send(.delegate(.signedIn(signIn)))

@@ -47,7 +47,7 @@ public struct Exchange: Reducer, Sendable {
     case optionSelected(ExchangeOption.ID)
     /// The exchange was confirmed on a confirmation shown when the ledger held `ledgerCount`
     /// movements, with the password when it was asked for.
-    case exchangeButtonTapped(ExchangeOption.ID, ledgerCount: Int, password: String? = nil)
+    case exchangeButtonTapped(ExchangeOption.ID, ledgerCount: Int, password: Secret? = nil)
     /// The password typed with an exchange was checked: when, if it was right.
     case passwordChecked(Result<Date, AccountError>, ExchangeOption.ID, ledgerCount: Int)
     case delegate(Delegate)
@@ -88,10 +88,10 @@ public struct Exchange: Reducer, Sendable {
         }
         guard state.account != nil else { return .send(.delegate(.signInRequired)) }
         guard state.needsPassword(at: now) else { return exchange(id, ledgerCount: ledgerCount, &state) }
-        guard let password, !password.isEmpty else { return .send(.delegate(.passwordRefused(.passwordRequired))) }
+        guard let password, !password.value.isEmpty else { return .send(.delegate(.passwordRefused(.passwordRequired))) }
         return .run { send in
           do {
-            await send(.passwordChecked(.success(try await accounts.confirmPassword(password)), id, ledgerCount: ledgerCount))
+            await send(.passwordChecked(.success(try await accounts.confirmPassword(password.value)), id, ledgerCount: ledgerCount))
           } catch {
             await send(.passwordChecked(.failure(AccountError(error)), id, ledgerCount: ledgerCount))
           }
