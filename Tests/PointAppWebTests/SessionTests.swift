@@ -88,3 +88,33 @@ extension TestServer {
     return Set(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") })
   }
 }
+
+/// Behind HTTPS the cookie is `__Host-` prefixed, which a neighbour site cannot plant.
+struct SecureSessionTests {
+  static func sessionCookies(_ response: TestResponse) -> [String] {
+    response.headers[values: .setCookie].filter { $0.contains("pointapp_session=") }
+  }
+
+  @Test func aPlainCookieIsTakenOnlyFromAGuestFromBeforeAndReplacedByThePrefixedOne() async throws {
+    let server = try TestServer()
+    let legacy = UserID("0123456789abcdef0123456789abcdef")!
+    var state = AppFeature.State()
+    state.progress = SavedStateTests.answered([testCatalog[1]])
+    try await server.users.replace(legacy, with: state)
+    try await server.application(secureCookies: true).test(.router) { client in
+      var guest = Browser(client: client, cookie: "pointapp_session=\(legacy.rawValue)")
+      let page = try await guest.get("/points")
+      #expect(page.html.contains(#"<p class="big">60pt</p>"#))
+      let renewed = Self.sessionCookies(page)
+      #expect(renewed.count == 1 && renewed[0].hasPrefix("__Host-pointapp_session=\(legacy.rawValue);") && renewed[0].contains("Secure"))
+
+      let planted = SessionID.random()
+      var victim = Browser(client: client, cookie: "pointapp_session=\(planted.rawValue)")
+      let fresh = try await victim.get("/points")
+      #expect(fresh.html.contains(#"<p class="big">0pt</p>"#))
+      let issued = Self.sessionCookies(fresh)
+      #expect(issued.count == 1 && issued[0].hasPrefix("__Host-pointapp_session=") && !issued[0].contains(planted.rawValue))
+      #expect(try server.sessionFiles().contains("\(planted.rawValue).json") == false, "a planted id is never taken up")
+    }
+  }
+}

@@ -60,14 +60,18 @@ public struct Sessions: Sendable {
   /// expired one is a new visitor.
   public func session(for request: Request, now: Date) async throws -> Session {
     let cookies = request.headers[values: .cookie]
-    // Behind HTTPS a guest from before the `__Host-` name still has the plain one.
-    guard let raw = Self.sessionCookie(named: cookieName, in: cookies) ?? Self.sessionCookie(named: Self.cookieName, in: cookies),
+    let named = Self.sessionCookie(named: cookieName, in: cookies)
+    // Behind HTTPS a guest from before the `__Host-` name still has the plain one. It is taken
+    // from them only (a cookie that named their data), and replaced by the prefixed one: any
+    // other plain cookie may have been planted by a neighbour site, which the prefix prevents.
+    let plain = secureCookies && named == nil
+    guard let raw = named ?? (secureCookies ? Self.sessionCookie(named: Self.cookieName, in: cookies) : nil),
       let id = SessionID(raw)
     else {
       return newVisitor()
     }
     if let record = try await store.record(id) {
-      guard let user = record.user else { return newVisitor() }
+      guard let user = record.user, !plain || user.rawValue == id.rawValue else { return newVisitor() }
       var account: Account?
       if let accountID = record.account {
         guard let found = try await accounts.account(accountID), found.epoch == record.epoch else { return newVisitor() }
@@ -81,7 +85,7 @@ public struct Sessions: Sendable {
         try await store.save(touched, as: id)
       }
       return Session(
-        id: id, user: user, account: account, isNew: false, setsCookie: false, passwordConfirmedAt: record.passwordConfirmedAt
+        id: id, user: user, account: account, isNew: false, setsCookie: plain, passwordConfirmedAt: record.passwordConfirmedAt
       )
     }
     // A guest from before keeps their cookie (a page open since then still sends its token): it
@@ -89,9 +93,10 @@ public struct Sessions: Sendable {
     // ends it as any session.
     var owner: UserID?
     if let legacy = UserID(raw), try await users.read(legacy) != nil { owner = legacy }
+    guard owner != nil || !plain else { return newVisitor() }
     let record = SessionRecord(user: owner ?? .random(), lastSeen: now)
     guard try await store.create(record, as: id) else { return try await session(for: request, now: now) }
-    return Session(id: id, user: record.user!, account: nil, isNew: false, setsCookie: false)
+    return Session(id: id, user: record.user!, account: nil, isNew: false, setsCookie: plain)
   }
 
   /// Ends `session` and starts another for `identity`: at registration, login and logout, so
