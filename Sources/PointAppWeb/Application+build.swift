@@ -70,10 +70,8 @@ public func buildApplication(
   // The product's figures go to the registry served on the metrics port; Hummingbird's, to the
   // process's backend (`MetricsExport.bootstrap`, the same registry when the command runs).
   let metrics = ProductMetrics(factory: registry.map(MetricsExport.factory) ?? NOOPMetricsHandler.instance)
-  let users = MeasuredUserStateStore(
-    base: try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users")),
-    metrics: metrics
-  )
+  let files = try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users"))
+  let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
   let accounts = try accountStore ?? JSONFileAccountStore(directory: configuration.dataDirectory.appendingPathComponent("accounts"))
   let sessionStore = try sessionStore ?? JSONFileSessionStore(directory: configuration.dataDirectory.appendingPathComponent("sessions"))
   let cache = SavedStateCache()
@@ -99,7 +97,8 @@ public func buildApplication(
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
   let router = buildRouter(
-    loop: loop, publicDirectory: configuration.publicDirectory, strictTransportSecurity: configuration.secureCookies, logger: logger
+    loop: loop, publicDirectory: configuration.publicDirectory, strictTransportSecurity: configuration.secureCookies,
+    measured: registry != nil, logger: logger
   )
   var services: [any Service] = []
   if let port = configuration.metricsPort, let registry {
@@ -118,15 +117,18 @@ public func buildApplication(
 }
 
 func buildRouter(
-  loop: RequestLoop, publicDirectory: URL, strictTransportSecurity: Bool, logger: Logger
+  loop: RequestLoop, publicDirectory: URL, strictTransportSecurity: Bool, measured: Bool, logger: Logger
 ) -> Router<AppRequestContext> {
   let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
   router.addMiddleware {
     // Outermost, so that every response has them, error pages and static files included.
     SecurityHeadersMiddleware(strictTransportSecurity: strictTransportSecurity)
     RequestLogMiddleware(serverErrors: loop.metrics.serverErrors)
-    // Requests by route pattern, method and status, outside the error pages so it sees their status.
-    MetricsMiddleware()
+  }
+  // Requests by route pattern, method and status, outside the error pages so it sees their
+  // status; only when the metrics are read, since it costs every request a lookup under a lock.
+  if measured { router.add(middleware: MetricsMiddleware()) }
+  router.addMiddleware {
     ErrorPageMiddleware(renderer: loop.renderer)
     // Pages link the stylesheet under a URL that changes with its content (`?v=`), so it may be
     // kept for a year; ETag and Last-Modified still let a browser revalidate.

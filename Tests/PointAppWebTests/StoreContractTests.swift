@@ -78,4 +78,21 @@ struct StoreContractTests {
     #expect(try await store.account(AccountID(email: "new@example.jp")) == account)
     #expect(try await store.account(AccountID(email: "other@example.jp")) == nil)
   }
+
+  /// Records read before are answered from memory, never once another process wrote the file.
+  @Test func aSessionEndedByAnotherProcessIsSeenEnded() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-sessions-\(UUID().uuidString)")
+    let here = try JSONFileSessionStore(directory: folder)
+    let there = try JSONFileSessionStore(directory: folder)
+    let id = SessionID.random()
+    let live = SessionRecord(user: .random(), lastSeen: noon)
+    try await here.save(live, as: id)
+    // A change is trusted from memory only once it is older than the file clock's tick.
+    try await Task.sleep(for: .milliseconds(60))
+    #expect(try await here.record(id) == live)
+    #expect(try await here.record(id) == live)
+    let ended = SessionRecord(user: nil, lastSeen: noon)
+    try await there.save(ended, as: id)
+    #expect(try await here.record(id) == ended)
+  }
 }
