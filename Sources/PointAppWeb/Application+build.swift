@@ -29,6 +29,11 @@ public struct AppConfiguration: Sendable {
   /// The port that serves `GET /metrics` (Prometheus's text format) on `hostname`; `nil`: none.
   /// Never the public port.
   public var metricsPort: Int?
+  /// `postgres://…`: everything persistent lives in that database, shared by every instance that
+  /// names it, instead of in `dataDirectory`.
+  public var databaseURL: String?
+  /// The most connections an instance opens to the database.
+  public var databasePoolSize = 20
 
   public init() {}
 }
@@ -54,7 +59,6 @@ public func buildApplication(
   let renderer = try await PageRenderer(
     directory: configuration.templatesDirectory, stylesheet: PageRenderer.versionedURL("/styles.css", of: stylesheet)
   )
-  try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
   let resolved = withDependencies {
     $0.calendar = .tokyo
     // Every dependency the features read, kept in the values themselves: one the values do not
@@ -70,15 +74,32 @@ public func buildApplication(
   // The product's figures go to the registry served on the metrics port; Hummingbird's, to the
   // process's backend (`MetricsExport.bootstrap`, the same registry when the command runs).
   let metrics = ProductMetrics(factory: registry.map(MetricsExport.factory) ?? NOOPMetricsHandler.instance)
-  let files = try users ?? JSONFileUserStateStore(directory: configuration.dataDirectory.appendingPathComponent("users"))
+  var services: [any Service] = []
+  let stores: Stores
+  if let url = configuration.databaseURL {
+    let database = try PostgresDatabase(url: url, poolSize: configuration.databasePoolSize, logger: logger)
+    // First among the services, so that it stops after the HTTP server.
+    services.append(database)
+    do {
+      try await Schema.migrate(database)
+      stores = Stores(database)
+    } catch {
+      await database.close()
+      throw error
+    }
+  } else {
+    stores = try Stores(configuration.dataDirectory)
+  }
+  let files = users ?? stores.users
   let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
-  let accounts = try accountStore ?? JSONFileAccountStore(directory: configuration.dataDirectory.appendingPathComponent("accounts"))
-  let sessionStore = try sessionStore ?? JSONFileSessionStore(directory: configuration.dataDirectory.appendingPathComponent("sessions"))
+  let accounts = accountStore ?? stores.accounts
+  let sessionStore = sessionStore ?? stores.sessions
   let cache = SavedStateCache()
+  let sessionSecret = if let secret { secret } else { try await stores.secret() }
   let loop = RequestLoop(
     users: users,
     sessions: Sessions(
-      secret: try secret ?? Sessions.loadOrCreateSecret(at: configuration.dataDirectory.appendingPathComponent("session.key")),
+      secret: sessionSecret,
       secureCookies: configuration.secureCookies,
       store: sessionStore,
       accounts: accounts,
@@ -91,7 +112,7 @@ public func buildApplication(
     trustedProxies: configuration.trustedProxies,
     metrics: metrics,
     accounts: AccountService(
-      accounts: accounts, sessions: sessionStore, users: users, hasher: passwordHasher, throttle: LoginThrottle(), cache: cache
+      accounts: accounts, sessions: sessionStore, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache
     ),
     cache: cache,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
@@ -100,7 +121,6 @@ public func buildApplication(
     loop: loop, publicDirectory: configuration.publicDirectory, strictTransportSecurity: configuration.secureCookies,
     measured: registry != nil, logger: logger
   )
-  var services: [any Service] = []
   if let port = configuration.metricsPort, let registry {
     services.append(Application(
       router: MetricsExport.router(registry),
@@ -114,6 +134,35 @@ public func buildApplication(
     services: services,
     logger: logger
   )
+}
+
+/// Where everything persistent lives: files in the data folder (the default), or one PostgreSQL
+/// database that several instances share.
+struct Stores {
+  let users: any UserStateStore
+  let sessions: any SessionStore
+  let accounts: any AccountStore
+  let throttle: any LoginThrottle
+  /// The key that signs cookies and CSRF tokens.
+  let secret: @Sendable () async throws -> Data
+
+  init(_ data: URL) throws {
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    users = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
+    sessions = try JSONFileSessionStore(directory: data.appendingPathComponent("sessions"))
+    accounts = try JSONFileAccountStore(directory: data.appendingPathComponent("accounts"))
+    // One process serves a data folder's logins: its memory is where they are counted.
+    throttle = InMemoryLoginThrottle()
+    secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
+  }
+
+  init(_ database: PostgresDatabase) {
+    users = PostgresUserStateStore(database)
+    sessions = PostgresSessionStore(database)
+    accounts = PostgresAccountStore(database)
+    throttle = PostgresLoginThrottle(database)
+    secret = { try await database.sessionSecret() }
+  }
 }
 
 func buildRouter(

@@ -4,13 +4,35 @@ import Hummingbird
 import Logging
 import PointAppWeb
 
-/// Serves PointApp. Every option also reads an environment variable; flags win.
+/// PointApp's commands: `serve` (the default), `migrate`, `import-files`. Every option also
+/// reads an environment variable; flags win.
 @main
 struct PointAppCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pointapp",
-    abstract: "PointApp: a point-earning survey app served as plain HTML."
+    abstract: "PointApp: a point-earning survey app served as plain HTML.",
+    subcommands: [Serve.self, Migrate.self, ImportFiles.self],
+    defaultSubcommand: Serve.self
   )
+}
+
+/// Where the data lives when it is not the data folder.
+struct DatabaseOptions: ParsableArguments {
+  @Option(help: "Keep everything in this PostgreSQL database (postgres://user:password@host:port/name?sslmode=disable), shared by every instance that names it, instead of the data folder (POINTAPP_DATABASE_URL).")
+  var databaseURL = ProcessInfo.processInfo.environment["POINTAPP_DATABASE_URL"]
+
+  @Option(help: "The most connections an instance opens to the database (POINTAPP_DATABASE_POOL_SIZE).")
+  var databasePoolSize = Int(ProcessInfo.processInfo.environment["POINTAPP_DATABASE_POOL_SIZE"] ?? "") ?? 20
+
+  func open(logger: Logger) throws -> PostgresDatabase {
+    guard let databaseURL else { throw ValidationError("--database-url (or POINTAPP_DATABASE_URL) is needed") }
+    return try PostgresDatabase(url: databaseURL, poolSize: databasePoolSize, logger: logger)
+  }
+}
+
+/// Serves PointApp until SIGTERM or SIGINT.
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Serve the site (the default command).")
 
   @Option(help: "Address to listen on (POINTAPP_HOST).")
   var hostname = ProcessInfo.processInfo.environment["POINTAPP_HOST"] ?? "127.0.0.1"
@@ -39,6 +61,8 @@ struct PointAppCommand: AsyncParsableCommand {
   @Option(help: "Addresses of proxies trusted to name the client in X-Forwarded-For, comma-separated (POINTAPP_TRUSTED_PROXIES).")
   var trustedProxies = ProcessInfo.processInfo.environment["POINTAPP_TRUSTED_PROXIES"] ?? ""
 
+  @OptionGroup var database: DatabaseOptions
+
   @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
   var secureCookies = ProcessInfo.processInfo.environment["POINTAPP_SECURE_COOKIES"] == "1"
 
@@ -50,6 +74,8 @@ struct PointAppCommand: AsyncParsableCommand {
     configuration.templatesDirectory = URL(fileURLWithPath: templates)
     configuration.publicDirectory = URL(fileURLWithPath: publicFolder)
     configuration.secureCookies = secureCookies
+    configuration.databaseURL = database.databaseURL
+    configuration.databasePoolSize = database.databasePoolSize
     configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     guard let level = Logger.Level(rawValue: logLevel) else {
       throw ValidationError("unknown log level \(logLevel)")
@@ -67,5 +93,60 @@ struct PointAppCommand: AsyncParsableCommand {
     let registry = configuration.metricsPort.map { _ in MetricsExport.bootstrap() }
     // Runs until SIGTERM or SIGINT, then finishes the requests in flight and stops.
     try await buildApplication(configuration, metrics: registry).runService()
+  }
+}
+
+/// Lists or runs the database's pending migrations (`serve` runs them at start-up too).
+struct Migrate: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Bring the PostgreSQL database's schema up to this program's.")
+
+  @OptionGroup var database: DatabaseOptions
+
+  @Flag(help: "List the pending migrations; change nothing.")
+  var dryRun = false
+
+  func run() async throws {
+    let database = try database.open(logger: Logger(label: "pointapp"))
+    do {
+      let migrations = dryRun ? try await Schema.pending(in: database) : try await Schema.migrate(database)
+      for migration in migrations {
+        print("\(dryRun ? "pending" : "applied") \(migration.version): \(migration.name)")
+      }
+      if migrations.isEmpty { print("the schema is up to date (version \(Schema.latest))") }
+      await database.close()
+    } catch {
+      await database.close()
+      throw error
+    }
+  }
+}
+
+/// Copies a file store's data folder into PostgreSQL.
+struct ImportFiles: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "import-files",
+    abstract: "Copy a data folder (users, their history, accounts, sessions) into PostgreSQL; safe to run again.",
+    discussion: "Each user is copied once, in one transaction, and their balance checked against their ledger in the database. Run it before the instances start, so that the data folder's cookie key is the one they use."
+  )
+
+  @Option(help: "The data folder to copy.")
+  var from: String
+
+  @OptionGroup var database: DatabaseOptions
+
+  func run() async throws {
+    let database = try database.open(logger: Logger(label: "pointapp"))
+    do {
+      try await Schema.migrate(database)
+      let report = try await FileImport.run(from: URL(fileURLWithPath: from), into: database) { print($0) }
+      print("imported \(report.users) users (\(report.archiveFiles) archive files), \(report.accounts) accounts, \(report.sessions) sessions; \(report.usersPresent) users were there already")
+      print("checked \(report.checked) users' balances against their ledgers: \(report.mismatches.isEmpty ? "all equal" : "\(report.mismatches.count) differ")")
+      for mismatch in report.mismatches { print("  \(mismatch)") }
+      await database.close()
+      if !report.mismatches.isEmpty { throw ExitCode(1) }
+    } catch {
+      await database.close()
+      throw error
+    }
   }
 }

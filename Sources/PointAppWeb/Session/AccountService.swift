@@ -14,7 +14,7 @@ struct AccountService: Sendable {
   let sessions: any SessionStore
   let users: any UserStateStore
   let hasher: PasswordHasher
-  let throttle: LoginThrottle
+  let throttle: any LoginThrottle
   /// The decoded states the request loop keeps: an account's data read here is read as it reads it.
   let cache: SavedStateCache
 
@@ -38,7 +38,7 @@ struct AccountService: Sendable {
     return AccountClient(
       register: { email, password in
         let now = now
-        try throttle.admit(client: client, now: now)
+        try await throttle.admit(client: client, now: now)
         try await stillCurrent()
         let account = Account(email: email.value, passwordHash: try await hasher.hash(password), user: session.user, created: now)
         guard try await accounts.create(account) else { throw AccountError.emailTaken }
@@ -47,13 +47,13 @@ struct AccountService: Sendable {
       },
       logIn: { email, password in
         let now = now
-        try throttle.admit(email: email.value, client: client, now: now)
+        try await throttle.admit(email: email.value, client: client, now: now)
         try await stillCurrent()
         let account = try await accounts.account(AccountID(email: email.value))
         guard try await hasher.verify(password, against: account?.passwordHash), let account else {
           throw AccountError.wrongCredentials
         }
-        throttle.succeeded(email: email.value)
+        try await throttle.succeeded(email: email.value)
         guard account.user != session.user else {
           try await end(at: now)
           return SignIn(email: email)
@@ -71,10 +71,10 @@ struct AccountService: Sendable {
       confirmPassword: { password in
         let now = now
         guard let email = session.account?.email else { throw AccountError.sessionEnded }
-        try throttle.admit(email: email, client: client, now: now)
+        try await throttle.admit(email: email, client: client, now: now)
         let account = try await accounts.account(AccountID(email: email))
         guard try await hasher.verify(password, against: account?.passwordHash) else { throw AccountError.wrongPassword }
-        throttle.succeeded(email: email)
+        try await throttle.succeeded(email: email)
         guard var record = try await sessions.record(session.id), record.user != nil else { throw AccountError.sessionEnded }
         record.passwordConfirmedAt = now
         try await sessions.save(record, as: session.id)
@@ -83,12 +83,12 @@ struct AccountService: Sendable {
       changePassword: { current, new in
         let now = now
         guard let email = session.account?.email else { throw AccountError.sessionEnded }
-        try throttle.admit(email: email, client: client, now: now)
+        try await throttle.admit(email: email, client: client, now: now)
         let id = AccountID(email: email)
         guard try await hasher.verify(current, against: try await accounts.account(id)?.passwordHash) else {
           throw AccountError.wrongPassword
         }
-        throttle.succeeded(email: email)
+        try await throttle.succeeded(email: email)
         let hash = try await hasher.hash(new)
         // Read again after the hashing: what changed meanwhile (an epoch moved on) is kept.
         guard var account = try await accounts.account(id) else { throw AccountError.sessionEnded }

@@ -19,6 +19,12 @@ struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers.append(field)
       }
       return response
+    } catch let error as DatabaseUnavailable {
+      // Not a bug: the database is down or restarting. The browser may try again shortly.
+      context.logger.warning("database unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+      var response = page(for: .serviceUnavailable, request: request, context: context)
+      response.headers[.retryAfter] = "5"
+      return response
     } catch {
       context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
       return page(for: .internalServerError, request: request, context: context)

@@ -1,0 +1,102 @@
+import Foundation
+import PointApp
+import PostgresNIO
+
+/// Copies a file store's data folder into PostgreSQL (`pointapp import-files`): users with their
+/// archives, sessions, accounts and the session secret, so that cookies stay valid.
+///
+/// Each user is copied in one transaction, under the user's lock, and only if the database has
+/// no state for them: a second run imports nothing twice, an interrupted run can be run again,
+/// and a user who has changed in the database since is left as they are. Every imported user's
+/// balance is then checked against their ledger as the database holds it.
+public enum FileImport {
+  public struct Report: Sendable, Equatable {
+    public var users = 0
+    public var archiveFiles = 0
+    /// Users the database had already (an earlier run, or a change since).
+    public var usersPresent = 0
+    public var sessions = 0
+    public var accounts = 0
+    /// Users whose balance is not the sum of their ledger's movements, with why.
+    public var mismatches: [String] = []
+    /// Users whose ledger was checked.
+    public var checked = 0
+  }
+
+  public static func run(from data: URL, into database: PostgresDatabase, progress: @Sendable (String) -> Void = { _ in }) async throws -> Report {
+    var report = Report()
+    let store = PostgresUserStateStore(database)
+    let folder = data.appendingPathComponent("users").path
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    let users = names.compactMap { name -> UserID? in
+      guard name.hasSuffix(".json") else { return nil }
+      return UserID(String(name.dropLast(5)))
+    }.sorted { $0.rawValue < $1.rawValue }
+    for (index, user) in users.enumerated() {
+      guard let state = try DurableFile.read("\(folder)/\(user.rawValue).json") else { continue }
+      let archiveFolder = "\(folder)/\(user.rawValue).archive"
+      var archive: [String: Data] = [:]
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: archiveFolder)) ?? []
+      where name.hasSuffix(".json") && !name.hasPrefix(".") {
+        archive[name] = try DurableFile.read("\(archiveFolder)/\(name)")
+      }
+      let imported = try await store.update(user) { [archive] saved in
+        saved == nil ? (UserSave(archive: archive, state: state), true) : (nil, false)
+      }
+      if imported {
+        report.users += 1
+        report.archiveFiles += archive.count
+      } else {
+        report.usersPresent += 1
+      }
+      if let mismatch = try await check(user, in: store) {
+        report.mismatches.append("\(user.rawValue): \(mismatch)")
+      }
+      report.checked += 1
+      if (index + 1) % 1_000 == 0 { progress("\(index + 1) of \(users.count) users") }
+    }
+    report.sessions = try await copyRecords(from: data.appendingPathComponent("sessions"), table: "sessions", into: database)
+    report.accounts = try await copyRecords(from: data.appendingPathComponent("accounts"), table: "accounts", into: database)
+    if let secret = try DurableFile.read(data.appendingPathComponent("session.key").path), secret.count == 32 {
+      try await database.query("INSERT INTO settings (name, value) VALUES ('session-secret', \(secret)) ON CONFLICT (name) DO NOTHING")
+    }
+    return report
+  }
+
+  /// Why the user's balance is not their ledger's sum as the database holds it (`nil`: it is).
+  static func check(_ user: UserID, in store: PostgresUserStateStore) async throws -> String? {
+    guard let data = try await store.read(user) else { return "no state in the database" }
+    let ledger = try SavedState.state(from: data).progress.ledger
+    let history: GuestHistory
+    do {
+      history = try await UserFiles.history(of: user, in: store)
+    } catch {
+      return "its ledger archive cannot be read (\(error))"
+    }
+    let sum = history.movements.reduce(0) { sum, movement in
+      if case .exchange = movement.reason { sum - movement.amount.value } else { sum + movement.amount.value }
+    }
+    guard history.movements.count == ledger.count else {
+      return "the ledger counts \(ledger.count) movements, the database holds \(history.movements.count)"
+    }
+    guard sum == ledger.balance.value else { return "balance \(ledger.balance.value) pt, movements sum to \(sum) pt" }
+    return nil
+  }
+
+  /// Copies each `<id>.json` record of a folder unless the table has that id; returns how many.
+  private static func copyRecords(from folder: URL, table: String, into database: PostgresDatabase) async throws -> Int {
+    var copied = 0
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".json") {
+      let id = String(name.dropLast(5))
+      guard RandomID<SessionKind>(id) != nil, let data = try DurableFile.read(folder.appendingPathComponent(name).path) else { continue }
+      var binds = PostgresBindings()
+      binds.append(id)
+      binds.append(String(decoding: data, as: UTF8.self))
+      let rows = try await database.query(PostgresQuery(
+        unsafeSQL: "INSERT INTO \(table) (id, record) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING 1", binds: binds
+      ))
+      copied += rows.count
+    }
+    return copied
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The database several instances share (`--database-url`): a pool of connections
+/// (`PostgresClient`) with every store's way in. A request waits for a connection at most
+/// `waitLimit`: while the database is down none can be made, and the request is answered 503
+/// (`DatabaseUnavailable`) instead of hanging; the pool connects again by itself once it is back.
+///
+/// The pool runs from `init` until the service's graceful shutdown, which comes after the HTTP
+/// server's (services stop in the reverse of their order), so requests in flight finish first.
+public final class PostgresDatabase: Service, Sendable {
+  let client: PostgresClient
+  let logger: Logger
+  let waitLimit: Duration
+  private let runner: Task<Void, Never>
+
+  public init(url: String, poolSize: Int = 20, waitLimit: Duration = .seconds(3), logger: Logger) throws {
+    var configuration = try Self.configuration(url)
+    configuration.options.maximumConnections = poolSize
+    configuration.options.connectTimeout = waitLimit
+    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    self.client = client
+    self.logger = logger
+    self.waitLimit = waitLimit
+    runner = Task { await client.run() }
+  }
+
+  /// Waits for the application's graceful shutdown, then closes the pool.
+  public func run() async throws {
+    try? await gracefulShutdown()
+    await close()
+  }
+
+  /// Closes the pool (tests and commands that never run the service).
+  public func close() async {
+    runner.cancel()
+    await runner.value
+  }
+
+  /// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`; a `host`
+  /// query item naming a folder connects through the server's unix socket there.
+  static func configuration(_ url: String) throws -> PostgresClient.Configuration {
+    guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+      throw DatabaseURLError(url: url, reason: "it must start with postgres://")
+    }
+    let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { _, last in last }
+    let user = components.user ?? "postgres"
+    let database = components.path.isEmpty || components.path == "/" ? nil : String(components.path.dropFirst())
+    if let socket = query["host"], socket.hasPrefix("/") {
+      return .init(unixSocketPath: socket + "/.s.PGSQL.\(components.port ?? 5432)", username: user, password: components.password, database: database)
+    }
+    let tls: PostgresClient.Configuration.TLS
+    switch query["sslmode"] ?? "prefer" {
+    case "disable": tls = .disable
+    case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
+    case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
+    case let mode: throw DatabaseURLError(url: url, reason: "sslmode \(mode) is not disable, prefer or require")
+    }
+    guard let host = components.host, !host.isEmpty else { throw DatabaseURLError(url: url, reason: "it names no host") }
+    return .init(host: host, port: components.port ?? 5432, username: user, password: components.password, database: database, tls: tls)
+  }
+
+  /// Runs `body` on a connection of the pool, once one is free within `waitLimit`; once `body`
+  /// has begun it runs to its end. Errors that mean the database cannot be reached are thrown as
+  /// `DatabaseUnavailable`.
+  func withConnection<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    try await withoutActuallyEscaping(body) { body in
+      let leased = Flag()
+      do {
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+          group.addTask { [client] in
+            try await client.withConnection { connection in
+              leased.set()
+              return try await body(connection)
+            }
+          }
+          group.addTask { [waitLimit] in
+            try await Task.sleep(for: waitLimit)
+            if leased.isSet { return nil }
+            throw DatabaseUnavailable(reason: "no connection to PostgreSQL within \(waitLimit)")
+          }
+          while let next = try await group.next() {
+            if let result = next {
+              group.cancelAll()
+              return result
+            }
+          }
+          throw CancellationError()
+        }
+      } catch {
+        throw Self.unavailable(error) ?? error
+      }
+    }
+  }
+
+  /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+  func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+    try await withConnection { connection in
+      try await connection.query("BEGIN", logger: logger)
+      do {
+        let result = try await body(connection)
+        try await connection.query("COMMIT", logger: logger)
+        return result
+      } catch {
+        _ = try? await connection.query("ROLLBACK", logger: logger)
+        throw error
+      }
+    }
+  }
+
+  /// Runs one statement and returns its rows.
+  @discardableResult
+  func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    try await withConnection { connection in
+      try await connection.query(query, logger: logger).collect()
+    }
+  }
+
+  /// The error as `DatabaseUnavailable` when it says the database cannot be reached: the
+  /// connection failed or was closed, or the server is shutting down or starting up (SQLSTATE
+  /// classes 08 and 57P, 53 for its resources). Any other error (a bad statement) is a bug.
+  static func unavailable(_ error: any Error) -> DatabaseUnavailable? {
+    if let error = error as? DatabaseUnavailable { return error }
+    guard let error = error as? PSQLError else { return nil }
+    if error.code == .server {
+      let state = error.serverInfo?[.sqlState] ?? ""
+      guard state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") else { return nil }
+      return DatabaseUnavailable(reason: "PostgreSQL: \(error.serverInfo?[.message] ?? state)")
+    }
+    let unreachable: [PSQLError.Code] = [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed, .queryCancelled]
+    guard unreachable.contains(error.code) else { return nil }
+    return DatabaseUnavailable(reason: "PostgreSQL: \(error.code)")
+  }
+}
+
+private final class Flag: Sendable {
+  private let value = Mutex(false)
+  func set() { value.withLock { $0 = true } }
+  var isSet: Bool { value.withLock { $0 } }
+}
+
+/// The database cannot be reached now: the request is answered 503, and may be tried again.
+public struct DatabaseUnavailable: Error, CustomStringConvertible {
+  public let reason: String
+  public var description: String { reason }
+}
+
+public struct DatabaseURLError: Error, CustomStringConvertible {
+  public let url: String
+  public let reason: String
+  /// Never the password.
+  public var description: String {
+    var shown = URLComponents(string: url)
+    if shown?.password != nil { shown?.password = "…" }
+    return "the database URL \(shown?.string ?? "(unreadable)") cannot be used: \(reason)"
+  }
+}

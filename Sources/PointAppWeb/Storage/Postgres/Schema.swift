@@ -1,0 +1,113 @@
+import Foundation
+import PostgresNIO
+
+/// A step of the database's schema. Steps are only ever added at the end: one that shipped is
+/// never changed, since databases out there have run it.
+public struct Migration: Sendable, Equatable {
+  public let version: Int
+  public let name: String
+  let statements: [String]
+}
+
+/// The database's schema, built by numbered migrations at start-up. Instances starting together
+/// take turns under an advisory lock, so each migration runs once; a database migrated by a newer
+/// program is refused, never misread.
+public enum Schema {
+  public static let migrations: [Migration] = [
+    Migration(version: 1, name: "users, their archive, sessions, accounts, login limits, settings", statements: [
+      // A user's state: the bytes a file store keeps in `<id>.json` (JSON, read with
+      // `convert_from(state, 'UTF8')::jsonb`); the archive: its `<id>.archive/` files by name.
+      """
+      CREATE TABLE users (
+        id text PRIMARY KEY,
+        state bytea NOT NULL,
+        saved_at timestamptz NOT NULL DEFAULT now()
+      )
+      """,
+      """
+      CREATE TABLE user_archive (
+        user_id text NOT NULL,
+        name text NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (user_id, name)
+      )
+      """,
+      // Session and account records as JSON text (`record::jsonb`).
+      "CREATE TABLE sessions (id text PRIMARY KEY, record text NOT NULL)",
+      "CREATE TABLE accounts (id text PRIMARY KEY, record text NOT NULL)",
+      "CREATE TABLE login_failures (email text PRIMARY KEY, count integer NOT NULL, last timestamptz NOT NULL)",
+      "CREATE TABLE login_attempts (client text PRIMARY KEY, times timestamptz[] NOT NULL)",
+      "CREATE TABLE settings (name text PRIMARY KEY, value bytea NOT NULL)",
+    ]),
+  ]
+
+  public static var latest: Int { migrations.last?.version ?? 0 }
+
+  /// `pg_advisory_lock`'s two-key form, a space of its own: ('PoiA', 1).
+  private static let lockKeys: (Int32, Int32) = (0x506F_6941, 1)
+
+  /// The migrations this database has not run. Changes nothing.
+  public static func pending(in database: PostgresDatabase) async throws -> [Migration] {
+    try await database.withConnection { connection in
+      try await pending(on: connection, logger: database.logger)
+    }
+  }
+
+  /// Runs the pending migrations, each in a transaction, and returns them.
+  @discardableResult
+  public static func migrate(_ database: PostgresDatabase) async throws -> [Migration] {
+    try await database.withConnection { connection in
+      let logger = database.logger
+      try await connection.query("SELECT pg_advisory_lock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
+      do {
+        try await connection.query(
+          "CREATE TABLE IF NOT EXISTS pointapp_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+          logger: logger
+        )
+        let pending = try await pending(on: connection, logger: logger)
+        for migration in pending {
+          try await connection.query("BEGIN", logger: logger)
+          do {
+            for statement in migration.statements {
+              try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await connection.query(
+              "INSERT INTO pointapp_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger
+            )
+            try await connection.query("COMMIT", logger: logger)
+          } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+          }
+          logger.notice("database migrated", metadata: ["version": "\(migration.version)", "migration": "\(migration.name)"])
+        }
+        try await connection.query("SELECT pg_advisory_unlock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
+        return pending
+      } catch {
+        _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
+        throw error
+      }
+    }
+  }
+
+  private static func pending(on connection: PostgresConnection, logger: Logger) async throws -> [Migration] {
+    let exists = try await connection.query("SELECT to_regclass('pointapp_migrations') IS NOT NULL", logger: logger)
+      .collect().first?.decode(Bool.self) ?? false
+    guard exists else { return migrations }
+    let applied = try await connection.query("SELECT version FROM pointapp_migrations", logger: logger).collect()
+      .map { try $0.decode(Int.self) }
+    if let newest = applied.max(), newest > latest {
+      throw SchemaTooNew(database: newest, program: latest)
+    }
+    return migrations.filter { !applied.contains($0.version) }
+  }
+}
+
+/// The database was migrated by a newer program: this one would misread it.
+public struct SchemaTooNew: Error, CustomStringConvertible {
+  public let database: Int
+  public let program: Int
+  public var description: String {
+    "the database's schema is version \(database), newer than this program's (\(program)): run the newer pointapp, or restore a backup"
+  }
+}
