@@ -107,6 +107,7 @@ let package = Package(
       dependencies: [
         "PointAppWeb",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),

@@ -77,7 +77,7 @@ public func buildApplication(
   var services: [any Service] = []
   let stores: Stores
   if let url = configuration.databaseURL {
-    let database = try PostgresDatabase(url: url, poolSize: configuration.databasePoolSize, logger: logger)
+    let database = try Database(url: url, poolSize: configuration.databasePoolSize, logger: logger)
     // First among the services, so that it stops after the HTTP server.
     services.append(database)
     do {
@@ -156,7 +156,7 @@ struct Stores {
     secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
   }
 
-  init(_ database: PostgresDatabase) {
+  init(_ database: Database) {
     users = PostgresUserStateStore(database)
     sessions = PostgresSessionStore(database)
     accounts = PostgresAccountStore(database)

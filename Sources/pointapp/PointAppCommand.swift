@@ -24,9 +24,9 @@ struct DatabaseOptions: ParsableArguments {
   @Option(help: "The most connections an instance opens to the database (POINTAPP_DATABASE_POOL_SIZE).")
   var databasePoolSize = Int(ProcessInfo.processInfo.environment["POINTAPP_DATABASE_POOL_SIZE"] ?? "") ?? 20
 
-  func open(logger: Logger) throws -> PostgresDatabase {
+  func open(logger: Logger) throws -> Database {
     guard let databaseURL else { throw ValidationError("--database-url (or POINTAPP_DATABASE_URL) is needed") }
-    return try PostgresDatabase(url: databaseURL, poolSize: databasePoolSize, logger: logger)
+    return try Database(url: databaseURL, poolSize: databasePoolSize, logger: logger)
   }
 }
 

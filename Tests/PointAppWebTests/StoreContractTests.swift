@@ -2,29 +2,38 @@ import Foundation
 import PointAppWeb
 import Testing
 
-/// What every session and account store guarantees, in memory and in files alike.
-struct StoreContractTests {
-  enum Kind: String, CaseIterable, CustomTestStringConvertible {
-    case memory, files
-    var testDescription: String { rawValue }
+/// Where a store keeps what it keeps: every store guarantee is tested on each.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+  case memory, files, postgres
+  var testDescription: String { rawValue }
 
-    func stores() throws -> (sessions: any SessionStore, accounts: any AccountStore) {
-      switch self {
-      case .memory:
-        return (InMemorySessionStore(), InMemoryAccountStore())
-      case .files:
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-stores-\(UUID().uuidString)")
-        return (
-          try JSONFileSessionStore(directory: folder.appendingPathComponent("sessions")),
-          try JSONFileAccountStore(directory: folder.appendingPathComponent("accounts"))
-        )
-      }
+  /// The kinds this machine tests: PostgreSQL where its server is (`TestDatabase.enabled`).
+  static let tested = allCases.filter { $0 != .postgres || TestDatabase.enabled }
+
+  func stores() async throws -> (sessions: any SessionStore, accounts: any AccountStore) {
+    switch self {
+    case .memory:
+      return (InMemorySessionStore(), InMemoryAccountStore())
+    case .files:
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-stores-\(UUID().uuidString)")
+      return (
+        try JSONFileSessionStore(directory: folder.appendingPathComponent("sessions")),
+        try JSONFileAccountStore(directory: folder.appendingPathComponent("accounts"))
+      )
+    case .postgres:
+      let database = try await TestDatabase.shared.value
+      return (PostgresSessionStore(database), PostgresAccountStore(database))
     }
   }
+}
 
-  @Test(arguments: Kind.allCases)
+/// What every session and account store guarantees, in memory, in files and in PostgreSQL alike.
+struct StoreContractTests {
+  typealias Kind = StoreKind
+
+  @Test(arguments: Kind.tested)
   func aSessionRecordReadsBackAsSaved(kind: Kind) async throws {
-    let store = try kind.stores().sessions
+    let store = try await kind.stores().sessions
     let id = SessionID.random()
     #expect(try await store.record(id) == nil)
     let record = SessionRecord(user: .random(), account: AccountID(email: "a@example.jp"), epoch: 3, lastSeen: noon, passwordConfirmedAt: noon)
@@ -35,9 +44,9 @@ struct StoreContractTests {
     #expect(try await store.record(id) == ended)
   }
 
-  @Test(arguments: Kind.allCases)
+  @Test(arguments: Kind.tested)
   func ofSimultaneousFirstRecordsOfASessionOneIsMade(kind: Kind) async throws {
-    let store = try kind.stores().sessions
+    let store = try await kind.stores().sessions
     let id = SessionID.random()
     let records = (0..<20).map { _ in SessionRecord(user: .random(), lastSeen: noon) }
     let made = try await withThrowingTaskGroup(of: SessionRecord?.self) { group in
@@ -50,9 +59,9 @@ struct StoreContractTests {
     #expect(try await store.record(id) == made.first)
   }
 
-  @Test(arguments: Kind.allCases)
+  @Test(arguments: Kind.tested)
   func oneAddressMakesOneAccountHoweverManyRegisterAtOnce(kind: Kind) async throws {
-    let store = try kind.stores().accounts
+    let store = try await kind.stores().accounts
     let accounts = (0..<20).map { number in
       Account(email: "same@example.jp", passwordHash: "hash-\(number)", user: .random(), created: noon)
     }
@@ -66,9 +75,9 @@ struct StoreContractTests {
     #expect(try await store.account(AccountID(email: "same@example.jp")) == made.first)
   }
 
-  @Test(arguments: Kind.allCases)
+  @Test(arguments: Kind.tested)
   func anAccountIsFoundByItsAddressAndUpdated(kind: Kind) async throws {
-    let store = try kind.stores().accounts
+    let store = try await kind.stores().accounts
     #expect(try await store.account(AccountID(email: "new@example.jp")) == nil)
     var account = Account(email: "new@example.jp", passwordHash: "h1", user: .random(), created: noon)
     #expect(try await store.create(account))

@@ -23,7 +23,7 @@ public enum FileImport {
     public var checked = 0
   }
 
-  public static func run(from data: URL, into database: PostgresDatabase, progress: @Sendable (String) -> Void = { _ in }) async throws -> Report {
+  public static func run(from data: URL, into database: Database, progress: @Sendable (String) -> Void = { _ in }) async throws -> Report {
     var report = Report()
     let store = PostgresUserStateStore(database)
     let folder = data.appendingPathComponent("users").path
@@ -84,7 +84,7 @@ public enum FileImport {
   }
 
   /// Copies each `<id>.json` record of a folder unless the table has that id; returns how many.
-  private static func copyRecords(from folder: URL, table: String, into database: PostgresDatabase) async throws -> Int {
+  private static func copyRecords(from folder: URL, table: String, into database: Database) async throws -> Int {
     var copied = 0
     for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".json") {
       let id = String(name.dropLast(5))

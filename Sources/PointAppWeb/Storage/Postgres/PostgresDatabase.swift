@@ -11,8 +11,10 @@ import Synchronization
 ///
 /// The pool runs from `init` until the service's graceful shutdown, which comes after the HTTP
 /// server's (services stop in the reverse of their order), so requests in flight finish first.
-public final class PostgresDatabase: Service, Sendable {
+public final class Database: Service, Sendable {
   let client: PostgresClient
+  /// With its password: never logged.
+  let url: String
   let logger: Logger
   let waitLimit: Duration
   private let runner: Task<Void, Never>
@@ -23,6 +25,7 @@ public final class PostgresDatabase: Service, Sendable {
     configuration.options.connectTimeout = waitLimit
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     self.client = client
+    self.url = url
     self.logger = logger
     self.waitLimit = waitLimit
     runner = Task { await client.run() }

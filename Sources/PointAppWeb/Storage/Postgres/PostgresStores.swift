@@ -9,9 +9,9 @@ import PostgresNIO
 /// written before the state row in the same transaction, which commits both or neither. An update
 /// that saves nothing writes nothing.
 public final class PostgresUserStateStore: UserStateStore {
-  let database: PostgresDatabase
+  let database: Database
 
-  public init(_ database: PostgresDatabase) {
+  public init(_ database: Database) {
     self.database = database
   }
 
@@ -67,7 +67,7 @@ public final class PostgresUserStateStore: UserStateStore {
 /// JSON records by id in one of the database's record tables (`sessions`, `accounts`): what
 /// `RecordFolder` is to the file stores.
 struct PostgresRecordTable<Kind, Record: Codable & Sendable>: Sendable {
-  let database: PostgresDatabase
+  let database: Database
   /// A table name from this file, never from input.
   let table: String
 
@@ -100,7 +100,7 @@ struct PostgresRecordTable<Kind, Record: Codable & Sendable>: Sendable {
 public final class PostgresSessionStore: SessionStore {
   private let records: PostgresRecordTable<SessionKind, SessionRecord>
 
-  public init(_ database: PostgresDatabase) {
+  public init(_ database: Database) {
     records = PostgresRecordTable(database: database, table: "sessions")
   }
 
@@ -121,7 +121,7 @@ public final class PostgresSessionStore: SessionStore {
 public final class PostgresAccountStore: AccountStore {
   private let records: PostgresRecordTable<AccountKind, Account>
 
-  public init(_ database: PostgresDatabase) {
+  public init(_ database: Database) {
     records = PostgresRecordTable(database: database, table: "accounts")
   }
 
@@ -142,9 +142,9 @@ public final class PostgresAccountStore: AccountStore {
 /// instance: a guesser gains nothing by spreading guesses over them. Each count is one upsert,
 /// which PostgreSQL runs under the row's lock, so simultaneous attempts are all counted.
 public final class PostgresLoginThrottle: LoginThrottle {
-  let database: PostgresDatabase
+  let database: Database
 
-  public init(_ database: PostgresDatabase) {
+  public init(_ database: Database) {
     self.database = database
   }
 
@@ -197,7 +197,7 @@ public final class PostgresLoginThrottle: LoginThrottle {
   }
 }
 
-extension PostgresDatabase {
+extension Database {
   /// The key that signs session cookies and CSRF tokens, shared by every instance: made by the
   /// first instance that asks, read by the others.
   public func sessionSecret() async throws -> Data {

@@ -47,7 +47,7 @@ public enum Schema {
   private static let lockKeys: (Int32, Int32) = (0x506F_6941, 1)
 
   /// The migrations this database has not run. Changes nothing.
-  public static func pending(in database: PostgresDatabase) async throws -> [Migration] {
+  public static func pending(in database: Database) async throws -> [Migration] {
     try await database.withConnection { connection in
       try await pending(on: connection, logger: database.logger)
     }
@@ -55,7 +55,7 @@ public enum Schema {
 
   /// Runs the pending migrations, each in a transaction, and returns them.
   @discardableResult
-  public static func migrate(_ database: PostgresDatabase) async throws -> [Migration] {
+  public static func migrate(_ database: Database) async throws -> [Migration] {
     try await database.withConnection { connection in
       let logger = database.logger
       try await connection.query("SELECT pg_advisory_lock(\(lockKeys.0), \(lockKeys.1))", logger: logger)

@@ -1,0 +1,105 @@
+import Foundation
+import PointApp
+import Testing
+
+@testable import PointAppWeb
+
+extension StoreKind {
+  /// A user store of this kind, and a second one on the same data where there can be one (another
+  /// process on the folder, another instance on the database).
+  func userStores() async throws -> (any UserStateStore, (any UserStateStore)?) {
+    switch self {
+    case .memory:
+      return (InMemoryUserStateStore(), nil)
+    case .files:
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
+      return (try JSONFileUserStateStore(directory: folder), try JSONFileUserStateStore(directory: folder))
+    case .postgres:
+      let database = try await TestDatabase.shared.value
+      return (PostgresUserStateStore(database), PostgresUserStateStore(try TestDatabase.another(database)))
+    }
+  }
+}
+
+struct Failure: Error {}
+
+/// What every user store guarantees: the file store, PostgreSQL and the in-memory one alike.
+struct UserStoreContractTests {
+  @Test(arguments: StoreKind.tested)
+  func aSaveReadsBackWithItsArchive(kind: StoreKind) async throws {
+    let (store, _) = try await kind.userStores()
+    let user = UserID.random()
+    #expect(try await store.read(user) == nil)
+    let state = Data(#"{"n":1}"#.utf8)
+    let archive = ["ledger-0.json": Data("zero".utf8), "answer-61.json": Data("a".utf8)]
+    let seen = try await store.update(user) { saved in (UserSave(archive: archive, state: state), saved) }
+    #expect(seen == nil)
+    #expect(try await store.read(user) == state)
+    #expect(try await store.archived(["ledger-0.json", "ledger-20.json", "answer-61.json"], of: user) == archive)
+    #expect(try await store.archived(["ledger-0.json"], of: .random()) == [:])
+    // A later save replaces the state and adds to the archive.
+    let next = Data(#"{"n":2}"#.utf8)
+    let before = try await store.update(user) { saved in (UserSave(archive: ["ledger-20.json": Data("twenty".utf8)], state: next), saved) }
+    #expect(before == state)
+    #expect(try await store.read(user) == next)
+    #expect(try await store.archived(["ledger-0.json", "ledger-20.json"], of: user).count == 2)
+  }
+
+  @Test(arguments: StoreKind.tested)
+  func anUpdateThatSavesNothingOrFailsChangesNothing(kind: StoreKind) async throws {
+    let (store, _) = try await kind.userStores()
+    let user = UserID.random()
+    try await store.update(user) { _ in (nil, ()) }
+    #expect(try await store.read(user) == nil)
+    try await store.update(user) { _ in (UserSave(state: Data("kept".utf8)), ()) }
+    await #expect(throws: Failure.self) {
+      try await store.update(user) { _ -> (save: UserSave?, result: Void) in throw Failure() }
+    }
+    #expect(try await store.read(user) == Data("kept".utf8))
+    #expect(try await store.archived(["ledger-0.json"], of: user) == [:])
+  }
+
+  /// 40 increments of one user's counter at once, through two stores on the same data where
+  /// there are two: none is lost, so their updates never overlapped.
+  @Test(arguments: StoreKind.tested)
+  func oneUsersUpdatesNeverOverlapAcrossStores(kind: StoreKind) async throws {
+    let (here, there) = try await kind.userStores()
+    let user = UserID.random()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for number in 0..<40 {
+        let store = number.isMultiple(of: 2) ? here : (there ?? here)
+        group.addTask {
+          try await store.update(user) { saved in
+            let count = saved.map { Int(String(decoding: $0, as: UTF8.self))! } ?? 0
+            try await Task.sleep(for: .milliseconds(1))
+            return (UserSave(state: Data(String(count + 1).utf8)), ())
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await here.read(user) == Data("40".utf8))
+    #expect(try await (there ?? here).read(user) == Data("40".utf8))
+  }
+
+  /// A page view's read does not wait for the user's update in progress: it sees the state saved
+  /// before it, whole.
+  @Test(arguments: StoreKind.tested)
+  func aReadDoesNotWaitForAnUpdate(kind: StoreKind) async throws {
+    let (store, _) = try await kind.userStores()
+    let user = UserID.random()
+    try await store.update(user) { _ in (UserSave(state: Data("old".utf8)), ()) }
+    let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
+    let (release, releaseSignal) = AsyncStream.makeStream(of: Void.self)
+    async let slow: Void = store.update(user) { _ in
+      startedSignal.yield()
+      for await _ in release { break }
+      return (UserSave(state: Data("new".utf8)), ())
+    }
+    for await _ in started { break }
+    #expect(try await store.read(user) == Data("old".utf8))
+    releaseSignal.yield()
+    try await slow
+    #expect(try await store.read(user) == Data("new".utf8))
+  }
+}
