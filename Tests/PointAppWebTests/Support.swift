@@ -58,16 +58,18 @@ struct TestServer {
   func application(
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
-    trustedProxies: Set<String> = []
+    trustedProxies: Set<String> = [], databaseURL: String? = nil
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
+    // With a database, every store is the database's: an instance of several.
+    configuration.databaseURL = databaseURL
     configuration.secureCookies = secureCookies
     configuration.trustedProxies = trustedProxies
     configuration.dataDirectory = dataDirectory
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
-    return try await buildApplication(configuration, users: store ?? users, secret: secret, logger: logger, metrics: metrics,
+    return try await buildApplication(configuration, users: databaseURL == nil ? store ?? users : store, secret: secret, logger: logger, metrics: metrics,
       passwordHasher: Self.hasher
     ) {
       $0.date.now = noon

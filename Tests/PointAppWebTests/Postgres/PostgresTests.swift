@@ -1,0 +1,146 @@
+import Foundation
+import HummingbirdTesting
+import PointApp
+import PostgresNIO
+import Testing
+
+@testable import PointAppWeb
+
+/// PointApp on PostgreSQL: the schema's migrations, several instances on one database, and
+/// what a request gets while the database cannot be reached.
+@Suite(.enabled(if: TestDatabase.enabled, "PostgreSQL's server is not installed (apt-get install postgresql)"))
+struct PostgresTests {
+  @Test func instancesStartingTogetherMigrateOnce() async throws {
+    let database = try await TestDatabase.make(migrated: false)
+    #expect(try await Schema.pending(in: database) == Schema.migrations)
+    let instances = try (0..<4).map { _ in try TestDatabase.another(database, poolSize: 2) }
+    let applied = try await withThrowingTaskGroup(of: Int.self) { group in
+      for instance in instances {
+        group.addTask { try await Schema.migrate(instance).count }
+      }
+      return try await group.reduce(0, +)
+    }
+    #expect(applied == Schema.migrations.count)
+    #expect(try await Schema.pending(in: database) == [])
+    let versions = try await database.query("SELECT version FROM pointapp_migrations ORDER BY version").map { try $0.decode(Int.self) }
+    #expect(versions == Schema.migrations.map(\.version))
+    #expect(try await Schema.migrate(database) == [])
+  }
+
+  @Test func aDatabaseMigratedByANewerProgramIsRefused() async throws {
+    let database = try await TestDatabase.make()
+    try await database.query("INSERT INTO pointapp_migrations (version, name) VALUES (\(Schema.latest + 1), 'from the future')")
+    let error = await #expect(throws: SchemaTooNew.self) { try await Schema.migrate(database) }
+    #expect(error?.description.contains("version \(Schema.latest + 1), newer than this program's (\(Schema.latest))") == true)
+    await #expect(throws: SchemaTooNew.self) { try await Schema.pending(in: database) }
+  }
+
+  @Test func theDatabaseURLIsRead() throws {
+    let tcp = try Database.configuration("postgres://ann:s%40cret@db.example:6543/points?sslmode=disable")
+    #expect(tcp.host == "db.example")
+    #expect(tcp.port == 6543)
+    #expect(tcp.username == "ann")
+    #expect(tcp.password == "s@cret")
+    #expect(tcp.database == "points")
+    let socket = try Database.configuration("postgres://ann@/points?host=/run/postgresql")
+    #expect(socket.unixSocketPath == "/run/postgresql/.s.PGSQL.5432")
+    let wrong = #expect(throws: DatabaseURLError.self) { try Database.configuration("mysql://ann:secret@db/points") }
+    #expect(wrong?.description.contains("secret") == false)
+    #expect(throws: DatabaseURLError.self) { try Database.configuration("postgres://ann@db/points?sslmode=sometimes") }
+  }
+
+  /// Nothing listens where the database should be: a page that needs it is a 503 page with
+  /// Retry-After, within the wait limit, and nothing is left half done.
+  @Test func whileTheDatabaseCannotBeReachedRequestsAre503() async throws {
+    let socket = try ServerSocketPort.free()
+    let database = try Database(url: "postgres://pointapp@127.0.0.1:\(socket)/pointapp?sslmode=disable", poolSize: 2, waitLimit: .milliseconds(500), logger: TestDatabase.logger)
+    await #expect(throws: DatabaseUnavailable.self) { try await PostgresUserStateStore(database).read(.random()) }
+    let app = try await buildApplication(
+      {
+        var configuration = AppConfiguration()
+        configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
+        configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-down-\(UUID())")
+        return configuration
+      }(),
+      users: PostgresUserStateStore(database), sessions: PostgresSessionStore(database), accounts: PostgresAccountStore(database),
+      secret: secret, passwordHasher: TestServer.hasher
+    ) { $0.date.now = noon; $0.surveyClient = .catalog(testCatalog) }
+    try await app.test(.router) { client in
+      let cookie = "\(Sessions.cookieName)=\(SessionID.random().rawValue)"
+      let started = ContinuousClock.now
+      let page = try await client.execute(uri: "/points", method: .get, headers: [.cookie: cookie])
+      #expect(page.status == .serviceUnavailable)
+      #expect(page.headers[.retryAfter] == "5")
+      #expect(page.html.contains("ただいま混み合っています"))
+      let form = try await client.execute(
+        uri: "/surveys/sweets/answers", method: .post,
+        headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "q%5Bsatisfaction%5D=3")
+      )
+      #expect(form.status == .serviceUnavailable)
+      #expect(ContinuousClock.now - started < .seconds(3))
+    }
+    await database.close()
+  }
+
+  /// A statement the database refuses is a bug, not an outage: it is not turned into a 503.
+  @Test func aRefusedStatementIsNotAnOutage() async throws {
+    let database = try await TestDatabase.shared.value
+    do {
+      try await database.query("SELECT * FROM no_such_table")
+      Issue.record("the statement ran")
+    } catch {
+      #expect(!(error is DatabaseUnavailable))
+      #expect(Database.unavailable(error) == nil)
+    }
+  }
+
+  /// Two instances on one database, one user's 50 submissions of a survey at once, half through
+  /// each, and every other survey once: each pays once.
+  @Test func twoInstancesPayEachSurveyOnce() async throws {
+    let database = try await TestDatabase.make()
+    let catalog = ConcurrencyTests.catalog
+    let server = try TestServer()
+    let one = try await server.application(catalog: catalog, databaseURL: database.url)
+    let two = try await server.application(catalog: catalog, databaseURL: database.url)
+    try await one.test(.router) { first in
+      try await two.test(.router) { second in
+        var browser = Browser(client: first)
+        try await browser.get("/surveys")
+        let csrf = try await browser.csrf(from: "/surveys/s0")
+        let cookie = browser.cookie
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+          let posts = Array(repeating: "s0", count: 50) + catalog.dropFirst().map(\.id.rawValue)
+          for (number, survey) in posts.enumerated() {
+            group.addTask {
+              var copy = Browser(client: number.isMultiple(of: 2) ? first : second, cookie: cookie)
+              return Int(try await copy.post("/surveys/\(survey)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3").status.code)
+            }
+          }
+          return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 303, count: 50 + catalog.count - 1))
+      }
+    }
+    let rows = try await database.query("SELECT state FROM users")
+    #expect(rows.count == 1)
+    let ledger = try SavedState.state(from: try #require(rows.first).decode(Data.self)).progress.ledger
+    #expect(ledger.count == catalog.count)
+    #expect(ledger.balance.value == catalog.reduce(0) { $0 + $1.reward.value })
+  }
+}
+
+enum ServerSocketPort {
+  /// A loopback port nothing listens on.
+  static func free() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+}
