@@ -1,0 +1,104 @@
+import Foundation
+import PointApp
+import PostgresNIO
+import Testing
+
+@testable import PointAppWeb
+
+/// `pointapp import-files`: a data folder moves into PostgreSQL whole, once, with every balance
+/// checked against its ledger there.
+@Suite(.enabled(if: TestDatabase.enabled, "PostgreSQL's server is not installed (apt-get install postgresql)"))
+struct FileImportTests {
+  /// A data folder with a user of 10,000 movements, 1,000 users of three, an account, a session
+  /// and the cookie key.
+  static func dataFolder() async throws -> (URL, long: UserID, small: [UserID]) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let users = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let long = UserID.random()
+    try await users.replace(long, with: LongHistoryTests.longHistory(10_000))
+    let small = (0..<1_000).map { _ in UserID.random() }
+    let three = LongHistoryTests.longHistory(3)
+    for user in small { try await users.replace(user, with: three) }
+    let account = Account(email: "moving@example.jp", passwordHash: "hash", user: long, created: noon)
+    #expect(try await JSONFileAccountStore(directory: folder.appendingPathComponent("accounts")).create(account))
+    try await JSONFileSessionStore(directory: folder.appendingPathComponent("sessions"))
+      .save(SessionRecord(user: long, account: account.id, lastSeen: noon), as: SessionID("00112233445566778899aabbccddeeff")!)
+    try secret.write(to: folder.appendingPathComponent("session.key"))
+    return (folder, long, small)
+  }
+
+  @Test func aDataFolderMovesOnceWithEveryBalanceEqualToItsLedger() async throws {
+    let (folder, long, small) = try await Self.dataFolder()
+    let database = try await TestDatabase.make()
+    let report = try await FileImport.run(from: folder, into: database)
+    #expect(report.users == 1_001)
+    #expect(report.usersPresent == 0)
+    #expect(report.checked == 1_001)
+    #expect(report.mismatches == [])
+    #expect(report.accounts == 1)
+    #expect(report.sessions == 1)
+    // What the database holds is what the folder held, byte for byte, archive included.
+    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let store = PostgresUserStateStore(database)
+    for user in [long] + small.prefix(3) {
+      #expect(try await store.read(user) == files.read(user))
+    }
+    let state = try SavedState.state(from: try #require(try await store.read(long)))
+    #expect(state.progress.ledger.count == 10_000)
+    let archived = try await database.query("SELECT count(*) FROM user_archive WHERE user_id = \(long.rawValue) AND name LIKE 'ledger-%'")
+    #expect(try archived.first?.decode(Int.self) == state.progress.ledger.archivedCount / PointLedger.segmentSize)
+    #expect(state.progress.ledger.archivedCount > 9_000)
+    #expect(try await PostgresAccountStore(database).account(AccountID(email: "moving@example.jp"))?.user == long)
+    #expect(try await PostgresSessionStore(database).record(SessionID("00112233445566778899aabbccddeeff")!)?.user == long)
+    #expect(try await database.sessionSecret() == secret)
+
+    // Run again: nothing is imported twice.
+    let again = try await FileImport.run(from: folder, into: database)
+    #expect(again.users == 0)
+    #expect(again.usersPresent == 1_001)
+    #expect(again.accounts == 0 && again.sessions == 0)
+    #expect(again.mismatches == [])
+  }
+
+  /// A run cut short leaves some users out; the next run imports them, and only them. A user
+  /// who changed in the database since is left as the database has them.
+  @Test func anInterruptedImportIsFinishedByRunningItAgain() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let users = (0..<6).map { _ in UserID.random() }
+    for user in users { try await files.replace(user, with: LongHistoryTests.longHistory(45)) }
+    let database = try await TestDatabase.make()
+    #expect(try await FileImport.run(from: folder, into: database).users == 6)
+    let store = PostgresUserStateStore(database)
+    // As if the run had stopped before the last two users' transactions.
+    try await database.query("DELETE FROM users WHERE id = ANY(\(users.suffix(2).map(\.rawValue)))")
+    // And the first user answered one more survey on the new site.
+    try await store.replace(users[0], with: LongHistoryTests.longHistory(46))
+    let changed = try #require(try await store.read(users[0]))
+    #expect(try await changed != files.read(users[0]))
+    let report = try await FileImport.run(from: folder, into: database)
+    #expect(report.users == 2)
+    #expect(report.usersPresent == 4)
+    #expect(report.mismatches == [])
+    #expect(try await store.read(users[0]) == changed)
+    for user in users.dropFirst() { #expect(try await store.read(user) == files.read(user)) }
+  }
+
+  /// A user whose saved balance is not their ledger's sum is reported, not hidden.
+  @Test func aBalanceThatIsNotItsLedgersSumIsReported() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let (good, bad) = (UserID.random(), UserID.random())
+    try await files.replace(good, with: LongHistoryTests.longHistory(30))
+    try await files.replace(bad, with: LongHistoryTests.longHistory(30))
+    // Its file says 5 points more were earned than its movements add up to.
+    let file = files.fileURL(for: bad)
+    let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    let earned = try #require(text.firstMatch(of: /"totalEarned":(\d+)/))
+    try Data(text.replacingOccurrences(of: String(earned.0), with: "\"totalEarned\":\(Int(earned.1)! + 5)").utf8).write(to: file)
+    let report = try await FileImport.run(from: folder, into: try await TestDatabase.make())
+    #expect(report.users == 2)
+    #expect(report.mismatches.count == 1)
+    #expect(report.mismatches.first?.hasPrefix(bad.rawValue) == true)
+  }
+}
