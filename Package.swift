@@ -83,6 +83,7 @@ let package = Package(
       dependencies: [
         "Composable", "PointApp", "PointAppWeb",
         .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

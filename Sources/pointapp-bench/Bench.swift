@@ -2,6 +2,7 @@ import ArgumentParser
 import Composable
 import Dependencies
 import Foundation
+import Logging
 import PointApp
 import PointAppWeb
 
@@ -97,7 +98,8 @@ struct RawWrites: ParsableCommand {
 struct SeedUser: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Create a user with a long history.")
 
-  @Option(help: "The server's data folder.") var data: String
+  @Option(help: "The server's data folder.") var data: String?
+  @Option(help: "The server's database instead of a data folder.") var databaseURL: String?
   @Option(help: "Ledger entries.") var entries = 10_000
 
   func run() async throws {
@@ -114,8 +116,17 @@ struct SeedUser: AsyncParsableCommand {
     var state = AppFeature.State()
     state.progress = progress
     let id = UserID.random()
-    let users = try JSONFileUserStateStore(directory: URL(fileURLWithPath: data).appendingPathComponent("users"))
-    try await users.replace(id, with: state)
+    if let databaseURL {
+      let database = try Database(url: databaseURL, logger: Logger(label: "pointapp-bench"))
+      try await Schema.migrate(database)
+      try await PostgresUserStateStore(database).replace(id, with: state)
+      await database.close()
+    } else if let data {
+      let users = try JSONFileUserStateStore(directory: URL(fileURLWithPath: data).appendingPathComponent("users"))
+      try await users.replace(id, with: state)
+    } else {
+      throw ValidationError("--data or --database-url is needed")
+    }
     print(id)
   }
 }
