@@ -47,13 +47,14 @@ def answers(survey):
 
 
 class Server:
-    def __init__(self, binary, data, port):
-        self.binary, self.data, self.port, self.process = binary, data, port, None
+    def __init__(self, binary, data, port, extra=()):
+        """`extra`: more options, such as `--database-url URL`."""
+        self.binary, self.data, self.port, self.extra, self.process = binary, data, port, list(extra), None
 
     def start(self):
         self.process = subprocess.Popen(
             [self.binary, "--data", self.data, "--port", str(self.port), "--log-level", "error",
-             "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")],
+             "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public"), *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 30
         while time.time() < deadline:
