@@ -26,7 +26,7 @@ struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
       response.headers[.retryAfter] = "5"
       return response
     } catch {
-      context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+      context.logger.error("request failed", metadata: ["error": "\(Database.loggable(error))", "path": "\(request.uri.path)"])
       return page(for: .internalServerError, request: request, context: context)
     }
   }

@@ -87,11 +87,16 @@ struct PostgresTests {
   @Test func aRefusedStatementIsNotAnOutage() async throws {
     let database = try await TestDatabase.shared.value
     do {
-      try await database.query("SELECT * FROM no_such_table")
+      try await database.query("SELECT * FROM no_such_table WHERE email = \("private@example.jp")")
       Issue.record("the statement ran")
     } catch {
       #expect(!(error is DatabaseUnavailable))
       #expect(Database.unavailable(error) == nil)
+      // Its log line says what failed, never the values bound to the statement.
+      let logged = Database.loggable(error)
+      #expect(logged.contains("42P01"))
+      #expect(logged.contains("SELECT * FROM no_such_table"))
+      #expect(!logged.contains("private@example.jp"))
     }
   }
 

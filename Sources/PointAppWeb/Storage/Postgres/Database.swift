@@ -145,6 +145,17 @@ private final class Flag: Sendable {
   var isSet: Bool { value.withLock { $0 } }
 }
 
+extension Database {
+  /// What a log line says of an error: for PostgreSQL's, the SQLSTATE, the server's message and
+  /// the statement, never the values bound to it (addresses, states), which its own description
+  /// hides behind a generic text.
+  static func loggable(_ error: any Error) -> String {
+    guard let error = error as? PSQLError else { return "\(error)" }
+    let server = error.serverInfo.map { " \($0[.sqlState] ?? "") \($0[.message] ?? "")" } ?? ""
+    return "PostgreSQL \(error.code)\(server) in \(error.query?.sql ?? "no statement")"
+  }
+}
+
 /// The database cannot be reached now: the request is answered 503, and may be tried again.
 public struct DatabaseUnavailable: Error, CustomStringConvertible {
   public let reason: String
