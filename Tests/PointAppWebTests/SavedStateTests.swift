@@ -9,6 +9,12 @@ let version1File = try! Data(
   contentsOf: Bundle.module.url(forResource: "user-state-v1", withExtension: "json", subdirectory: "Fixtures")!
 )
 
+/// A file written by schema version 2 (the bounded ledger, drafts, the address typed at sign-in):
+/// saved by the program of that version, before profiles, screening and quotas.
+let version2File = try! Data(
+  contentsOf: Bundle.module.url(forResource: "user-state-v2", withExtension: "json", subdirectory: "Fixtures")!
+)
+
 /// A user's file: their data only, the same bytes for the same state, older versions read and
 /// newer ones refused.
 struct SavedStateTests {
@@ -56,6 +62,23 @@ struct SavedStateTests {
     #expect(state.progress.missions.missions(on: today).first?.isClaimed == true)
     #expect(state.progress.achievements.keys.contains(.firstAnswer))
     #expect(state.flash?.kind == .success)
+  }
+
+  @Test func readsAFileSavedBySchemaVersion2() throws {
+    let state = try SavedState.state(from: version2File)
+    let today = Day(noon, in: .tokyo)
+    #expect(state.progress.ledger.balance == 110)
+    #expect(state.progress.ledger.recent.map(\.amount) == [40, 60, 10])
+    #expect(state.progress.answeredCount == 2)
+    #expect(state.progress.answered[SurveyID("breakfast")]?.answers.last?.value == .text("おいしい \"朝\""))
+    #expect(state.progress.answered[SurveyID("sweets")]?.reward == 60)
+    #expect(state.progress.missions.missions(on: today).first { $0.kind == .answerOne }?.isClaimed == true)
+    #expect(state.progress.streak.days(asOf: today) == 1)
+    #expect(state.draft == SurveyDraft([QuestionID("satisfaction"): ["9"]], of: testCatalog[1]))
+    #expect(state.enteredEmail == "hanako@example.jp")
+    #expect(state.flash == Flash(.success, "回答ありがとうございました。"))
+    // Saved again by this program, it reads back the same.
+    #expect(try SavedState.state(from: SavedState.data(for: state)) == state)
   }
 
   @Test func refusesAFileFromANewerVersion() throws {
