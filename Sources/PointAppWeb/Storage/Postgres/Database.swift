@@ -102,13 +102,13 @@ public final class Database: Service, Sendable {
   /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
   func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
     try await withConnection { connection in
-      try await connection.query("BEGIN", logger: logger)
+      try await connection.run("BEGIN", logger: logger)
       do {
         let result = try await body(connection)
-        try await connection.query("COMMIT", logger: logger)
+        try await connection.run("COMMIT", logger: logger)
         return result
       } catch {
-        _ = try? await connection.query("ROLLBACK", logger: logger)
+        _ = try? await connection.run("ROLLBACK", logger: logger)
         throw error
       }
     }
@@ -118,7 +118,7 @@ public final class Database: Service, Sendable {
   @discardableResult
   func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
     try await withConnection { connection in
-      try await connection.query(query, logger: logger).collect()
+      try await connection.run(query, logger: logger)
     }
   }
 
@@ -153,6 +153,79 @@ extension Database {
     guard let error = error as? PSQLError else { return "\(error)" }
     let server = error.serverInfo.map { " \($0[.sqlState] ?? "") \($0[.message] ?? "")" } ?? ""
     return "PostgreSQL \(error.code)\(server) in \(error.query?.sql ?? "no statement")"
+  }
+}
+
+extension PostgresConnection {
+  /// The longest a statement may take: a few seconds more than a request's effects may take, so
+  /// that waiting for a user's lock held by a slow request of theirs still fits.
+  static let statementLimit = Duration.seconds(6)
+
+  /// Runs one statement and returns its rows, failing as `DatabaseUnavailable` when the connection
+  /// is closed or the statement has not finished within `limit`.
+  ///
+  /// PostgresNIO writes a statement to its channel without waiting for the write, so one sent on
+  /// a connection the server has just closed (the database stopped between two statements of a
+  /// transaction) is never answered: without a limit its request would hang, and hold up the
+  /// server's graceful shutdown. Past the limit the connection is closed, so that the pool opens a
+  /// new one; the statement's task is left to end when it may.
+  @discardableResult
+  func run(_ query: PostgresQuery, logger: Logger, limit: Duration = statementLimit) async throws -> [PostgresRow] {
+    guard !isClosed else { throw DatabaseUnavailable(reason: "PostgreSQL closed the connection") }
+    let outcome = Outcome<[PostgresRow]>()
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        outcome.wait(continuation)
+        let statement = Task {
+          do {
+            outcome.finish(.success(try await self.query(query, logger: logger).collect()))
+          } catch {
+            outcome.finish(.failure(error))
+          }
+        }
+        Task {
+          try? await Task.sleep(for: limit)
+          if outcome.finish(.failure(DatabaseUnavailable(reason: "PostgreSQL did not answer within \(limit)"))) {
+            statement.cancel()
+            try? await self.close()
+          }
+        }
+      }
+    } onCancel: {
+      outcome.finish(.failure(CancellationError()))
+    }
+  }
+}
+
+/// The first of several results, handed to the one waiting for it.
+private final class Outcome<Value: Sendable>: Sendable {
+  private struct State {
+    var continuation: CheckedContinuation<Value, any Error>?
+    var result: Result<Value, any Error>?
+  }
+
+  private let state = Mutex(State())
+
+  func wait(_ continuation: CheckedContinuation<Value, any Error>) {
+    let ready = state.withLock { state -> Result<Value, any Error>? in
+      if let result = state.result { return result }
+      state.continuation = continuation
+      return nil
+    }
+    if let ready { continuation.resume(with: ready) }
+  }
+
+  /// `false` when a result came first.
+  @discardableResult
+  func finish(_ result: Result<Value, any Error>) -> Bool {
+    let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
+      guard state.result == nil else { return (false, nil) }
+      state.result = result
+      defer { state.continuation = nil }
+      return (true, state.continuation)
+    }
+    waiting?.resume(with: result)
+    return first
   }
 }
 

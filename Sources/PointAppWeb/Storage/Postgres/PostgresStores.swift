@@ -26,13 +26,13 @@ public final class PostgresUserStateStore: UserStateStore {
   ) async throws -> Result {
     try await withoutActuallyEscaping(body) { body in
       try await database.transaction { [logger = database.logger] connection in
-        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey(user)))", logger: logger)
-        let saved = try await connection.query("SELECT state FROM users WHERE id = \(user.rawValue)", logger: logger)
-          .collect().first?.decode(Data.self)
+        try await connection.run("SELECT pg_advisory_xact_lock(\(Self.lockKey(user)))", logger: logger)
+        let saved = try await connection.run("SELECT state FROM users WHERE id = \(user.rawValue)", logger: logger)
+          .first?.decode(Data.self)
         let (save, result) = try await body(saved)
         if let save {
           for (name, data) in save.archive {
-            try await connection.query(
+            try await connection.run(
               """
               INSERT INTO user_archive (user_id, name, data) VALUES (\(user.rawValue), \(name), \(data))
               ON CONFLICT (user_id, name) DO UPDATE SET data = excluded.data
@@ -40,7 +40,7 @@ public final class PostgresUserStateStore: UserStateStore {
               logger: logger
             )
           }
-          try await connection.query(
+          try await connection.run(
             """
             INSERT INTO users (id, state) VALUES (\(user.rawValue), \(save.state))
             ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now()

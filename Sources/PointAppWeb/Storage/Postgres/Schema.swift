@@ -58,43 +58,43 @@ public enum Schema {
   public static func migrate(_ database: Database) async throws -> [Migration] {
     try await database.withConnection { connection in
       let logger = database.logger
-      try await connection.query("SELECT pg_advisory_lock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
+      try await connection.run("SELECT pg_advisory_lock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
       do {
-        try await connection.query(
+        try await connection.run(
           "CREATE TABLE IF NOT EXISTS pointapp_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
           logger: logger
         )
         let pending = try await pending(on: connection, logger: logger)
         for migration in pending {
-          try await connection.query("BEGIN", logger: logger)
+          try await connection.run("BEGIN", logger: logger)
           do {
             for statement in migration.statements {
-              try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+              try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
-            try await connection.query(
+            try await connection.run(
               "INSERT INTO pointapp_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger
             )
-            try await connection.query("COMMIT", logger: logger)
+            try await connection.run("COMMIT", logger: logger)
           } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            _ = try? await connection.run("ROLLBACK", logger: logger)
             throw error
           }
           logger.notice("database migrated", metadata: ["version": "\(migration.version)", "migration": "\(migration.name)"])
         }
-        try await connection.query("SELECT pg_advisory_unlock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
+        try await connection.run("SELECT pg_advisory_unlock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
         return pending
       } catch {
-        _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
+        _ = try? await connection.run("SELECT pg_advisory_unlock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
         throw error
       }
     }
   }
 
   private static func pending(on connection: PostgresConnection, logger: Logger) async throws -> [Migration] {
-    let exists = try await connection.query("SELECT to_regclass('pointapp_migrations') IS NOT NULL", logger: logger)
-      .collect().first?.decode(Bool.self) ?? false
+    let exists = try await connection.run("SELECT to_regclass('pointapp_migrations') IS NOT NULL", logger: logger)
+      .first?.decode(Bool.self) ?? false
     guard exists else { return migrations }
-    let applied = try await connection.query("SELECT version FROM pointapp_migrations", logger: logger).collect()
+    let applied = try await connection.run("SELECT version FROM pointapp_migrations", logger: logger)
       .map { try $0.decode(Int.self) }
     if let newest = applied.max(), newest > latest {
       throw SchemaTooNew(database: newest, program: latest)

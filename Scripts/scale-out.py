@@ -1,0 +1,669 @@
+#!/usr/bin/env python3
+"""Proves PointApp scales out: two instances behind nginx (Deploy/nginx.conf) on one PostgreSQL.
+
+1. Crashes under load: users answer surveys through nginx while the instances are SIGKILLed at
+   random moments (one at a time, each restarted at once, so nginx always has one), and the
+   database is restarted once (stopped in immediate mode: every connection cut). While it is
+   down every request answers 503 within seconds: never a 500, never a hang. Afterwards every
+   award that got its 303 to the completion page is in its user's ledger exactly once, no survey
+   paid twice, every state parses and every balance is its ledger's sum; accounts registered
+   before the load log in to their own data.
+2. One user sends one survey 50 times at once through nginx, spread over both instances, and
+   every other survey once: each survey pays once, the balance is the sum of the rewards.
+3. X-Forwarded-For names the client only from the trusted proxy: the per-client login limit
+   counts the address nginx saw, whatever a client forges, and an untrusted peer's header is
+   ignored.
+
+    swift build -c release --product pointapp && python3 Scripts/scale-out.py
+
+Needs nginx and PostgreSQL's server (apt-get install nginx postgresql); runs a throwaway cluster
+(Scripts/pgcluster.py) and everything else in a temporary folder, on loopback, ports
+--port-base (nginx) and the next two (the instances). Prints its figures and exits non-zero on
+any violation; the folder, with the instances' and nginx's logs, is kept when it fails.
+"""
+import argparse, importlib.util, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import http.client
+
+sys.dont_write_bytecode = True  # importing the scripts below leaves no __pycache__ in Scripts/
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import pgcluster  # noqa: E402
+
+
+def load_crash_test():
+    """Scripts/crash-test.py as a module (its name has a hyphen): its User and answer forms."""
+    spec = importlib.util.spec_from_file_location("crash_test", os.path.join(HERE, "crash-test.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+crash = load_crash_test()
+
+HANG = 10.0  # crash-test's User waits this long for an answer: longer is a hang
+clock = time.monotonic
+
+
+def port_free(port):
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def get(port, path, cookie=None, source=None, timeout=HANG):
+    """A GET's status, or None when the connection failed or timed out."""
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0) if source else None)
+        c.request("GET", path, headers={"Cookie": cookie} if cookie else {})
+        r = c.getresponse(); r.read(); c.close()
+        return r.status
+    except OSError:
+        return None
+
+
+def tail(path, lines=30, match=None):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read().splitlines()
+    except OSError:
+        return []
+    if match:
+        text = [line for line in text if re.search(match, line)]
+    return text[-lines:]
+
+
+class Instance:
+    """One pointapp process on the shared database; its stdout and stderr go to a log file."""
+
+    def __init__(self, binary, url, port, folder):
+        self.binary, self.url, self.port, self.folder = binary, url, port, folder
+        self.log = os.path.join(folder, "instance-%d.log" % port)
+        self.process, self.starts = None, 0
+
+    def start(self):
+        self.starts += 1
+        with open(self.log, "ab") as log:
+            log.write(b"==== scale-out: start %d at %.3f\n" % (self.starts, clock()))
+            log.flush()
+            self.process = subprocess.Popen(
+                [self.binary, "--database-url", self.url, "--port", str(self.port), "--trusted-proxies", "127.0.0.1",
+                 "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")],
+                stdout=log, stderr=subprocess.STDOUT, cwd=self.folder)
+
+    def wait_ready(self, timeout=60):
+        deadline = clock() + timeout
+        while clock() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("instance :%d exited with %s at start:\n  %s" % (self.port, self.process.returncode, "\n  ".join(tail(self.log, 15))))
+            if get(self.port, "/healthz", timeout=2) == 200:
+                return
+            time.sleep(0.05)
+        raise RuntimeError("instance :%d did not answer /healthz within %d s:\n  %s" % (self.port, timeout, "\n  ".join(tail(self.log, 15))))
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self):
+        """SIGTERM: the server finishes the requests in flight and exits. False when it had to be
+        killed after 10 s."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill(); self.process.wait()
+                return False
+        return True
+
+
+class Nginx:
+    """nginx with a copy of Deploy/nginx.conf (ports moved to --port-base), everything under `prefix`."""
+
+    def __init__(self, prefix, base):
+        self.prefix, self.base, self.process = prefix, base, None
+        os.makedirs(os.path.join(prefix, "logs"), exist_ok=True)
+        with open(os.path.join(ROOT, "Deploy/nginx.conf"), encoding="utf-8") as f:
+            shipped = f.read()
+        found = set(re.findall(r"^\s*(?:listen|server)\s+127\.0\.0\.1:(\d+)", shipped, re.M))
+        if found != {"8080", "8081", "8082"}:
+            raise RuntimeError("Deploy/nginx.conf: expected listen 127.0.0.1:8080 and servers :8081, :8082, found %s" % sorted(found))
+        moved = {"8080": base, "8081": base + 1, "8082": base + 2}
+        self.conf = os.path.join(prefix, "nginx.conf")
+        with open(self.conf, "w", encoding="utf-8") as f:
+            f.write(re.sub(r"127\.0\.0\.1:(808[012])\b", lambda m: "127.0.0.1:%d" % moved[m.group(1)], shipped))
+        timeout = re.search(r"fail_timeout=(\d+)s", shipped)
+        self.fail_timeout = int(timeout.group(1)) if timeout else 10
+        self.access_log = os.path.join(prefix, "logs/access.log")
+        self.error_log = os.path.join(prefix, "logs/error.log")
+
+    def start(self):
+        command = ["nginx", "-p", self.prefix, "-c", self.conf, "-e", "stderr"]
+        test = subprocess.run(command + ["-t"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if test.returncode != 0:
+            raise RuntimeError("nginx -t refused the configuration:\n" + test.stdout)
+        with open(os.path.join(self.prefix, "logs/stderr.log"), "ab") as log:
+            self.process = subprocess.Popen(command + ["-g", "daemon off;"], stdout=log, stderr=subprocess.STDOUT)
+        deadline = clock() + 20
+        while clock() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError("nginx exited: %s" % "\n".join(tail(os.path.join(self.prefix, "logs/stderr.log"))))
+            if get(self.base, "/healthz", timeout=2) == 200:
+                return
+            time.sleep(0.1)
+        raise RuntimeError("nobody answered /healthz through nginx within 20 s")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)  # graceful: finishes the requests in flight
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill(); self.process.wait()
+
+    def log_size(self):
+        try:
+            return os.path.getsize(self.access_log)
+        except OSError:
+            return 0
+
+    def wait_serving(self, port, timeout):
+        """Waits until nginx's log shows an answer from the instance on `port` (it is back in the
+        rotation), written after this call."""
+        offset, deadline = self.log_size(), clock() + timeout
+        served = re.compile(r" upstream=127\.0\.0\.1:%d upstream_status=(200|303) " % port)
+        while clock() < deadline:
+            time.sleep(0.1)
+            if any(served.search(line) for line in self.log_since(offset)):
+                return
+        raise RuntimeError("nginx did not send anything to the restarted instance :%d within %d s" % (port, timeout))
+
+    def log_since(self, offset):
+        with open(self.access_log, encoding="utf-8", errors="replace") as f:
+            f.seek(offset)
+            return f.read().splitlines()
+
+
+# PostgreSQL's side: the stores' tables, read with psql.
+
+def owners(cluster, users):
+    """Sets each user's `owner`, the user their session leads to (`sessions.record->>'user'`): one query."""
+    rows = dict(cluster.psql("SELECT id, record::jsonb->>'user' FROM sessions"))
+    missing = [u.id for u in users if not rows.get(u.id)]
+    if missing:
+        raise RuntimeError("%d sessions are not in the sessions table (or lead to no user), e.g. %s" % (len(missing), missing[0]))
+    for u in users:
+        u.owner = rows[u.id]
+
+
+def owner_of(cluster, session):
+    rows = cluster.psql("SELECT record::jsonb->>'user' FROM sessions WHERE id = '%s'" % session.replace("'", "''"))
+    return rows[0][0] if rows else None
+
+
+def read_users(cluster):
+    """Every user's state (parsed, or the error) and their archived ledger segments, in two queries."""
+    states = {}
+    for user, data in cluster.psql("SELECT id, encode(state, 'hex') FROM users"):
+        try:
+            states[user] = json.loads(bytes.fromhex(data).decode("utf-8"))
+        except ValueError as error:
+            states[user] = error
+    segments = {}
+    for user, name, data in cluster.psql("SELECT user_id, name, encode(data, 'hex') FROM user_archive WHERE name LIKE 'ledger-%'"):
+        segments[(user, name)] = bytes.fromhex(data)
+    return states, segments
+
+
+def ledger(user, state, segments):
+    """A user's whole ledger, oldest first: the archived segments, then the movements in the state."""
+    movements = []
+    for start in range(0, state["progress"]["ledger"]["archivedCount"], 20):
+        data = segments.get((user, "ledger-%d.json" % start))
+        if data is None:
+            raise ValueError("archive segment ledger-%d.json is missing" % start)
+        movements += json.loads(data.decode("utf-8"))["transactions"]
+    return movements + state["progress"]["ledger"]["recent"]
+
+
+def check(cluster, acknowledged):
+    """crash-test's check on PostgreSQL: every state parses; every acknowledged award is in its
+    ledger once; no survey pays twice; ids are unique; the totals are the ledger's sums (balance =
+    earned - spent). Returns (users checked, problems, ledgers by user)."""
+    states, segments = read_users(cluster)
+    problems, ledgers = [], {}
+    for user, state in states.items():
+        if isinstance(state, Exception):
+            problems.append("%s: state does not parse (%s)" % (user, state)); continue
+        try:
+            movements = ledger(user, state, segments)
+        except (KeyError, TypeError, ValueError) as error:
+            problems.append("%s: unreadable ledger (%s)" % (user, error)); continue
+        ledgers[user] = movements
+        rewards = [t["reason"]["surveyReward"]["_0"] for t in movements if "surveyReward" in t["reason"]]
+        problems += ["%s: %s paid %d times" % (user, s, rewards.count(s)) for s in set(rewards) if rewards.count(s) > 1]
+        ids = [t["id"] for t in movements]
+        if len(set(ids)) != len(ids):
+            problems.append("%s: duplicate transaction ids" % user)
+        totals = state["progress"]["ledger"]
+        earned = sum(t["amount"] for t in movements if "exchange" not in t["reason"])
+        spent = sum(t["amount"] for t in movements if "exchange" in t["reason"])
+        if (earned, spent) != (totals["totalEarned"], totals["totalSpent"]):
+            problems.append("%s: totals earned %d, spent %d; the ledger's sums %d, %d" % (user, totals["totalEarned"], totals["totalSpent"], earned, spent))
+    lost = 0
+    for user, surveys in acknowledged.items():
+        if user not in ledgers:
+            if user not in states:
+                problems.append("%s: %d acknowledged awards but no state" % (user, len(surveys)))
+            lost += len(surveys); continue
+        rewards = {t["reason"]["surveyReward"]["_0"] for t in ledgers[user] if "surveyReward" in t["reason"]}
+        for s in sorted(surveys - rewards):
+            problems.append("%s: acknowledged %s is missing" % (user, s)); lost += 1
+    return len(ledgers), problems, ledgers, lost
+
+
+# 1. Crashes under load.
+
+class Timeline:
+    """Every request of the load: (start, end, method, outcome), outcome "paid", a status, or None
+    (no answer: connection failed or timed out)."""
+
+    def __init__(self):
+        self.events, self.lock = [], threading.Lock()
+        self.kills = []          # (SIGKILL sent, the process gone): its sockets are closed by then
+        self.database = None     # (stop asked, stopped, start asked, started, recovered)
+
+    def add(self, *event):
+        with self.lock:
+            self.events.append(event)
+
+
+def crash_under_load(args, cluster, instances, proxy, folder):
+    surveys = crash.open_surveys()
+    port = proxy.base
+    rng = random.Random(args.seed)
+
+    # Visitors through nginx, a few of whom register (before the load: the per-client limit
+    # allows 20 a minute from one address, and everyone here is 127.0.0.1).
+    users, lock = [], threading.Lock()
+    def make(n):
+        for _ in range(n):
+            u = crash.User(port)
+            with lock:
+                users.append(u)
+    makers = [threading.Thread(target=make, args=(args.users // 8 + (i < args.users % 8),)) for i in range(8)]
+    for m in makers: m.start()
+    for m in makers: m.join()
+    if len(users) != args.users:
+        raise RuntimeError("only %d of %d visitors got a session through nginx" % (len(users), args.users))
+    owners(cluster, users)
+    registered = {}
+    for u in rng.sample(users, args.accounts):
+        email = "scale-%s@example.jp" % u.owner[:12]
+        password = "sukeeru auto " + email
+        if not u.sign_in(port, "/register", email, password):
+            raise RuntimeError("registering %s through nginx was not acknowledged" % email)
+        registered[email] = (password, u.owner)
+    for u in users:
+        u.retired = False  # sign_in retires on failure only; all succeeded
+
+    acknowledged = {u.owner: set() for u in users}
+    timeline, stop = Timeline(), threading.Event()
+
+    def load(seed):
+        r = random.Random(seed)
+        while not stop.is_set():
+            user = r.choice(users)
+            with lock:
+                todo = [s for s in surveys if s["id"] not in acknowledged[user.owner]]
+            if not todo or r.random() < 0.15:
+                t0 = clock(); status = get(port, "/points", user.cookie); t1 = clock()
+                timeline.add(t0, t1, "GET", status)
+                continue
+            survey = r.choice(todo)
+            t0 = clock(); outcome = user.answer(port, survey); t1 = clock()
+            timeline.add(t0, t1, "POST", outcome)
+            if outcome == "paid":
+                with lock:
+                    acknowledged[user.owner].add(survey["id"])
+
+    def restart_database():
+        # Both instances serving before the database goes: nginx's choice is not the question here.
+        time.sleep(proxy.fail_timeout + 0.5)
+        asked = clock(); cluster.stop("immediate"); stopped = clock()
+        time.sleep(args.database_down)
+        start_asked = clock(); cluster.start(); started = clock()
+        # Recovered: each instance serves a page that reads the database again, by itself.
+        cookie, deadline = users[0].cookie, started + 60
+        for instance in instances:
+            while get(instance.port, "/points", cookie, timeout=HANG) != 200:
+                if clock() > deadline:
+                    raise RuntimeError("instance :%d still does not serve /points 60 s after PostgreSQL came back" % instance.port)
+                time.sleep(0.05)
+        timeline.database = (asked, stopped, start_asked, started, clock())
+        # No SIGKILL until a request stuck since the outage has had the time to show as a hang:
+        # killing its instance would end it as a 502 and hide it.
+        time.sleep(HANG + 1)
+
+    workers = [threading.Thread(target=load, args=(args.seed * 100 + n,)) for n in range(args.threads)]
+    began = clock()
+    for w in workers: w.start()
+    try:
+        time.sleep(1.0)
+        for kill in range(args.kills):
+            if kill == args.kills // 2:
+                restart_database()
+            # A random moment, a random instance; the other one is in nginx's rotation.
+            time.sleep(rng.uniform(0.2, 1.2))
+            victim = rng.choice(instances)
+            sent = clock()
+            victim.kill()
+            timeline.kills.append((sent, clock()))
+            victim.start()
+            victim.wait_ready()
+            # nginx takes the restarted one back once its fail_timeout is over (counted in whole
+            # seconds): only when it has served the load again may the other one die.
+            proxy.wait_serving(victim.port, timeout=proxy.fail_timeout + 15)
+        time.sleep(1.0)
+    finally:
+        stop.set()
+        for w in workers: w.join()
+    duration = clock() - began
+
+    # Judge every request by when it ran.
+    asked, stopped, start_asked, started, recovered = timeline.database
+    def overlaps(t0, t1, a, b):
+        return t0 <= b and t1 >= a
+    problems, statuses = [], {}
+    started_down = down_503 = waited = hung_down = 0
+    slowest_down = slowest_503 = 0.0
+    in_flight_at_kills = 0
+    for t0, t1, method, outcome in timeline.events:
+        key = "%s %s" % (method, "303" if outcome == "paid" else outcome if outcome is not None else ("hang" if t1 - t0 >= HANG - 0.1 else "no answer"))
+        statuses[key] = statuses.get(key, 0) + 1
+        at_kill = any(overlaps(t0, t1, sent - 0.05, gone + 0.05) for sent, gone in timeline.kills)
+        in_flight_at_kills += at_kill and method == "POST"
+        database_window = overlaps(t0, t1, asked, recovered + 1.0)
+        if database_window:
+            slowest_down = max(slowest_down, t1 - t0)
+            hung_down += outcome is None
+            if outcome == 503:
+                slowest_503 = max(slowest_503, t1 - t0)
+        if stopped <= t0 <= started:  # sent while PostgreSQL was down (or starting again)
+            started_down += 1
+            down_503 += outcome == 503
+            waited += outcome in ("paid", 200)
+        if stopped <= t0 and t1 <= start_asked:  # and answered before it was started again
+            if outcome != 503:
+                problems.append("%s at +%.2f s while PostgreSQL was down answered %s in %.2f s, not 503" % (method, t0 - began, outcome, t1 - t0))
+                continue
+        if outcome is None:
+            problems.append("%s at +%.2f s: %s after %.2f s" % (method, t0 - began, "no answer (hang)" if t1 - t0 >= HANG - 0.1 else "connection failed through nginx", t1 - t0))
+        elif outcome == 502:
+            if not at_kill:
+                problems.append("%s at +%.2f s answered 502 with no instance killed meanwhile" % (method, t0 - began))
+        elif outcome == 503:
+            if not database_window:
+                problems.append("%s at +%.2f s answered 503 while PostgreSQL was up" % (method, t0 - began))
+        elif outcome not in ("paid", 200):
+            problems.append("%s at +%.2f s answered %s in %.2f s" % (method, t0 - began, outcome, t1 - t0))
+    answered_503 = sum(n for k, n in statuses.items() if k.endswith(" 503"))
+    count_500 = sum(n for k, n in statuses.items() if k.endswith(" 500"))
+    posts = sum(n for k, n in statuses.items() if k.startswith("POST"))
+
+    # Everything acknowledged, once; every balance its ledger's sum.
+    for instance in instances:
+        instance.wait_ready()
+    checked, found, _, lost = check(cluster, {u: s for u, s in acknowledged.items() if s})
+    problems += found
+    paid_twice = sum(1 for p in found if "paid" in p and "times" in p)
+    awards = sum(len(s) for s in acknowledged.values())
+    if awards == len(users) * len(surveys):
+        problems.append("every user answered every survey before the end: use more --users")
+    if in_flight_at_kills == 0:
+        problems.append("no POST was in flight at any SIGKILL")
+
+    # Accounts kept in PostgreSQL through it all: each logs in to its own data.
+    logins = 0
+    for email, (password, owner) in sorted(registered.items()):
+        visitor = crash.User(port)
+        if not visitor.sign_in(port, "/login", email, password):
+            problems.append("%s: an acknowledged registration cannot log in" % email)
+        elif owner_of(cluster, visitor.id) != owner:
+            problems.append("%s: logging in leads to another user's data" % email)
+        else:
+            logins += 1
+
+    kills = len(timeline.kills)
+    print("scale-out: 2 instances behind nginx, %d SIGKILLs, 1 PostgreSQL restart (%.1f s down: %d requests answered 503, "
+          "%d 500s, %d hung, slowest %.1f s; both instances served again %.1f s after it was back); %d POSTs, %d awards acknowledged, "
+          "%d lost, %d paid twice, balances = ledger sums for %d users"
+          % (kills, started - asked, answered_503, count_500, hung_down, slowest_down, recovered - started, posts, awards, lost,
+             paid_twice, checked - sum(1 for p in found if "totals earned" in p)))
+    print("scale-out:   %.0f s of load from %d users × %d threads: %s; %d POSTs in flight at the kills (their 502s: nginx "
+          "never sends a POST again); %d requests sent while PostgreSQL was down: %d answered 503, %d waited for it and succeeded; "
+          "the slowest 503 took %.1f s; %d accounts registered before the load logged in to their own data after"
+          % (duration, len(users), args.threads, ", ".join("%s: %d" % kv for kv in sorted(statuses.items())),
+             in_flight_at_kills, started_down, down_503, waited, slowest_503, logins))
+    return problems
+
+
+# 2. One user, 50 concurrent submissions through nginx.
+
+def concurrent_submissions(args, cluster, proxy):
+    surveys = crash.open_surveys()
+    port = proxy.base
+    user = crash.User(port)
+    owner = owner_of(cluster, user.id)
+    target = surveys[0]
+    jobs = [target] * args.concurrent + surveys[1:]
+    barrier = threading.Barrier(len(jobs))
+    results, lock = [], threading.Lock()
+
+    def post(survey):
+        barrier.wait()
+        outcome = user.answer(port, survey)
+        with lock:
+            results.append((survey["id"], outcome))
+
+    offset = proxy.log_size()
+    threads = [threading.Thread(target=post, args=(s,)) for s in jobs]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    time.sleep(0.3)
+    upstreams = {}
+    for line in proxy.log_since(offset):
+        if '"POST /surveys/%s/answers"' % target["id"] in line:
+            for addr in re.search(r"upstream=(\S+)", line).group(1).split(","):
+                addr = addr.strip().rsplit(":", 1)[-1]
+                upstreams[addr] = upstreams.get(addr, 0) + 1
+
+    problems = []
+    same = [o for s, o in results if s == target["id"]]
+    others = {s: o for s, o in results if s != target["id"]}
+    tally = {}
+    for o in same:
+        tally["303 complete" if o == "paid" else str(o)] = tally.get("303 complete" if o == "paid" else str(o), 0) + 1
+    if "paid" not in same:
+        problems.append("none of the %d submissions of %s was acknowledged" % (len(same), target["id"]))
+    bad = [o for o in same if o != "paid"]
+    if bad:
+        problems.append("submissions of %s answered %s" % (target["id"], tally))
+    unpaid = sorted(s for s, o in others.items() if o != "paid")
+    if unpaid:
+        problems.append("other surveys not acknowledged: %s" % ", ".join("%s (%s)" % (s, others[s]) for s in unpaid))
+    _, found, ledgers, _ = check(cluster, {owner: {s for s, o in results if o == "paid"}})
+    problems += [p for p in found if p.startswith(owner)]
+    movements = ledgers.get(owner, [])
+    rewards = [t["reason"]["surveyReward"]["_0"] for t in movements if "surveyReward" in t["reason"]]
+    expected = sum(s["reward"] for s in surveys)
+    balance = sum(t["amount"] for t in movements if "exchange" not in t["reason"]) - sum(t["amount"] for t in movements if "exchange" in t["reason"])
+    if rewards.count(target["id"]) != 1:
+        problems.append("%s paid %d times" % (target["id"], rewards.count(target["id"])))
+    if sorted(rewards) != sorted(s["id"] for s in surveys) or balance != expected:
+        problems.append("balance %d pt, expected %d pt; %d survey rewards in the ledger for %d surveys" % (balance, expected, len(rewards), len(surveys)))
+    if len(upstreams) < 2:
+        problems.append("the %d submissions did not reach both instances (nginx's log: %s)" % (len(same), upstreams or "nothing"))
+    print("scale-out: %d concurrent submissions of one survey by one user through nginx to 2 instances (%s), with the %d "
+          "other surveys at once: %s; %s paid %d time%s, %d of %d surveys paid once each, balance %d pt = ledger sum, expected %d pt"
+          % (len(same), ", ".join(":%s %d" % kv for kv in sorted(upstreams.items())), len(surveys) - 1,
+             ", ".join("%s ×%d" % kv for kv in sorted(tally.items())), target["id"], rewards.count(target["id"]),
+             "" if rewards.count(target["id"]) == 1 else "s", len(set(rewards)), len(surveys), balance, expected))
+    return problems
+
+
+# 3. X-Forwarded-For from the trusted proxy only.
+
+def visit(port, source):
+    """A new visitor from `source` (any 127/8 address is loopback): their cookie and CSRF token."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG, source_address=(source, 0))
+    c.request("GET", "/surveys")
+    r = c.getresponse(); r.read()
+    cookie = r.getheader("Set-Cookie").split(";")[0]
+    c.request("GET", "/missions", headers={"Cookie": cookie})
+    r = c.getresponse()
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', r.read().decode()).group(1)
+    c.close()
+    return cookie, csrf
+
+
+def log_in(port, source, visitor, email, forwarded=None):
+    """A login with a wrong password for an address without an account: 303 back to /login, or
+    429 once the client's limit is reached."""
+    cookie, csrf = visitor
+    body = urllib.parse.urlencode([("csrf", csrf), ("email", email), ("password", "machigai pasuwaado")])
+    headers = {"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:%d" % port}
+    if forwarded:
+        headers["X-Forwarded-For"] = forwarded
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG, source_address=(source, 0))
+        c.request("POST", "/login", body=body, headers=headers)
+        r = c.getresponse(); r.read(); c.close()
+        return r.status
+    except OSError as error:
+        return "no answer (%s)" % error
+
+
+def forwarded_for(cluster, proxy, instances):
+    port, direct = proxy.base, instances[0].port
+    tag = "%x" % random.getrandbits(32)
+    email = lambda n: "xff-%s-%s@example.jp" % (tag, n)
+    problems = []
+    limit = 20
+    # Through nginx from 127.0.0.2, every attempt forging another client: all count as 127.0.0.2.
+    guesser = visit(port, "127.0.0.2")
+    first = [log_in(port, "127.0.0.2", guesser, email(n), forwarded="198.51.100.%d" % n) for n in range(limit)]
+    refused = log_in(port, "127.0.0.2", guesser, email("last"), forwarded="198.51.100.250")
+    if any(s != 303 for s in first):
+        problems.append("the first %d logins from 127.0.0.2 through nginx answered %s, expected 303s" % (limit, first))
+    if refused != 429:
+        problems.append("login %d from 127.0.0.2 through nginx (forging X-Forwarded-For) answered %s, expected 429" % (limit + 1, refused))
+    # Another client through the same nginx has its own count.
+    other = log_in(port, "127.0.0.3", visit(port, "127.0.0.3"), email("other"))
+    if other != 303:
+        problems.append("a login from 127.0.0.3 through nginx answered %s, expected 303: the limit is not per forwarded client" % other)
+    # Straight to an instance from untrusted peers: their header is ignored.
+    spoof_fresh = log_in(direct, "127.0.0.2", guesser, email("direct"), forwarded="127.0.0.5")
+    if spoof_fresh != 429:
+        problems.append("127.0.0.2 (untrusted) naming 127.0.0.5 in X-Forwarded-For answered %s, expected 429: the header was believed" % spoof_fresh)
+    spoof_blocked = log_in(direct, "127.0.0.4", visit(direct, "127.0.0.4"), email("framed"), forwarded="127.0.0.2")
+    if spoof_blocked != 303:
+        problems.append("127.0.0.4 (untrusted) naming 127.0.0.2 in X-Forwarded-For answered %s, expected 303: the header was believed" % spoof_blocked)
+    # From the trusted proxy's address the header names the client.
+    trusted = log_in(direct, "127.0.0.1", visit(direct, "127.0.0.1"), email("trusted"), forwarded="127.0.0.2")
+    if trusted != 429:
+        problems.append("127.0.0.1 (trusted) naming 127.0.0.2 in X-Forwarded-For answered %s, expected 429: the header was not believed" % trusted)
+    # The counts in the database name only real peers, never a forged address.
+    clients = ""
+    try:
+        rows = cluster.psql("SELECT client, cardinality(times) FROM login_attempts ORDER BY client")
+        forged = [c for c, _ in rows if c.startswith("198.51.100.")]
+        if forged:
+            problems.append("login_attempts counts forged clients: %s" % forged)
+        clients = "; no forged address among the clients counted in login_attempts (%s)" % ", ".join("%s ×%s" % (c, n) for c, n in rows)
+    except subprocess.CalledProcessError:
+        pass
+    print("scale-out: X-Forwarded-For believed from the trusted proxy only: through nginx %d logins from 127.0.0.2 each forging "
+          "another client were counted as 127.0.0.2 and the next answered %s, while 127.0.0.3 answered %s; straight to an "
+          "instance, untrusted 127.0.0.2 naming a fresh client answered %s, untrusted 127.0.0.4 naming 127.0.0.2 answered %s, "
+          "trusted 127.0.0.1 naming 127.0.0.2 answered %s%s"
+          % (limit, refused, other, spoof_fresh, spoof_blocked, trusted, clients))
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/pointapp"))
+    parser.add_argument("--port-base", type=int, default=8080, help="nginx's port; the instances take the next two")
+    parser.add_argument("--kills", type=int, default=12)
+    parser.add_argument("--users", type=int, default=1000)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--accounts", type=int, default=5, help="visitors who register before the load")
+    parser.add_argument("--concurrent", type=int, default=50)
+    parser.add_argument("--database-down", type=float, default=3.0, help="seconds PostgreSQL stays down")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder even when passing")
+    args = parser.parse_args()
+    if args.kills < 2:
+        sys.exit("scale-out: --kills must be at least 2 (PostgreSQL restarts between two kills)")
+    binary = os.path.abspath(args.binary)
+    if not os.access(binary, os.X_OK):
+        sys.exit("scale-out: no binary at %s: swift build -c release --product pointapp" % binary)
+    if not shutil.which("nginx"):
+        sys.exit("scale-out: nginx is not installed: apt-get install nginx")
+    busy = [p for p in range(args.port_base, args.port_base + 3) if not port_free(p)]
+    if busy:
+        sys.exit("scale-out: port%s %s busy: choose another --port-base" % ("s" if len(busy) > 1 else "", ", ".join(map(str, busy))))
+
+    folder = tempfile.mkdtemp(prefix="pointapp-scale-out-")
+    os.chmod(folder, 0o755)  # PostgreSQL's and nginx's workers run as other users when we are root
+    cluster = pgcluster.Cluster(os.path.join(folder, "postgres"))
+    instances, proxy = [], None
+    problems, started = [], clock()
+    try:
+        url = cluster.start()
+        instances = [Instance(binary, url, args.port_base + n, folder) for n in (1, 2)]
+        for instance in instances: instance.start()  # together: they migrate once between them
+        for instance in instances: instance.wait_ready()
+        proxy = Nginx(os.path.join(folder, "nginx"), args.port_base)
+        proxy.start()
+        problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder)]
+        problems += ["concurrent: " + p for p in concurrent_submissions(args, cluster, proxy)]
+        problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
+    except Exception as error:  # noqa: BLE001 - reported, then everything is stopped
+        problems.append("%s: %s" % (type(error).__name__, error))
+    finally:
+        for instance in instances:
+            if not instance.stop():
+                problems.append("instance :%d did not exit within 10 s of SIGTERM (killed)" % instance.port)
+        if proxy: proxy.stop()
+        cluster.stop()
+    for instance in instances:
+        # Its 503s while the database was down are expected: the other warnings and errors.
+        errors = tail(instance.log, 20, r"^\S+ (error|critical) (?!.*status=503)|^\S+ warning (?!.*database unavailable)|Fatal error")
+        if errors and problems:
+            print("scale-out: instance :%d's log (%s), its last warnings and errors other than the database's 503s:\n  %s"
+                  % (instance.port, instance.log, "\n  ".join(errors)))
+    if proxy and problems:
+        gave_up = tail(proxy.access_log, 10, r'" (499|500|504) ')
+        if gave_up:
+            print("scale-out: nginx's log (%s), requests given up by the client (499) or failed:\n  %s" % (proxy.access_log, "\n  ".join(gave_up)))
+    for p in problems[:30]:
+        print("scale-out: violation: " + p)
+    if len(problems) > 30:
+        print("scale-out: ... and %d more" % (len(problems) - 30))
+    if problems or args.keep:
+        print("scale-out: logs and data kept in %s" % folder)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+    print("scale-out: %s in %.0f s" % ("FAILED" if problems else "passed", clock() - started))
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
