@@ -194,5 +194,6 @@ func buildRouter(
   PointsController(loop: loop).addRoutes(to: router)
   MissionsController(loop: loop).addRoutes(to: router)
   AccountController(loop: loop).addRoutes(to: router)
+  ProfileController(loop: loop).addRoutes(to: router)
   return router
 }

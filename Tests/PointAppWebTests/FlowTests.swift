@@ -203,3 +203,50 @@ struct FlowTests {
     }
   }
 }
+
+/// The profile over HTTP: the form and where it leads, the bonus once, and the surveys it opens.
+struct ProfileFlowTests {
+  @Test func aProfileSentTwicePaysOnceAndOpensTheSurveysItTargets() async throws {
+    let server = try TestServer()
+    try await server.application(catalog: testCatalog + [PageSnapshotTests.targeted]).test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      #expect(try await browser.get("/surveys").html.contains("プロフィールを登録</a>すると"))
+      let closed = try await browser.get("/surveys/twenties")
+      #expect(closed.status == .ok)
+      #expect(closed.html.contains("回答するにはプロフィールの登録が必要です"))
+      let csrf = try await browser.csrf(from: "/profile")
+      // Refused: back to the form with the fields kept; nothing paid.
+      let refused = try await browser.post("/profile", form: "csrf=\(csrf)&birthYear=abcd&gender=female&prefecture=tokyo&occupation=student")
+      #expect(refused.status == .seeOther && refused.headers[.location] == "/profile")
+      #expect(try await browser.get("/profile").html.contains(#"value="abcd""#))
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">0pt</p>"#))
+      let form = "csrf=\(csrf)&birthYear=2000&gender=female&prefecture=tokyo&occupation=student"
+      for _ in 0..<2 {
+        let saved = try await browser.post("/profile", form: form)
+        #expect(saved.status == .seeOther && saved.headers[.location] == "/profile")
+      }
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">50pt</p>"#))
+      #expect(try await browser.get("/surveys").html.contains("/surveys/twenties"))
+      #expect(try await browser.get("/surveys/twenties").html.contains("回答して80ptもらう"))
+      // Moved away: the survey is closed to them again, and an answer sent anyway pays nothing.
+      _ = try await browser.post("/profile", form: "csrf=\(csrf)&birthYear=2000&gender=female&prefecture=osaka&occupation=student")
+      let answered = try await browser.post("/surveys/twenties/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=4")
+      #expect(answered.headers[.location] == "/surveys/twenties")
+      #expect(try await browser.get("/surveys/twenties").html.contains("このアンケートは対象外です"))
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">50pt</p>"#))
+    }
+  }
+
+  @Test func aProfileFormWithoutItsTokenIsRefusedAndChangesNothing() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      try await browser.get("/surveys")
+      let forged = try await browser.post("/profile", form: "birthYear=2000&gender=female&prefecture=tokyo&occupation=student")
+      #expect(forged.status == .forbidden)
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">0pt</p>"#))
+    }
+  }
+}

@@ -100,7 +100,7 @@ struct LongHistoryTests {
       #expect(try await browser.get("/points/history?page=6").html.contains("アンケート回答「朝ごはんアンケート」"))
     }
     let rewritten = try #require(try JSONSerialization.jsonObject(with: stateBytes(server)) as? [String: Any])
-    #expect(rewritten["schemaVersion"] as? Int == 2, "the file is rewritten as version 2")
+    #expect(rewritten["schemaVersion"] as? Int == SavedState.schemaVersion, "the file is rewritten in this version")
     let migrated = try stateFile(server)
     #expect(migrated.progress.ledger.archivedCount == 80)
     #expect(migrated.progress.ledger.count == 101)

@@ -7,9 +7,17 @@ import Testing
 /// Every page, rendered from fixed state and boundaries (clock, uuid, catalog, secret, session id),
 /// pinned byte for byte. Record with SNAPSHOT_TESTING_RECORD=all; CI never records.
 struct PageSnapshotTests {
+  /// For women in their twenties in Tokyo: hidden from the list unless the profile fits.
+  static let targeted = Survey(
+    id: SurveyID("twenties"), title: "20代女性のライフスタイル調査", description: "東京都在住の20代女性の方へ", category: .lifestyle,
+    questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+    reward: 80, estimatedMinutes: 2, publishedAt: noon - 86_400, expiresAt: nil,
+    targeting: Targeting(minAge: 20, maxAge: 29, genders: [.female], prefectures: [.tokyo])
+  )
+
   @Test func everyPage() async throws {
     let server = try TestServer()
-    try await server.application().test(.router) { client in
+    try await server.application(catalog: testCatalog + [Self.targeted]).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
       func snapshot(
         _ uri: String, named name: String,
@@ -41,6 +49,14 @@ struct PageSnapshotTests {
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
       try await snapshot("/account", named: "account")
       try await snapshot("/exchange/digital-gift-300", named: "exchange-confirmation")
+      try await snapshot("/surveys/twenties", named: "survey-needs-profile")
+      try await snapshot("/profile", named: "profile")
+      let signedIn = try await browser.csrf(from: "/profile")
+      _ = try await browser.post("/profile", form: "csrf=\(signedIn)&birthYear=19&gender=robot&prefecture=&occupation=student")
+      try await snapshot("/profile", named: "profile-invalid")
+      _ = try await browser.post("/profile", form: "csrf=\(signedIn)&birthYear=%EF%BC%91%EF%BC%99%EF%BC%98%EF%BC%90&gender=male&prefecture=osaka&occupation=selfEmployed")
+      try await snapshot("/profile", named: "profile-saved")
+      try await snapshot("/surveys/twenties", named: "survey-ineligible")
     }
   }
 

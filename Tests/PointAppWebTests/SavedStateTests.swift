@@ -82,7 +82,7 @@ struct SavedStateTests {
   }
 
   @Test func refusesAFileFromANewerVersion() throws {
-    let newer = Data(#"{"schemaVersion": 3, "progress": {}}"#.utf8)
+    let newer = Data(#"{"schemaVersion": 4, "progress": {}}"#.utf8)
     #expect(throws: DecodingError.self) { try SavedState.state(from: newer) }
     let unversioned = Data(#"{"progress": {}}"#.utf8)
     #expect(throws: DecodingError.self) { try SavedState.state(from: unversioned) }

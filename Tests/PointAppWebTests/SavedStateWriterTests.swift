@@ -41,7 +41,10 @@ struct SavedStateWriterTests {
     progress.recordVisit(on: today, at: noon)
     try! progress.claimMission(.visit, id: TransactionID(UUID()), at: noon, on: today)
     try! progress.exchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon + 1)
+    progress.saveProfile(Profile(birthYear: 1996, gender: .noAnswer, prefecture: .okinawa, occupation: .other), id: TransactionID(UUID()), at: noon + 2)
+    progress.saveProfile(Profile(birthYear: 1901, gender: .female, prefecture: .hokkaido, occupation: .student), id: TransactionID(UUID()), at: noon + 3)
     var state = AppFeature.State()
+    state.profileDraft = ProfileDraft(birthYear: "１９\"9", gender: "\\", prefecture: "東京\n", occupation: "")
     state.progress = progress
     state.flash = Flash(.error, "「引用」と \"quotes\"\n改行")
     state.enteredEmail = "\"quoted\"@例え.jp"
@@ -109,6 +112,7 @@ struct GeneratedHistory {
     case visit(Date)
     case claim(DailyMission.Kind, TransactionID, Date)
     case exchange(ExchangeOption, TransactionID, Date)
+    case profile(Profile, TransactionID, Date)
     case archive
   }
 
@@ -116,6 +120,7 @@ struct GeneratedHistory {
   var flash: Flash?
   var draft: SurveyDraft?
   var enteredEmail: String?
+  var profileDraft: ProfileDraft?
 
   static let pieces = [
     "a", "Z", "0", " ", "/", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{8}", "\u{C}", "\u{1F}", "\u{7F}",
@@ -147,6 +152,12 @@ struct GeneratedHistory {
       case 8..<12: steps.append(.visit(date))
       case 12..<15: steps.append(.claim(DailyMission.Kind.allCases.randomElement(using: &random)!, id, date))
       case 15..<18: steps.append(.exchange(ExchangeOption.all.randomElement(using: &random)!, id, date))
+      case 18:
+        let profile = Profile(
+          birthYear: Int.random(in: 1900...2100, using: &random), gender: Gender.allCases.randomElement(using: &random)!,
+          prefecture: Prefecture.allCases.randomElement(using: &random)!, occupation: Occupation.allCases.randomElement(using: &random)!
+        )
+        steps.append(.profile(profile, id, date))
       default: steps.append(.archive)
       }
     }
@@ -155,6 +166,9 @@ struct GeneratedHistory {
     }
     if Int.random(in: 0..<3, using: &random) == 0 {
       enteredEmail = text(&random)
+    }
+    if Int.random(in: 0..<4, using: &random) == 0 {
+      profileDraft = ProfileDraft(birthYear: text(&random), gender: text(&random), prefecture: text(&random), occupation: text(&random))
     }
     if Bool.random(using: &random) {
       let questions = (0..<Int.random(in: 0...4, using: &random)).map { _ in QuestionID(text(&random)) }
@@ -182,6 +196,8 @@ struct GeneratedHistory {
         try? progress.claimMission(kind, id: id, at: date(at), on: Day(at, in: .tokyo))
       case let .exchange(option, id, at):
         try? progress.exchange(option, id: id, at: date(at))
+      case let .profile(profile, id, at):
+        progress.saveProfile(profile, id: id, at: date(at))
       case .archive:
         _ = progress.takeArchivable()
       }
@@ -191,11 +207,13 @@ struct GeneratedHistory {
     state.flash = flash
     state.draft = draft
     state.enteredEmail = enteredEmail
+    state.profileDraft = profileDraft
     return state
   }
 
   static let allFeatures: Set<String> = [
     "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft", "entered email",
+    "profile", "profileBonus", "profile draft",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
     #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
@@ -207,6 +225,8 @@ struct GeneratedHistory {
     var found: Set<String> = [state.flash.map { $0.kind.rawValue } ?? "no flash"]
     if state.draft != nil { found.insert("draft") }
     if state.enteredEmail != nil { found.insert("entered email") }
+    if state.profileDraft != nil { found.insert("profile draft") }
+    if progress.profile != nil { found.insert("profile") }
     for answer in progress.answered.values.flatMap(\.answers) {
       switch answer.value {
       case .choice: found.insert("choice")
@@ -220,6 +240,7 @@ struct GeneratedHistory {
       case .surveyReward: found.insert("surveyReward")
       case .missionBonus: found.insert("missionBonus")
       case .exchange: found.insert("exchange")
+      case .profileBonus: found.insert("profileBonus")
       }
       if movement.date.timeIntervalSince1970 < 0 { found.insert("before 1970") }
       if movement.date.timeIntervalSince1970.rounded(.down) != movement.date.timeIntervalSince1970 {

@@ -18,6 +18,8 @@ public struct PointTransaction: Codable, Equatable, Identifiable, Sendable {
     case surveyReward(SurveyID)
     case missionBonus(DailyMission.Kind)
     case exchange(ExchangeOption.ID)
+    /// The profile was filled in for the first time.
+    case profileBonus
 
     /// Whether the transaction adds points (rewards, bonuses) or takes them (exchanges).
     public var isCredit: Bool {

@@ -56,7 +56,7 @@ public struct Profile: Codable, Equatable, Sendable {
     }
     func option<Option: RawRepresentable<String>>(_ raw: String, _ field: ProfileField) -> Option? {
       guard !raw.isEmpty else {
-        errors[field] = .required
+        errors[field] = .notChosen
         return nil
       }
       guard let option = Option(rawValue: raw) else {
@@ -132,6 +132,7 @@ public enum ProfileField: String, CaseIterable, Sendable {
 /// Why a profile field was refused.
 public enum ProfileError: Equatable, Sendable, Error {
   case required
+  case notChosen
   case notAYear
   case yearOutOfRange(ClosedRange<Int>)
   case unknownOption
@@ -139,6 +140,7 @@ public enum ProfileError: Equatable, Sendable, Error {
   public var message: String {
     switch self {
     case .required: "入力してください。"
+    case .notChosen: "選択してください。"
     case .notAYear: "西暦4桁で入力してください（例：1990）。"
     case let .yearOutOfRange(years): "\(years.lowerBound)〜\(years.upperBound)年の範囲で入力してください。"
     case .unknownOption: "選択肢の中から選んでください。"

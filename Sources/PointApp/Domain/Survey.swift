@@ -17,6 +17,8 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     let estimatedMinutes: Int
     let publishedAt: Date
     let expiresAt: Date?
+    /// Absent: anyone may answer.
+    let targeting: Targeting?
   }
 
   private final class Box: Sendable {
@@ -36,15 +38,18 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   public var publishedAt: Date { box.fields.publishedAt }
   /// `nil`: open without end.
   public var expiresAt: Date? { box.fields.expiresAt }
+  /// Whom the survey is for; `nil`: anyone.
+  public var targeting: Targeting? { box.fields.targeting }
 
   public init(
     id: SurveyID, title: String, description: String, category: SurveyCategory,
     questions: [SurveyQuestion], reward: PointAmount, estimatedMinutes: Int,
-    publishedAt: Date, expiresAt: Date?
+    publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil
   ) {
     box = Box(Fields(
       id: id, title: title, description: description, category: category, questions: questions,
-      reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt
+      reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt,
+      targeting: targeting
     ))
   }
 
@@ -68,6 +73,11 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   /// Whether the survey can be answered at `date`.
   public func isAvailable(at date: Date) -> Bool {
     publishedAt <= date && expiresAt.map { date < $0 } ?? true
+  }
+
+  /// Whether a user with `profile` may answer it at `date`: the profile as it is then decides.
+  public func eligibility(of profile: Profile?, at date: Date) -> Eligibility {
+    targeting?.eligibility(of: profile, at: date) ?? .eligible
   }
 
   /// Points per minute of answering.

@@ -9,11 +9,13 @@ public struct GuestHistory: Equatable, Sendable {
   public var missions: MissionBoard
   public var streak: Streak
   public var achievements: [Achievement: Date]
+  public var profile: Profile?
 
   public init(
     answers: [SurveyID: UserProgress.AnsweredSurvey], movements: [PointTransaction], missions: MissionBoard,
-    streak: Streak, achievements: [Achievement: Date]
+    streak: Streak, achievements: [Achievement: Date], profile: Profile? = nil
   ) {
+    self.profile = profile
     self.answers = answers
     self.movements = movements
     self.missions = missions
@@ -79,6 +81,7 @@ extension UserProgress {
     let duplicates = guest.answers.keys.filter { moving[$0] == nil }
     for (survey, guestAnswer) in moving { addGuestAnswer(guestAnswer, to: survey, on: today) }
 
+    let takesProfile = addGuestProfile(guest.profile)
     let held = Set(ledger.recent.map(\.id))
     var credited = 0, debited = 0
     var duplicateMissions: [DailyMission.Kind] = []
@@ -93,6 +96,8 @@ extension UserProgress {
         }
       case .exchange:
         break
+      case .profileBonus:
+        guard takesProfile else { continue }
       }
       addGuestMovement(movement)
       if movement.reason.isCredit { credited += movement.amount.value } else { debited += movement.amount.value }

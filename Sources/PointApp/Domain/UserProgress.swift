@@ -19,6 +19,8 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var missions = MissionBoard()
   public private(set) var streak = Streak()
   public private(set) var achievements: [Achievement: Date] = [:]
+  /// What the user told about themselves: surveys are targeted by it.
+  public private(set) var profile: Profile?
 
   /// Answers that always stay here when the rest are archived.
   public static let keptAnswers = 5
@@ -68,6 +70,17 @@ public struct UserProgress: Codable, Equatable, Sendable {
     try missions.claim(kind, on: today)
     ledger.credit(kind.bonus, for: .missionBonus(kind), id: id, at: date)
     unlockAchievements(at: date)
+  }
+
+  /// Saves the profile. The first one pays `Profile.bonus`, which is returned; editing it later
+  /// pays nothing.
+  @discardableResult
+  public mutating func saveProfile(_ new: Profile, id: TransactionID, at date: Date) -> PointAmount? {
+    defer { profile = new }
+    guard profile == nil else { return nil }
+    ledger.credit(Profile.bonus, for: .profileBonus, id: id, at: date)
+    unlockAchievements(at: date)
+    return Profile.bonus
   }
 
   /// Exchanges points; never overdraws.
@@ -126,6 +139,14 @@ extension UserProgress {
     streak.merge(guest)
   }
 
+  /// Takes a guest's profile when the account has none; `false` when it has one (the guest's bonus
+  /// is then not moved: a profile pays once).
+  mutating func addGuestProfile(_ guest: Profile?) -> Bool {
+    guard profile == nil, let guest else { return false }
+    profile = guest
+    return true
+  }
+
   /// Adds a guest's achievements, each dated when first unlocked by either, then unlocks those
   /// the merged progress has reached.
   mutating func addGuestAchievements(_ guest: [Achievement: Date], at date: Date) {
@@ -136,7 +157,7 @@ extension UserProgress {
 
 extension UserProgress {
   private enum CodingKeys: String, CodingKey {
-    case ledger, answered, answeredCount, missions, streak, achievements
+    case ledger, answered, answeredCount, missions, streak, achievements, profile
   }
 
   /// Reads this version's shape or version 1's, which had no `answeredCount` (every answer was
@@ -150,6 +171,7 @@ extension UserProgress {
     missions = try container.decode(MissionBoard.self, forKey: .missions)
     streak = try container.decode(Streak.self, forKey: .streak)
     achievements = try container.decode([Achievement: Date].self, forKey: .achievements)
+    profile = try container.decodeIfPresent(Profile.self, forKey: .profile)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -160,5 +182,6 @@ extension UserProgress {
     try container.encode(missions, forKey: .missions)
     try container.encode(streak, forKey: .streak)
     try container.encode(achievements, forKey: .achievements)
+    try container.encodeIfPresent(profile, forKey: .profile)
   }
 }

@@ -56,6 +56,7 @@ public enum Pages {
       case let .surveyReward(id): "アンケート回答「\(titles[id] ?? id.rawValue)」"
       case let .missionBonus(kind): "ミッション達成ボーナス（\(kind.title)）"
       case let .exchange(id): "ポイント交換（\(ExchangeOption(id: id)?.title ?? id.rawValue)）"
+      case .profileBonus: "プロフィール登録ボーナス"
       }
     return [
       "title": title, "date": date(transaction.date), "amount": signed(transaction),

@@ -11,6 +11,7 @@ extension Pages {
       "earned": "\(state.progress.ledger.totalEarned)",
       "recent": dashboard.recentTransactions.map { transaction($0, titles: titles) },
       "hasRecent": !dashboard.recentTransactions.isEmpty,
+      "hasProfile": state.progress.profile != nil, "profileBonus": "\(Profile.bonus)",
     ]
     if let goal = dashboard.nextGoal {
       body["goal"] = [

@@ -12,6 +12,7 @@ extension Pages {
       "list": fragments.surveyRows(page.surveys, answered: list.isAnswered),
       // An empty list says why; a failed load leaves it empty.
       "hasSurveys": !page.surveys.isEmpty, "loadFailed": page.loadFailed,
+      "needsProfile": page.surveysNeedProfile,
     ])
   }
 
@@ -38,6 +39,11 @@ extension Pages {
     var row = summary(survey)
     row["answered"] = answered
     return row
+  }
+
+  /// 対象外: why a survey is not for the user, in words that never say which condition failed.
+  public static func surveyIneligible(_ state: AppFeature.State, survey: Survey, _ eligibility: Eligibility) -> [String: Any] {
+    layout(state, body: ["survey": summary(survey), "needsProfile": eligibility == .needsProfile, "bonus": "\(Profile.bonus)"])
   }
 
   /// A survey's page; with the draft and each question's error when its answers were refused.

@@ -4,10 +4,11 @@ import PointApp
 /// A user's state file: their data only (progress, flash, a refused draft, a refused form's address) with the schema version it was
 /// written in; pages and catalog data are never saved.
 public enum SavedState {
-  /// The version this code writes. Version 2 keeps the ledger bounded (running totals, newest
-  /// movements, an archive) and counts answers; version 1 kept every movement and answer in the
-  /// user's file.
-  public static let schemaVersion = 2
+  /// The version this code writes. Version 3 adds the profile and its bonus (a ledger reason
+  /// version 2 cannot read, hence the new number: a version-2 program refuses the file rather
+  /// than drop them); version 2 keeps the ledger bounded (running totals, newest movements, an
+  /// archive) and counts answers; version 1 kept every movement and answer in the user's file.
+  public static let schemaVersion = 3
 
   /// The bytes of a user's file: those `SavedJSON.encode(File(state))` gives, written faster.
   public static func data(for state: AppFeature.State) -> Data {
@@ -19,6 +20,7 @@ public enum SavedState {
     let file = try SavedJSON.decode(File.self, from: data)
     var state = AppFeature.State()
     (state.progress, state.flash, state.draft, state.enteredEmail) = (file.progress, file.flash, file.draft, file.enteredEmail)
+    state.profileDraft = file.profileDraft
     return state
   }
 
@@ -27,6 +29,7 @@ public enum SavedState {
   public static func userData(of state: AppFeature.State) -> AppFeature.State {
     var saved = AppFeature.State()
     (saved.progress, saved.flash, saved.draft, saved.enteredEmail) = (state.progress, state.flash, state.draft, state.enteredEmail)
+    saved.profileDraft = state.profileDraft
     return saved
   }
 
@@ -38,9 +41,10 @@ public enum SavedState {
     /// Absent in files written before drafts were kept; older programs of this version skip it.
     var draft: SurveyDraft?
     var enteredEmail: String?
+    var profileDraft: ProfileDraft?
 
     private enum CodingKeys: String, CodingKey {
-      case schemaVersion, progress, flash, draft, enteredEmail
+      case schemaVersion, progress, flash, draft, enteredEmail, profileDraft
     }
 
     init(_ state: AppFeature.State) {
@@ -48,6 +52,7 @@ public enum SavedState {
       flash = state.flash
       draft = state.draft
       enteredEmail = state.enteredEmail
+      profileDraft = state.profileDraft
     }
 
     /// Migrations go here: read the version, then decode that version's shape and convert it.
@@ -67,6 +72,7 @@ public enum SavedState {
       flash = try container.decodeIfPresent(Flash.self, forKey: .flash)
       draft = try container.decodeIfPresent(SurveyDraft.self, forKey: .draft)
       enteredEmail = try container.decodeIfPresent(String.self, forKey: .enteredEmail)
+      profileDraft = try container.decodeIfPresent(ProfileDraft.self, forKey: .profileDraft)
     }
   }
 }

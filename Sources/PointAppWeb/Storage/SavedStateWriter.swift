@@ -39,6 +39,16 @@ struct SavedStateWriter {
       first = false
       byte("{"); key("kind", first: true); string(flash.kind.rawValue); key("message"); string(flash.message); byte("}")
     }
+    if let draft = state.profileDraft {
+      key("profileDraft", first: first)
+      first = false
+      byte("{")
+      key("birthYear", first: true); string(draft.birthYear)
+      key("gender"); string(draft.gender)
+      key("occupation"); string(draft.occupation)
+      key("prefecture"); string(draft.prefecture)
+      byte("}")
+    }
     key("progress", first: first)
     write(state.progress)
     key("schemaVersion"); int(SavedState.schemaVersion)
@@ -61,6 +71,15 @@ struct SavedStateWriter {
     key("answeredCount"); int(progress.answeredCount)
     key("ledger"); write(progress.ledger)
     key("missions"); write(progress.missions)
+    if let profile = progress.profile {
+      key("profile")
+      byte("{")
+      key("birthYear", first: true); int(profile.birthYear)
+      key("gender"); string(profile.gender.rawValue)
+      key("occupation"); string(profile.occupation.rawValue)
+      key("prefecture"); string(profile.prefecture.rawValue)
+      byte("}")
+    }
     key("streak"); write(progress.streak)
     byte("}")
   }
@@ -92,6 +111,7 @@ struct SavedStateWriter {
       case let .surveyReward(id): writer.associated("surveyReward") { $0.string(id.rawValue) }
       case let .missionBonus(kind): writer.associated("missionBonus") { $0.string(kind.rawValue) }
       case let .exchange(id): writer.associated("exchange") { $0.string(id.rawValue) }
+      case .profileBonus: writer.byte("{"); writer.key("profileBonus", first: true); writer.byte("{"); writer.byte("}"); writer.byte("}")
       }
       writer.byte("}")
     }

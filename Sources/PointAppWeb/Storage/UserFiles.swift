@@ -75,7 +75,8 @@ enum UserFiles {
       }
     }
     return GuestHistory(
-      answers: answers, movements: movements, missions: progress.missions, streak: progress.streak, achievements: progress.achievements
+      answers: answers, movements: movements, missions: progress.missions, streak: progress.streak, achievements: progress.achievements,
+      profile: progress.profile
     )
   }
 

@@ -21,11 +21,14 @@ enum Navigation {
   enum Page: Equatable {
     case surveys
     case survey(Survey)
+    /// 対象外: a survey not meant for the user, at its own URL.
+    case surveyIneligible(Survey, Eligibility)
     case complete(Survey, UserProgress.AnsweredSurvey)
     case points
     case history
     case missions
     case exchange
+    case profile
     case signIn(SignInForm.Kind)
     case account
     /// An alert as a page: its buttons with actions are forms, one without leads to `cancel`.
@@ -49,6 +52,8 @@ enum Navigation {
       (page, url) = (.surveys, "/surveys")
     case let .survey(survey)?:
       (page, url) = (.survey(survey), "/surveys/\(survey.id.rawValue)")
+    case let .surveyIneligible(survey, eligibility)?:
+      (page, url) = (.surveyIneligible(survey, eligibility), "/surveys/\(survey.id.rawValue)")
     case let .answerComplete(survey, answered)?, let .alreadyAnswered(survey, answered)?:
       (page, url) = (.complete(survey, answered), "/surveys/\(survey.id.rawValue)/complete")
     case .points?:
@@ -59,6 +64,8 @@ enum Navigation {
       (page, url) = (.missions, "/missions")
     case .exchange?:
       (page, url) = (.exchange, "/exchange")
+    case .profile?:
+      (page, url) = (.profile, "/profile")
     case .register?:
       (page, url) = (.signIn(.register), "/register")
     case .login?:
@@ -87,11 +94,13 @@ extension Pages {
     switch page {
     case .surveys: renderer.render("surveys", surveys(state, fragments: renderer))
     case let .survey(survey): renderer.render("survey", self.survey(state, survey: survey, csrf: csrf()))
+    case let .surveyIneligible(survey, eligibility): renderer.render("survey-ineligible", surveyIneligible(state, survey: survey, eligibility))
     case let .complete(survey, answered): renderer.render("complete", complete(state, survey: survey, answered: answered))
     case .points: renderer.render("points", points(state))
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))
     case .exchange: renderer.render("exchange", exchange(state))
+    case .profile: renderer.render("profile", profile(state, csrf: csrf()))
     case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
     case .account: renderer.render("account", account(state, csrf: csrf()))
     case let .confirmation(alert, cancel): renderer.render("confirmation", confirmation(state, alert, cancel: cancel, csrf: csrf()))

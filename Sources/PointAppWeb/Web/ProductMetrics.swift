@@ -14,6 +14,7 @@ struct ProductMetrics: Sendable {
   let exchanges: Counter
   let pointsIssuedForAnswers: Counter
   let pointsIssuedForMissions: Counter
+  let pointsIssuedForProfiles: Counter
   let pointsExchanged: Counter
   let storeReads: Metrics.Timer
   /// An update's own time: waiting for the user's lock, reading and saving; not the request's work.
@@ -27,6 +28,7 @@ struct ProductMetrics: Sendable {
     exchanges = Counter(label: "pointapp_exchanges", factory: factory)
     pointsIssuedForAnswers = Counter(label: "pointapp_points_issued", dimensions: [("reason", "survey")], factory: factory)
     pointsIssuedForMissions = Counter(label: "pointapp_points_issued", dimensions: [("reason", "mission")], factory: factory)
+    pointsIssuedForProfiles = Counter(label: "pointapp_points_issued", dimensions: [("reason", "profile")], factory: factory)
     pointsExchanged = Counter(label: "pointapp_points_exchanged", factory: factory)
     storeReads = Metrics.Timer(label: "pointapp_store_read_seconds", factory: factory)
     storeUpdates = Metrics.Timer(label: "pointapp_store_update_seconds", factory: factory)
@@ -45,6 +47,8 @@ struct ProductMetrics: Sendable {
       case .missionBonus:
         missionClaims.increment()
         pointsIssuedForMissions.increment(by: movement.amount.value)
+      case .profileBonus:
+        pointsIssuedForProfiles.increment(by: movement.amount.value)
       case .exchange:
         exchanges.increment()
         pointsExchanged.increment(by: movement.amount.value)

@@ -17,7 +17,7 @@ private extension GuestHistory {
   init(_ guest: UserProgress) {
     self.init(
       answers: guest.answered, movements: guest.ledger.recent, missions: guest.missions, streak: guest.streak,
-      achievements: guest.achievements
+      achievements: guest.achievements, profile: guest.profile
     )
   }
 }
@@ -39,6 +39,37 @@ private extension UserProgress {
 }
 
 struct MergeTests {
+  static let hanako = Profile(birthYear: 1996, gender: .female, prefecture: .tokyo, occupation: .companyEmployee)
+  static let taro = Profile(birthYear: 1980, gender: .male, prefecture: .osaka, occupation: .selfEmployed)
+
+  @Test func aGuestsProfileMovesWithItsBonusIntoAnAccountWithoutOne() {
+    var account = UserProgress()
+    account.recordAnswer(to: .breakfast, with: [], id: id(1), at: noon - days(2), on: day(-2))
+    var guest = UserProgress()
+    guest.saveProfile(Self.hanako, id: id(100), at: noon)
+
+    let report = account.absorb(GuestHistory(guest), on: today, at: noon + 60)
+
+    #expect(account.profile == Self.hanako)
+    #expect(account.ledger.recent.map(\.id) == [id(1), id(100)])
+    #expect(account.ledger.balance.value == 40 + Profile.bonus.value)
+    #expect(report.pointsMoved == Profile.bonus)
+  }
+
+  @Test func whenBothHaveAProfileTheAccountsStaysAndTheBonusIsPaidOnce() {
+    var account = UserProgress()
+    account.saveProfile(Self.taro, id: id(1), at: noon - days(5))
+    var guest = UserProgress()
+    guest.saveProfile(Self.hanako, id: id(100), at: noon)
+
+    let report = account.absorb(GuestHistory(guest), on: today, at: noon + 60)
+
+    #expect(account.profile == Self.taro)
+    #expect(account.ledger.recent.map(\.id) == [id(1)])
+    #expect(account.ledger.balance == Profile.bonus)
+    #expect(report.pointsMoved == 0)
+  }
+
   @Test func aSurveyAnsweredInBothPaysOnceAndKeepsTheAccountsAnswer() {
     var account = UserProgress()
     account.recordAnswer(to: .breakfast, with: [], id: id(1), at: noon - days(2), on: day(-2))

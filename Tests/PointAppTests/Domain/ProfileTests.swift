@@ -47,7 +47,7 @@ struct ProfileTests {
   @Test func eachFieldGetsItsOwnError() {
     let result = Profile.validate(ProfileDraft(birthYear: "", gender: "robot", prefecture: "", occupation: "astronaut"), at: noon)
     #expect(result == .failure(ProfileErrors(byField: [
-      .birthYear: .required, .gender: .unknownOption, .prefecture: .required, .occupation: .unknownOption,
+      .birthYear: .required, .gender: .unknownOption, .prefecture: .notChosen, .occupation: .unknownOption,
     ])))
   }
 

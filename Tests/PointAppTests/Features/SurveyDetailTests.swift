@@ -17,6 +17,43 @@ struct SurveyDetailTests {
     }
   }
 
+  /// Targeting by the profile as it is when the survey is loaded: to open it, and again to answer.
+  @Test func aSurveyIsOpenOnlyToTheUsersItTargets() async {
+    func loaded(_ profile: Profile?, intent: SurveyDetail.Page.Intent = .answer) async -> TestStoreOf<SurveyDetail> {
+      var progress = UserProgress()
+      if let profile { progress.saveProfile(profile, id: TransactionID(UUID(9)), at: noon - 60) }
+      let store = TestStore(initialState: SurveyDetail.State(progress: progress, page: SurveyDetail.Page(surveyID: Survey.twenties.id, intent: intent))) {
+        SurveyDetail()
+      } withDependencies: {
+        $0.date.now = noon
+        $0.uuid = .incrementing
+        $0.calendar = .tokyo
+      }
+      return store
+    }
+    let guest = await loaded(nil)
+    await guest.send(.surveyLoaded(.success(.twenties))) {
+      $0.page.survey = .twenties
+      $0.page.ineligible = .needsProfile
+    }
+    // Thirty this year: one year past the range.
+    let thirty = await loaded(Profile(birthYear: 1996, gender: .female, prefecture: .tokyo, occupation: .student), intent: .submit(ratingAnswer))
+    await thirty.send(.surveyLoaded(.success(.twenties))) {
+      $0.page.survey = .twenties
+      $0.page.ineligible = .outsideTarget
+    }
+    #expect(thirty.state.progress.ledger.balance == Profile.bonus, "nothing paid for the answers")
+    let hanako = await loaded(.hanako, intent: .submit(ratingAnswer))
+    await hanako.send(.surveyLoaded(.success(.twenties))) {
+      $0.page.survey = .twenties
+      $0.progress.recordAnswer(
+        to: .twenties, with: [SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(5))],
+        id: TransactionID(UUID(0)), at: noon, on: today
+      )
+    }
+    await hanako.receive(.delegate(.answered(.twenties, paid: true)))
+  }
+
   @Test func showsTheLoadedSurvey() async {
     let store = makeStore()
     await store.send(.surveyLoaded(.success(.breakfast))) { $0.page.survey = .breakfast }

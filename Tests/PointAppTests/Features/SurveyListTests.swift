@@ -1,5 +1,6 @@
 import ComposableTesting
 import Dependencies
+import Foundation
 import PointApp
 import Testing
 
@@ -12,6 +13,38 @@ struct SurveyListTests {
     } withDependencies: {
       $0.surveyClient = .catalog(catalog)
       $0.date.now = noon
+    }
+  }
+
+  /// A targeted survey is listed only for the users it is for; a user without a profile is invited
+  /// to fill one.
+  @Test func surveysOutsideTheTargetAreHiddenAndAProfileIsAskedFor() async {
+    let catalog = [Survey.breakfast, .twenties]
+    func store(_ profile: Profile?) -> TestStoreOf<SurveyList> {
+      var progress = UserProgress()
+      if let profile { progress.saveProfile(profile, id: TransactionID(UUID(9)), at: noon - 60) }
+      return TestStore(initialState: SurveyList.State(progress: progress)) {
+        SurveyList()
+      } withDependencies: {
+        $0.surveyClient = .catalog(catalog)
+        $0.date.now = noon
+      }
+    }
+    let guest = store(nil)
+    await guest.send(.pageRequested(category: nil, sort: .newest))
+    await guest.receive(\.surveysLoaded.success) {
+      $0.page.surveys = [.breakfast]
+      $0.page.surveysNeedProfile = true
+    }
+    let hanako = store(.hanako)
+    await hanako.send(.pageRequested(category: nil, sort: .newest))
+    await hanako.receive(\.surveysLoaded.success) {
+      $0.page.surveys = [.twenties, .breakfast]
+    }
+    let taro = store(Profile(birthYear: 2000, gender: .male, prefecture: .tokyo, occupation: .student))
+    await taro.send(.pageRequested(category: nil, sort: .newest))
+    await taro.receive(\.surveysLoaded.success) {
+      $0.page.surveys = [.breakfast]
     }
   }
 

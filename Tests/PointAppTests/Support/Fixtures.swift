@@ -9,6 +9,11 @@ let lastSecondOfTheDay = Date(timeIntervalSince1970: 1_795_359_599)
 let firstSecondOfNextDay = Date(timeIntervalSince1970: 1_795_359_600)
 let today = Day(noon, in: .tokyo)
 
+extension Profile {
+  /// Born in 2000: 26 at noon.
+  static let hanako = Profile(birthYear: 2000, gender: .female, prefecture: .tokyo, occupation: .companyEmployee)
+}
+
 func days(_ count: Double) -> TimeInterval { count * 86_400 }
 
 extension SurveyQuestion {
@@ -45,14 +50,21 @@ extension Survey {
     reward: PointAmount = 40,
     minutes: Int = 2,
     publishedAt: Date = noon - days(10),
-    expiresAt: Date? = nil
+    expiresAt: Date? = nil,
+    targeting: Targeting? = nil
   ) -> Survey {
     Survey(
       id: SurveyID(id), title: title, description: "\(title)の説明", category: category,
       questions: questions, reward: reward, estimatedMinutes: minutes,
-      publishedAt: publishedAt, expiresAt: expiresAt
+      publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting
     )
   }
+
+  /// For women in their twenties in Tokyo.
+  static let twenties = Survey.fixture(
+    id: "twenties", title: "20代女性の調査", category: .lifestyle, questions: [.satisfaction], reward: 80,
+    publishedAt: noon - days(2), targeting: Targeting(minAge: 20, maxAge: 29, genders: [.female], prefectures: [.tokyo])
+  )
 
   static let breakfast = Survey.fixture()
   /// A single-question survey that pays 60 pt.

@@ -13,6 +13,8 @@ public struct AppFeature: Reducer, Sendable {
     public var draft: SurveyDraft?
     /// The address typed in a refused sign-in form, shown in it again once (never the password).
     public var enteredEmail: String?
+    /// The fields of a refused profile form, shown in it again until a profile is saved.
+    public var profileDraft: ProfileDraft?
     /// The account the request's session is signed in to: set by the web layer, never saved.
     public var account: EmailAddress?
     /// When the session last had the account's password typed: set by the web layer, never saved.
@@ -31,6 +33,7 @@ public struct AppFeature: Reducer, Sendable {
     public var signInFormEmail = ""
     public var historyPage = PointHistory.Page()
     public var missionsDay: Day?
+    public var profileErrors: [ProfileField: ProfileError] = [:]
     public var exchangeConfirmation: AlertState<Exchange.Action>?
     /// The catalog's titles, for pages that name surveys by id (the ledger); empty when the
     /// catalog cannot be read, and those pages show ids.
@@ -55,6 +58,8 @@ public struct AppFeature: Reducer, Sendable {
     case surveyList
     /// A survey's page, with its question form.
     case survey(Survey)
+    /// A survey not meant for this user (by their profile, or for want of one).
+    case surveyIneligible(Survey, Eligibility)
     /// A survey was answered and paid.
     case answerComplete(Survey, UserProgress.AnsweredSurvey)
     /// A survey answered before was answered again, and paid nothing.
@@ -63,6 +68,8 @@ public struct AppFeature: Reducer, Sendable {
     case history
     case missions
     case exchange
+    /// The profile form.
+    case profile
     case register
     case login
     /// The signed-in account's page.
@@ -92,6 +99,7 @@ public struct AppFeature: Reducer, Sendable {
     case history(PointHistory.Action)
     case missions(Missions.Action)
     case exchange(Exchange.Action)
+    case profile(ProfileForm.Action)
     case signInForm(SignInForm.Action)
     case passwordChange(PasswordChange.Action)
     /// The account's page was asked for.
@@ -117,6 +125,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.history, action: \.history) { PointHistory() }
     Scope(state: \.missions, action: \.missions) { Missions() }
     Scope(state: \.exchange, action: \.exchange) { Exchange() }
+    Scope(state: \.profileForm, action: \.profile) { ProfileForm() }
     Scope(state: \.signInForm, action: \.signInForm) { SignInForm() }
     Scope(state: \.passwordChange, action: \.passwordChange) { PasswordChange() }
     Reduce { state, action in
@@ -141,6 +150,11 @@ public struct AppFeature: Reducer, Sendable {
         }
         guard let survey = page.survey else {
           state.destination = .notFound
+          return .none
+        }
+        if let eligibility = page.ineligible {
+          // Its own URL shows why; a form sent to it leads there, paying nothing.
+          if case .answer = page.intent { arrive(at: .surveyIneligible(survey, eligibility), &state) } else { state.destination = .survey(survey) }
           return .none
         }
         switch page.intent {
@@ -213,6 +227,17 @@ public struct AppFeature: Reducer, Sendable {
       case let .exchange(.delegate(.exchanged(option))):
         state.flash = Flash(.success, "\(option.title)に交換しました（\(option.cost)）。")
         return .none
+      case .profile(.pageRequested):
+        arrive(at: .profile, &state)
+        return .none
+      case .profile(.submitted):
+        state.destination = .profile  // saved or refused, its page shows which
+        return .none
+      case let .profile(.delegate(.saved(bonus))):
+        state.flash = Flash(.success, bonus.map { "プロフィールを登録しました。ボーナス\($0)を獲得しました！" } ?? "プロフィールを更新しました。")
+        return .none
+      case .profile(.delegate(.refused)):
+        return .none  // its page says why, at each field
       case let .signInForm(.pageRequested(kind)):
         arrive(at: kind == .register ? .register : .login, &state)
         return .none
@@ -265,7 +290,7 @@ public struct AppFeature: Reducer, Sendable {
         state.flash = nil
         state.enteredEmail = nil
         return .none
-      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .signInForm, .passwordChange:
+      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange:
         return .none
       }
     }
@@ -337,6 +362,11 @@ extension AppFeature.State {
       (progress, exchangeConfirmation, passwordConfirmedAt) = (newValue.progress, newValue.confirmation, newValue.passwordConfirmedAt)
       exchangeAsksPassword = newValue.asksPassword
     }
+  }
+
+  public var profileForm: ProfileForm.State {
+    get { ProfileForm.State(progress: progress, draft: profileDraft, errors: profileErrors) }
+    set { (progress, profileDraft, profileErrors) = (newValue.progress, newValue.draft, newValue.errors) }
   }
 
   public var passwordChange: PasswordChange.State {

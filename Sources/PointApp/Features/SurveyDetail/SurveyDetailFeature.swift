@@ -39,6 +39,8 @@ public struct SurveyDetail: Reducer, Sendable {
     public var survey: Survey?
     /// The catalog has no open survey with this id.
     public var notFound = false
+    /// The survey is not for this user (`nil`: it is, or they answered it already).
+    public var ineligible: Eligibility?
     public var loadFailed = false
     /// The refused answers shown again, with their errors.
     public var draft: AnswerDraft = [:]
@@ -78,6 +80,12 @@ public struct SurveyDetail: Reducer, Sendable {
           return .none
         }
         state.page.survey = survey
+        // Targeting goes by the profile as it is now, the moment of answering included.
+        let eligibility = survey.eligibility(of: state.progress.profile, at: now)
+        if eligibility != .eligible, state.answered == nil {
+          state.page.ineligible = eligibility
+          return .none
+        }
         switch state.page.intent {
         case .answer:
           if let kept = state.draft, kept.surveyID == survey.id {

@@ -3,8 +3,8 @@ import Composable
 import Dependencies
 import Foundation
 
-/// The survey list: the catalog's open surveys, filtered by category and sorted, answered ones
-/// marked.
+/// The survey list: the catalog's open surveys meant for the user (by their profile), filtered by
+/// category and sorted, answered ones marked.
 public struct SurveyList: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var progress: UserProgress
@@ -24,6 +24,8 @@ public struct SurveyList: Reducer, Sendable {
     public var sort: SurveySort = .newest
     public var surveys: [Survey] = []
     public var loadFailed = false
+    /// Some surveys are hidden because the user has no profile yet: the page invites them to fill it.
+    public var surveysNeedProfile = false
 
     public init(category: SurveyCategory? = nil, sort: SurveySort = .newest, surveys: [Survey] = [], loadFailed: Bool = false) {
       self.category = category
@@ -64,11 +66,15 @@ public struct SurveyList: Reducer, Sendable {
         }
       case let .surveysLoaded(.success(surveys)):
         let now = now  // one clock reading for the whole list
-        state.page.surveys = state.page.sort.sorted(surveys.filter { $0.isAvailable(at: now) })
+        let open = surveys.filter { $0.isAvailable(at: now) }
+        let profile = state.progress.profile
+        state.page.surveys = state.page.sort.sorted(open.filter { $0.eligibility(of: profile, at: now) == .eligible })
+        state.page.surveysNeedProfile = open.contains { $0.eligibility(of: profile, at: now) == .needsProfile }
         state.page.loadFailed = false
         return .none
       case .surveysLoaded(.failure):
         state.page.surveys = []
+        state.page.surveysNeedProfile = false
         state.page.loadFailed = true
         return .none
       }
