@@ -21,8 +21,9 @@ def free_port():
 
 
 def open_surveys():
+    """The catalog's open surveys that anyone may answer (targeted ones need a fitting profile)."""
     with open(os.path.join(ROOT, "Sources/PointApp/Resources/catalog.json"), encoding="utf-8") as f:
-        catalog = json.load(f)
+        catalog = [s for s in json.load(f) if not s.get("targeting")]
     now = datetime.datetime.now(datetime.timezone.utc)
     parse = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
     return [s for s in catalog if parse(s["publishedAt"]) <= now and (not s.get("expiresAt") or now < parse(s["expiresAt"]))]

@@ -24,6 +24,27 @@ struct CatalogTests {
     #expect(kinds == ["single", "multiple", "text", "rating"])
   }
 
+  /// Surveys for some people only: by age, by gender, by prefecture; each reachable by someone.
+  @Test func someSurveysTargetAgesGendersAndPrefectures() {
+    let targeted = surveys.compactMap(\.targeting)
+    #expect(targeted.contains { $0.minAge != nil || $0.maxAge != nil })
+    #expect(targeted.contains { $0.genders != nil })
+    #expect(targeted.contains { $0.prefectures != nil })
+    for targeting in targeted {
+      #expect(Profile.ages.contains(targeting.minAge ?? Profile.ages.lowerBound))
+      #expect(Profile.ages.contains(targeting.maxAge ?? Profile.ages.upperBound))
+      #expect((targeting.minAge ?? 0) <= (targeting.maxAge ?? Int.max))
+      #expect(targeting.genders?.isEmpty != true && targeting.prefectures?.isEmpty != true)
+    }
+    let tokyoWoman = Profile(birthYear: 1995, gender: .female, prefecture: .tokyo, occupation: .companyEmployee)
+    let osakaMan = Profile(birthYear: 1975, gender: .male, prefecture: .osaka, occupation: .selfEmployed)
+    let open = surveys.filter { $0.isAvailable(at: noon) && $0.targeting != nil }
+    #expect(open.contains { $0.eligibility(of: tokyoWoman, at: noon) == .eligible && $0.eligibility(of: osakaMan, at: noon) == .outsideTarget })
+    #expect(open.contains { $0.eligibility(of: osakaMan, at: noon) == .eligible && $0.eligibility(of: tokyoWoman, at: noon) == .outsideTarget })
+    // Most of the list stays open to a guest.
+    #expect(surveys.filter { $0.isAvailable(at: noon) && $0.targeting == nil }.count >= 20)
+  }
+
   @Test func someExpireAndMostAreOpenToday() {
     #expect(surveys.contains { $0.expiresAt != nil && $0.isAvailable(at: noon) })
     #expect(surveys.contains { !$0.isAvailable(at: noon) })
