@@ -21,9 +21,10 @@ def free_port():
 
 
 def open_surveys():
-    """The catalog's open surveys that anyone may answer (targeted ones need a fitting profile)."""
+    """The catalog's open surveys that anyone may answer straight away (targeted ones need a fitting
+    profile, screened ones their screening first)."""
     with open(os.path.join(ROOT, "Sources/PointApp/Resources/catalog.json"), encoding="utf-8") as f:
-        catalog = [s for s in json.load(f) if not s.get("targeting")]
+        catalog = [s for s in json.load(f) if not s.get("targeting") and not s.get("screening")]
     now = datetime.datetime.now(datetime.timezone.utc)
     parse = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
     return [s for s in catalog if parse(s["publishedAt"]) <= now and (not s.get("expiresAt") or now < parse(s["expiresAt"]))]

@@ -250,3 +250,51 @@ struct ProfileFlowTests {
     }
   }
 }
+
+/// 事前調査 over HTTP: screened out once whatever is sent again, or on to the survey's questions.
+struct ScreeningFlowTests {
+  @Test func aScreenOutPaysItsConsolationOnceThroughRefreshBackAndResending() async throws {
+    let server = try TestServer()
+    try await server.application(catalog: testCatalog + [PageSnapshotTests.screened]).test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      let page = try await browser.get("/surveys/coffee")
+      #expect(page.html.contains("事前調査") && page.html.contains(#"action="/surveys/coffee/screening""#))
+      let csrf = try await browser.csrf(from: "/surveys/coffee")
+      // Its own question first: refused, back to the screening.
+      let early = try await browser.post("/surveys/coffee/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
+      #expect(early.headers[.location] == "/surveys/coffee")
+      let out = try await browser.post("/surveys/coffee/screening", form: "csrf=\(csrf)&q%5Bdrinks%5D=never")
+      #expect(out.status == .seeOther && out.headers[.location] == "/surveys/coffee/screened-out")
+      let result = try await browser.get("/surveys/coffee/screened-out")
+      #expect(result.status == .ok && result.html.contains("今回は本調査の対象外でした") && result.html.contains("+3pt"))
+      // Refresh, Back to the survey, the screening sent again with another answer, the answers sent.
+      _ = try await browser.get("/surveys/coffee/screened-out")
+      #expect(try await browser.get("/surveys/coffee").headers[.location] == "/surveys/coffee/screened-out")
+      let again = try await browser.post("/surveys/coffee/screening", form: "csrf=\(csrf)&q%5Bdrinks%5D=daily")
+      #expect(again.headers[.location] == "/surveys/coffee/screened-out")
+      let answers = try await browser.post("/surveys/coffee/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
+      #expect(answers.headers[.location] == "/surveys/coffee/screened-out")
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">3pt</p>"#))
+    }
+  }
+
+  @Test func aQualifyingScreeningLeadsToTheSurveysQuestions() async throws {
+    let server = try TestServer()
+    try await server.application(catalog: testCatalog + [PageSnapshotTests.screened]).test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      let csrf = try await browser.csrf(from: "/surveys/coffee")
+      let refused = try await browser.post("/surveys/coffee/screening", form: "csrf=\(csrf)")
+      #expect(refused.headers[.location] == "/surveys/coffee")
+      #expect(try await browser.get("/surveys/coffee").html.contains("回答してください。"))
+      let passed = try await browser.post("/surveys/coffee/screening", form: "csrf=\(csrf)&q%5Bdrinks%5D=daily")
+      #expect(passed.headers[.location] == "/surveys/coffee")
+      let main = try await browser.get("/surveys/coffee")
+      #expect(main.html.contains(#"action="/surveys/coffee/answers""#) && main.html.contains("回答して50ptもらう"))
+      let done = try await browser.post("/surveys/coffee/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
+      #expect(done.headers[.location] == "/surveys/coffee/complete")
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">50pt</p>"#))
+    }
+  }
+}

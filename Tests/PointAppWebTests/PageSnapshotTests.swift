@@ -15,9 +15,22 @@ struct PageSnapshotTests {
     targeting: Targeting(minAge: 20, maxAge: 29, genders: [.female], prefectures: [.tokyo])
   )
 
+  /// Asks whether the user drinks coffee before its own question.
+  static let screened = Survey(
+    id: SurveyID("coffee"), title: "コーヒーの飲み方調査", description: "毎日のコーヒーについて", category: .food,
+    questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+    reward: 50, estimatedMinutes: 2, publishedAt: noon - 86_400 * 2, expiresAt: nil,
+    screening: Screening(
+      questions: [SurveyQuestion(id: QuestionID("drinks"), text: "コーヒーを飲みますか？", kind: .singleChoice(choices: [
+        .init(id: ChoiceID("daily"), label: "毎日"), .init(id: ChoiceID("never"), label: "飲まない"),
+      ]))],
+      qualifying: [QuestionID("drinks"): [ChoiceID("daily")]], consolation: 3
+    )
+  )
+
   @Test func everyPage() async throws {
     let server = try TestServer()
-    try await server.application(catalog: testCatalog + [Self.targeted]).test(.router) { client in
+    try await server.application(catalog: testCatalog + [Self.targeted, Self.screened]).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
       func snapshot(
         _ uri: String, named name: String,
@@ -57,6 +70,9 @@ struct PageSnapshotTests {
       _ = try await browser.post("/profile", form: "csrf=\(signedIn)&birthYear=%EF%BC%91%EF%BC%99%EF%BC%98%EF%BC%90&gender=male&prefecture=osaka&occupation=selfEmployed")
       try await snapshot("/profile", named: "profile-saved")
       try await snapshot("/surveys/twenties", named: "survey-ineligible")
+      try await snapshot("/surveys/coffee", named: "survey-screening")
+      _ = try await browser.post("/surveys/coffee/screening", form: "csrf=\(signedIn)&q%5Bdrinks%5D=never")
+      try await snapshot("/surveys/coffee/screened-out", named: "screened-out")
     }
   }
 

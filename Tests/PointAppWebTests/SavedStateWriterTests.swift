@@ -41,6 +41,11 @@ struct SavedStateWriterTests {
     progress.recordVisit(on: today, at: noon)
     try! progress.claimMission(.visit, id: TransactionID(UUID()), at: noon, on: today)
     try! progress.exchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon + 1)
+    progress.qualify(for: SurveyID("passed \"screening\""), at: noon + 2)
+    progress.screenOut(
+      of: survey("screened\nout", reward: 300), consolation: 3,
+      with: [SurveyAnswer(questionID: QuestionID("s1"), value: .choice(ChoiceID("no")))], id: TransactionID(UUID()), at: noon + 2
+    )
     progress.saveProfile(Profile(birthYear: 1996, gender: .noAnswer, prefecture: .okinawa, occupation: .other), id: TransactionID(UUID()), at: noon + 2)
     progress.saveProfile(Profile(birthYear: 1901, gender: .female, prefecture: .hokkaido, occupation: .student), id: TransactionID(UUID()), at: noon + 3)
     var state = AppFeature.State()
@@ -113,6 +118,8 @@ struct GeneratedHistory {
     case claim(DailyMission.Kind, TransactionID, Date)
     case exchange(ExchangeOption, TransactionID, Date)
     case profile(Profile, TransactionID, Date)
+    case screenOut(Survey, [SurveyAnswer], PointAmount, TransactionID, Date)
+    case qualify(SurveyID, Date)
     case archive
   }
 
@@ -138,7 +145,7 @@ struct GeneratedHistory {
       now += [0, 1, 59.75, 3_600, 86_400, 86_400, 86_400 * 2 + 0.25, 86_400 * 40].randomElement(using: &random)!
       let date = Date(timeIntervalSince1970: now)
       let id = TransactionID(UUID(uuid: uuid(&random)))
-      switch Int.random(in: 0..<20, using: &random) {
+      switch Int.random(in: 0..<22, using: &random) {
       case 0..<8:
         let survey = Survey(
           id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
@@ -158,6 +165,16 @@ struct GeneratedHistory {
           prefecture: Prefecture.allCases.randomElement(using: &random)!, occupation: Occupation.allCases.randomElement(using: &random)!
         )
         steps.append(.profile(profile, id, date))
+      case 19 where Bool.random(using: &random):
+        let survey = SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random))
+        steps.append(.qualify(survey, date))
+      case 19:
+        let survey = Survey(
+          id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
+          title: "", description: "", category: .food, questions: [], reward: 1, estimatedMinutes: 1, publishedAt: date, expiresAt: nil
+        )
+        let answers = [SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))]
+        steps.append(.screenOut(survey, answers, Self.rewards.randomElement(using: &random)!, id, date))
       default: steps.append(.archive)
       }
     }
@@ -198,6 +215,10 @@ struct GeneratedHistory {
         try? progress.exchange(option, id: id, at: date(at))
       case let .profile(profile, id, at):
         progress.saveProfile(profile, id: id, at: date(at))
+      case let .screenOut(survey, answers, consolation, id, at):
+        progress.screenOut(of: survey, consolation: consolation, with: answers, id: id, at: date(at))
+      case let .qualify(survey, at):
+        progress.qualify(for: survey, at: date(at))
       case .archive:
         _ = progress.takeArchivable()
       }
@@ -213,7 +234,7 @@ struct GeneratedHistory {
 
   static let allFeatures: Set<String> = [
     "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft", "entered email",
-    "profile", "profileBonus", "profile draft",
+    "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
     #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
@@ -227,6 +248,8 @@ struct GeneratedHistory {
     if state.enteredEmail != nil { found.insert("entered email") }
     if state.profileDraft != nil { found.insert("profile draft") }
     if progress.profile != nil { found.insert("profile") }
+    if progress.answered.values.contains(where: { !$0.isCompleted }) { found.insert("screened out") }
+    if !progress.qualified.isEmpty { found.insert("qualified") }
     for answer in progress.answered.values.flatMap(\.answers) {
       switch answer.value {
       case .choice: found.insert("choice")
@@ -241,6 +264,7 @@ struct GeneratedHistory {
       case .missionBonus: found.insert("missionBonus")
       case .exchange: found.insert("exchange")
       case .profileBonus: found.insert("profileBonus")
+      case .screeningConsolation: found.insert("screeningConsolation")
       }
       if movement.date.timeIntervalSince1970 < 0 { found.insert("before 1970") }
       if movement.date.timeIntervalSince1970.rounded(.down) != movement.date.timeIntervalSince1970 {

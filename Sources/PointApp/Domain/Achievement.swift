@@ -27,8 +27,8 @@ public enum Achievement: String, Codable, CodingKeyRepresentable, CaseIterable, 
   /// Whether `progress` has reached this milestone.
   func isReached(by progress: UserProgress) -> Bool {
     switch self {
-    case .firstAnswer: progress.answeredCount >= 1
-    case .tenAnswers: progress.answeredCount >= 10
+    case .firstAnswer: progress.completedCount >= 1
+    case .tenAnswers: progress.completedCount >= 10
     case .thousandPoints: progress.ledger.totalEarned.value >= 1_000
     case .sevenDayStreak: progress.streak.longest >= 7
     case .firstExchange: progress.ledger.totalSpent > .zero

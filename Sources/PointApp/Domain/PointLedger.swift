@@ -20,6 +20,8 @@ public struct PointTransaction: Codable, Equatable, Identifiable, Sendable {
     case exchange(ExchangeOption.ID)
     /// The profile was filled in for the first time.
     case profileBonus
+    /// Thanks for a survey's screening that did not qualify.
+    case screeningConsolation(SurveyID)
 
     /// Whether the transaction adds points (rewards, bonuses) or takes them (exchanges).
     public var isCredit: Bool {

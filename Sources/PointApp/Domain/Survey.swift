@@ -19,6 +19,8 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     let expiresAt: Date?
     /// Absent: anyone may answer.
     let targeting: Targeting?
+    /// Absent: the survey's own questions come first.
+    let screening: Screening?
   }
 
   private final class Box: Sendable {
@@ -40,16 +42,18 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   public var expiresAt: Date? { box.fields.expiresAt }
   /// Whom the survey is for; `nil`: anyone.
   public var targeting: Targeting? { box.fields.targeting }
+  /// The questions asked first, to find the people the survey is for; `nil`: none.
+  public var screening: Screening? { box.fields.screening }
 
   public init(
     id: SurveyID, title: String, description: String, category: SurveyCategory,
     questions: [SurveyQuestion], reward: PointAmount, estimatedMinutes: Int,
-    publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil
+    publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil, screening: Screening? = nil
   ) {
     box = Box(Fields(
       id: id, title: title, description: description, category: category, questions: questions,
       reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt,
-      targeting: targeting
+      targeting: targeting, screening: screening
     ))
   }
 
@@ -89,6 +93,11 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   /// Checks a draft against every question: the answers when all are valid, otherwise why each
   /// invalid question failed.
   public func validateAnswers(_ draft: AnswerDraft) -> Result<[SurveyAnswer], AnswerErrors> {
+    Self.validate(draft, against: questions)
+  }
+
+  /// Checks a draft against `questions`.
+  static func validate(_ draft: AnswerDraft, against questions: [SurveyQuestion]) -> Result<[SurveyAnswer], AnswerErrors> {
     var answers: [SurveyAnswer] = []
     var errors: [QuestionID: AnswerError] = [:]
     for question in questions {

@@ -26,10 +26,11 @@ public struct SurveyDraft: Codable, Equatable, Sendable {
   public let surveyID: SurveyID
   public let answers: AnswerDraft
 
-  /// Keeps only the answers to `survey`'s questions: a forged form cannot grow the user's file.
+  /// Keeps only the answers to `survey`'s questions (its screening's included): a forged form
+  /// cannot grow the user's file.
   public init(_ answers: AnswerDraft, of survey: Survey) {
     surveyID = survey.id
-    let questions = Set(survey.questions.map(\.id))
+    let questions = Set((survey.questions + (survey.screening?.questions ?? [])).map(\.id))
     self.answers = answers.filter { questions.contains($0.key) }
   }
 }

@@ -98,6 +98,8 @@ extension UserProgress {
         break
       case .profileBonus:
         guard takesProfile else { continue }
+      case let .screeningConsolation(survey):
+        guard moving[survey] != nil else { continue }
       }
       addGuestMovement(movement)
       if movement.reason.isCredit { credited += movement.amount.value } else { debited += movement.amount.value }

@@ -21,6 +21,15 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var achievements: [Achievement: Date] = [:]
   /// What the user told about themselves: surveys are targeted by it.
   public private(set) var profile: Profile?
+  /// Surveys whose screening this user passed, not answered yet, with when: their own questions
+  /// are open to them. The newest `keptQualifications` are kept.
+  public private(set) var qualified: [SurveyID: Date] = [:]
+  /// How many of `answeredCount` were screened out: the rest were completed.
+  public private(set) var screenedOutCount = 0
+  public static let keptQualifications = 20
+
+  /// Surveys completed, archived ones included.
+  public var completedCount: Int { answeredCount - screenedOutCount }
 
   /// Answers that always stay here when the rest are archived.
   public static let keptAnswers = 5
@@ -32,8 +41,18 @@ public struct UserProgress: Codable, Equatable, Sendable {
   /// When a survey was answered and what it paid.
   public struct AnsweredSurvey: Codable, Equatable, Sendable {
     public let date: Date
+    /// What it paid: the survey's reward, or the screening's consolation.
     public let reward: PointAmount
     public let answers: [SurveyAnswer]
+    /// How it ended when not completed (`nil`: completed and paid its reward).
+    public private(set) var outcome: Outcome?
+
+    public enum Outcome: String, Codable, Sendable {
+      /// The screening did not qualify: the answers are the screening's.
+      case screenedOut
+    }
+
+    public var isCompleted: Bool { outcome == nil }
   }
 
   /// What this user answered to a survey, if they did (archived or not, when loaded).
@@ -57,9 +76,34 @@ public struct UserProgress: Codable, Equatable, Sendable {
     guard answer(to: survey.id) == nil else { return false }
     answered[survey.id] = AnsweredSurvey(date: date, reward: survey.reward, answers: answers)
     answeredCount += 1
+    qualified[survey.id] = nil
     ledger.credit(survey.reward, for: .surveyReward(survey.id), id: id, at: date)
     missions.recordAnswer(earning: survey.reward, on: today)
     unlockAchievements(at: date)
+    return true
+  }
+
+  /// Opens a survey's own questions to this user, who passed its screening; a survey already
+  /// answered or passed stays as it is.
+  public mutating func qualify(for survey: SurveyID, at date: Date) {
+    guard answer(to: survey) == nil, qualified[survey] == nil else { return }
+    qualified[survey] = date
+    if qualified.count > Self.keptQualifications, let oldest = qualified.min(by: { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }) {
+      qualified[oldest.key] = nil
+    }
+  }
+
+  /// Ends a survey whose screening did not qualify: its consolation is paid and the screening's
+  /// answers kept. Once: a survey answered or screened out before changes nothing (`false`).
+  @discardableResult
+  public mutating func screenOut(
+    of survey: Survey, consolation: PointAmount, with answers: [SurveyAnswer], id: TransactionID, at date: Date
+  ) -> Bool {
+    guard answer(to: survey.id) == nil, qualified[survey.id] == nil else { return false }
+    answered[survey.id] = AnsweredSurvey(date: date, reward: consolation, answers: answers, outcome: .screenedOut)
+    answeredCount += 1
+    screenedOutCount += 1
+    ledger.credit(consolation, for: .screeningConsolation(survey.id), id: id, at: date)
     return true
   }
 
@@ -157,7 +201,7 @@ extension UserProgress {
 
 extension UserProgress {
   private enum CodingKeys: String, CodingKey {
-    case ledger, answered, answeredCount, missions, streak, achievements, profile
+    case ledger, answered, answeredCount, missions, streak, achievements, profile, qualified, screenedOutCount
   }
 
   /// Reads this version's shape or version 1's, which had no `answeredCount` (every answer was
@@ -172,6 +216,8 @@ extension UserProgress {
     streak = try container.decode(Streak.self, forKey: .streak)
     achievements = try container.decode([Achievement: Date].self, forKey: .achievements)
     profile = try container.decodeIfPresent(Profile.self, forKey: .profile)
+    qualified = try container.decodeIfPresent([SurveyID: Date].self, forKey: .qualified) ?? [:]
+    screenedOutCount = try container.decodeIfPresent(Int.self, forKey: .screenedOutCount) ?? 0
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -183,5 +229,7 @@ extension UserProgress {
     try container.encode(streak, forKey: .streak)
     try container.encode(achievements, forKey: .achievements)
     try container.encodeIfPresent(profile, forKey: .profile)
+    if !qualified.isEmpty { try container.encode(qualified, forKey: .qualified) }
+    if screenedOutCount > 0 { try container.encode(screenedOutCount, forKey: .screenedOutCount) }
   }
 }

@@ -1,7 +1,8 @@
 import Hummingbird
 import PointApp
 
-/// /surveys, /surveys/{id}, POST /surveys/{id}/answers, /surveys/{id}/complete.
+/// /surveys, /surveys/{id}, POST /surveys/{id}/screening, /surveys/{id}/screened-out,
+/// POST /surveys/{id}/answers, /surveys/{id}/complete.
 struct SurveysController<Context: RequestContext> {
   let loop: RequestLoop
 
@@ -25,6 +26,15 @@ struct SurveysController<Context: RequestContext> {
     router.form("/surveys/:id/answers") { request, context in
       let id = SurveyID(try context.parameters.require("id"))
       return try await loop.form(request) { form in .answersSubmitted(id, draft(from: form)) }
+    }
+
+    router.form("/surveys/:id/screening") { request, context in
+      let id = SurveyID(try context.parameters.require("id"))
+      return try await loop.form(request) { form in .screeningSubmitted(id, draft(from: form)) }
+    }
+
+    router.page("/surveys/:id/screened-out") { request, context in
+      try await loop.page(request, .screeningResultOpened(SurveyID(try context.parameters.require("id"))))
     }
 
     router.page("/surveys/:id/complete") { request, context in

@@ -57,6 +57,7 @@ public enum Pages {
       case let .missionBonus(kind): "ミッション達成ボーナス（\(kind.title)）"
       case let .exchange(id): "ポイント交換（\(ExchangeOption(id: id)?.title ?? id.rawValue)）"
       case .profileBonus: "プロフィール登録ボーナス"
+      case let .screeningConsolation(id): "事前調査のお礼「\(titles[id] ?? id.rawValue)」"
       }
     return [
       "title": title, "date": date(transaction.date), "amount": signed(transaction),

@@ -46,16 +46,31 @@ extension Pages {
     layout(state, body: ["survey": summary(survey), "needsProfile": eligibility == .needsProfile, "bonus": "\(Profile.bonus)"])
   }
 
+  /// 今回は対象外でした: the screening did not qualify; its consolation and the balance.
+  public static func screenedOut(_ state: AppFeature.State, survey: Survey, answered: UserProgress.AnsweredSurvey) -> [String: Any] {
+    layout(state, body: [
+      "survey": summary(survey), "consolation": "\(answered.reward)", "answeredAt": date(answered.date),
+      "total": "\(state.progress.ledger.balance)",
+    ])
+  }
+
   /// A survey's page; with the draft and each question's error when its answers were refused.
+  /// A survey with a screening asks that first, until it has qualified.
   public static func survey(_ state: AppFeature.State, survey: Survey, csrf: String) -> [String: Any] {
     let page = state.surveyDetailPage ?? SurveyDetail.Page(surveyID: survey.id)
+    let screening = SurveyDetail.State(progress: state.progress, page: { var page = page; page.survey = survey; return page }()).isScreening
+      ? survey.screening : nil
+    let questions = screening?.questions ?? survey.questions
     var body: [String: Any] = [
       "csrf": csrf,
       "survey": summary(survey),
-      "action": "/surveys/\(survey.id.rawValue)/answers",
+      "action": "/surveys/\(survey.id.rawValue)/" + (screening == nil ? "answers" : "screening"),
       "hasErrors": !page.errors.isEmpty,
       "errorCount": page.errors.count,
-      "questions": survey.questions.enumerated().map { index, question in
+      "isScreening": screening != nil,
+      "consolation": screening.map { "\($0.consolation)" } ?? false,
+      "hasScreening": survey.screening != nil,
+      "questions": questions.enumerated().map { index, question in
         self.question(question, number: index + 1, draft: page.draft[question.id] ?? [], error: page.errors[question.id])
       },
     ]
@@ -86,6 +101,7 @@ extension Pages {
       "reward": "\(survey.reward)", "minutes": survey.estimatedMinutes,
       "efficiency": String(format: "%.1f", survey.rewardEfficiency()),
       "questionCount": survey.questions.count,
+      "hasScreening": survey.screening != nil,
     ]
     if let expiresAt = survey.expiresAt { row["expires"] = day(expiresAt - 1) }
     return row

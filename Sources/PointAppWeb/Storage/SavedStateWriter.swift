@@ -65,6 +65,7 @@ struct SavedStateWriter {
       writer.key("answers", first: true)
       writer.array(answered.answers) { $0.write($1) }
       writer.key("date"); writer.date(answered.date)
+      if let outcome = answered.outcome { writer.key("outcome"); writer.string(outcome.rawValue) }
       writer.key("reward"); writer.int(answered.reward.value)
       writer.byte("}")
     }
@@ -80,6 +81,11 @@ struct SavedStateWriter {
       key("prefecture"); string(profile.prefecture.rawValue)
       byte("}")
     }
+    if !progress.qualified.isEmpty {
+      key("qualified")
+      dictionary(progress.qualified.map { ($0.key.rawValue, $0.value) }) { $0.date($1) }
+    }
+    if progress.screenedOutCount > 0 { key("screenedOutCount"); int(progress.screenedOutCount) }
     key("streak"); write(progress.streak)
     byte("}")
   }
@@ -112,6 +118,7 @@ struct SavedStateWriter {
       case let .missionBonus(kind): writer.associated("missionBonus") { $0.string(kind.rawValue) }
       case let .exchange(id): writer.associated("exchange") { $0.string(id.rawValue) }
       case .profileBonus: writer.byte("{"); writer.key("profileBonus", first: true); writer.byte("{"); writer.byte("}"); writer.byte("}")
+      case let .screeningConsolation(id): writer.associated("screeningConsolation") { $0.string(id.rawValue) }
       }
       writer.byte("}")
     }

@@ -65,8 +65,10 @@ enum UserFiles {
     movements += progress.ledger.recent
     var answers = progress.answered
     let archived = Set(movements.compactMap { movement -> SurveyID? in
-      guard case let .surveyReward(survey) = movement.reason, answers[survey] == nil else { return nil }
-      return survey
+      switch movement.reason {
+      case let .surveyReward(survey), let .screeningConsolation(survey): return answers[survey] == nil ? survey : nil
+      default: return nil
+      }
     })
     let files = try await store.archived(archived.map(answerName), of: user)
     for survey in archived {

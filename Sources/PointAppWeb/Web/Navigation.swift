@@ -24,6 +24,8 @@ enum Navigation {
     /// 対象外: a survey not meant for the user, at its own URL.
     case surveyIneligible(Survey, Eligibility)
     case complete(Survey, UserProgress.AnsweredSurvey)
+    /// 今回は対象外でした: a screening that did not qualify, and its consolation.
+    case screenedOut(Survey, UserProgress.AnsweredSurvey)
     case points
     case history
     case missions
@@ -54,6 +56,8 @@ enum Navigation {
       (page, url) = (.survey(survey), "/surveys/\(survey.id.rawValue)")
     case let .surveyIneligible(survey, eligibility)?:
       (page, url) = (.surveyIneligible(survey, eligibility), "/surveys/\(survey.id.rawValue)")
+    case let .screenedOut(survey, answered)?:
+      (page, url) = (.screenedOut(survey, answered), "/surveys/\(survey.id.rawValue)/screened-out")
     case let .answerComplete(survey, answered)?, let .alreadyAnswered(survey, answered)?:
       (page, url) = (.complete(survey, answered), "/surveys/\(survey.id.rawValue)/complete")
     case .points?:
@@ -96,6 +100,7 @@ extension Pages {
     case let .survey(survey): renderer.render("survey", self.survey(state, survey: survey, csrf: csrf()))
     case let .surveyIneligible(survey, eligibility): renderer.render("survey-ineligible", surveyIneligible(state, survey: survey, eligibility))
     case let .complete(survey, answered): renderer.render("complete", complete(state, survey: survey, answered: answered))
+    case let .screenedOut(survey, answered): renderer.render("screened-out", screenedOut(state, survey: survey, answered: answered))
     case .points: renderer.render("points", points(state))
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))

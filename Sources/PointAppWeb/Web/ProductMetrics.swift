@@ -15,6 +15,7 @@ struct ProductMetrics: Sendable {
   let pointsIssuedForAnswers: Counter
   let pointsIssuedForMissions: Counter
   let pointsIssuedForProfiles: Counter
+  let pointsIssuedForScreenings: Counter
   let pointsExchanged: Counter
   let storeReads: Metrics.Timer
   /// An update's own time: waiting for the user's lock, reading and saving; not the request's work.
@@ -29,6 +30,7 @@ struct ProductMetrics: Sendable {
     pointsIssuedForAnswers = Counter(label: "pointapp_points_issued", dimensions: [("reason", "survey")], factory: factory)
     pointsIssuedForMissions = Counter(label: "pointapp_points_issued", dimensions: [("reason", "mission")], factory: factory)
     pointsIssuedForProfiles = Counter(label: "pointapp_points_issued", dimensions: [("reason", "profile")], factory: factory)
+    pointsIssuedForScreenings = Counter(label: "pointapp_points_issued", dimensions: [("reason", "consolation")], factory: factory)
     pointsExchanged = Counter(label: "pointapp_points_exchanged", factory: factory)
     storeReads = Metrics.Timer(label: "pointapp_store_read_seconds", factory: factory)
     storeUpdates = Metrics.Timer(label: "pointapp_store_update_seconds", factory: factory)
@@ -49,6 +51,8 @@ struct ProductMetrics: Sendable {
         pointsIssuedForMissions.increment(by: movement.amount.value)
       case .profileBonus:
         pointsIssuedForProfiles.increment(by: movement.amount.value)
+      case .screeningConsolation:
+        pointsIssuedForScreenings.increment(by: movement.amount.value)
       case .exchange:
         exchanges.increment()
         pointsExchanged.increment(by: movement.amount.value)

@@ -45,6 +45,29 @@ struct CatalogTests {
     #expect(surveys.filter { $0.isAvailable(at: noon) && $0.targeting == nil }.count >= 20)
   }
 
+  /// Six or more surveys screen first; each screening can qualify and can screen out, asks choice
+  /// questions with ids of their own, and thanks those screened out with a few points.
+  @Test func someSurveysScreenFirst() {
+    let screened = surveys.filter { $0.screening != nil }
+    #expect(screened.count >= 6)
+    for survey in screened {
+      let screening = survey.screening!
+      #expect(Set(screening.questions.map(\.id)).isDisjoint(with: survey.questions.map(\.id)), "\(survey.id)")
+      #expect((1...10).contains(screening.consolation.value), "\(survey.id)")
+      for question in screening.questions {
+        let choices: [SurveyQuestion.Choice]
+        switch question.kind {
+        case let .singleChoice(options), let .multipleChoice(options, _, _): choices = options
+        default:
+          Issue.record("\(survey.id) screens with a question that is not a choice")
+          continue
+        }
+        // Some picks qualify, some do not.
+        #expect(screening.qualifying[question.id].map { !$0.isEmpty && Set($0).isStrictSubset(of: choices.map(\.id)) } ?? false, "\(survey.id)")
+      }
+    }
+  }
+
   @Test func someExpireAndMostAreOpenToday() {
     #expect(surveys.contains { $0.expiresAt != nil && $0.isAvailable(at: noon) })
     #expect(surveys.contains { !$0.isAvailable(at: noon) })

@@ -84,3 +84,27 @@ struct TargetingTests {
     #expect(Targeting().eligibility(of: profile(born: 1930, .other, in: .okinawa), at: noon) == .eligible)
   }
 }
+
+struct ScreeningTests {
+  let screening = Survey.screenedCoffee.screening!
+
+  @Test func anyQualifyingPickQualifiesAndTheOthersScreenOut() {
+    let answer = { (choice: String) in [SurveyAnswer(questionID: QuestionID("drinks"), value: .choice(ChoiceID(choice)))] }
+    #expect(screening.verdict(on: [QuestionID("drinks"): ["daily"]]) == .success(.qualified(answer("daily"))))
+    #expect(screening.verdict(on: [QuestionID("drinks"): ["sometimes"]]) == .success(.qualified(answer("sometimes"))))
+    #expect(screening.verdict(on: [QuestionID("drinks"): ["never"]]) == .success(.screenedOut(answer("never"))))
+    #expect(screening.verdict(on: [QuestionID("drinks"): ["tea"]]) == .failure(AnswerErrors(byQuestion: [QuestionID("drinks"): .unknownChoice])))
+  }
+
+  @Test func aScreenOutIsPaidOnceAndIsNoCompletion() {
+    var progress = UserProgress()
+    let first = progress.screenOut(of: .screenedCoffee, consolation: 3, with: [], id: TransactionID(UUID(1)), at: noon)
+    let second = progress.screenOut(of: .screenedCoffee, consolation: 3, with: [], id: TransactionID(UUID(2)), at: noon)
+    let answered = progress.recordAnswer(to: .screenedCoffee, with: [], id: TransactionID(UUID(3)), at: noon, on: today)
+    #expect(first && !second && !answered)
+    #expect(progress.ledger.recent.map(\.reason) == [.screeningConsolation(Survey.screenedCoffee.id)])
+    #expect(progress.answeredCount == 1 && progress.completedCount == 0)
+    #expect(progress.achievements.isEmpty, "a screen-out is no first answer")
+    #expect(progress.missions.surveysAnswered == 0, "nor does it count for today's missions")
+  }
+}

@@ -54,6 +54,91 @@ struct SurveyDetailTests {
     await hanako.receive(.delegate(.answered(.twenties, paid: true)))
   }
 
+  func screening(intent: SurveyDetail.Page.Intent, progress: UserProgress = UserProgress()) -> TestStoreOf<SurveyDetail> {
+    TestStore(initialState: SurveyDetail.State(progress: progress, page: SurveyDetail.Page(surveyID: Survey.screenedCoffee.id, intent: intent))) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+    }
+  }
+
+  static let never: AnswerDraft = [QuestionID("drinks"): ["never"]]
+  static let daily: AnswerDraft = [QuestionID("drinks"): ["daily"]]
+
+  /// Screened out: the consolation once, the screening's answers kept; sent again (Refresh, Back,
+  /// a second tab) it is not screened or paid again, whatever it says.
+  @Test func screeningOutPaysTheConsolationOnce() async {
+    let store = screening(intent: .screen(Self.never))
+    await store.send(.surveyLoaded(.success(.screenedCoffee))) {
+      $0.page.survey = .screenedCoffee
+      $0.progress.screenOut(
+        of: .screenedCoffee, consolation: 3, with: [SurveyAnswer(questionID: QuestionID("drinks"), value: .choice(ChoiceID("never")))],
+        id: TransactionID(UUID(0)), at: noon
+      )
+    }
+    await store.receive(.delegate(.screenedOut(.screenedCoffee, consolation: 3)))
+    #expect(store.state.progress.ledger.balance == 3)
+    #expect(store.state.progress.completedCount == 0)
+
+    let again = screening(intent: .screen(Self.daily), progress: store.state.progress)
+    await again.send(.surveyLoaded(.success(.screenedCoffee))) { $0.page.survey = .screenedCoffee }
+    #expect(again.state.progress == store.state.progress)
+    // Its own questions sent anyway: the survey ended at its screening, nothing is paid.
+    let answers = screening(intent: .submit(ratingAnswer), progress: store.state.progress)
+    await answers.send(.surveyLoaded(.success(.screenedCoffee))) { $0.page.survey = .screenedCoffee }
+    await answers.receive(.delegate(.answered(.screenedCoffee, paid: false)))
+    #expect(answers.state.progress == store.state.progress)
+  }
+
+  /// Qualified: its own questions open, paid as any survey's; the screening sent again changes
+  /// nothing.
+  @Test func qualifyingOpensTheSurveysQuestionsAndScreeningAgainChangesNothing() async {
+    let store = screening(intent: .screen(Self.daily))
+    await store.send(.surveyLoaded(.success(.screenedCoffee))) {
+      $0.page.survey = .screenedCoffee
+      $0.progress.qualify(for: Survey.screenedCoffee.id, at: noon)
+    }
+    await store.receive(.delegate(.qualified(.screenedCoffee)))
+    #expect(!store.state.isScreening)
+
+    let again = screening(intent: .screen(Self.never), progress: store.state.progress)
+    await again.send(.surveyLoaded(.success(.screenedCoffee))) { $0.page.survey = .screenedCoffee }
+    #expect(again.state.progress.ledger.balance == 0)
+
+    let answers = screening(intent: .submit(ratingAnswer), progress: store.state.progress)
+    await answers.send(.surveyLoaded(.success(.screenedCoffee))) {
+      $0.page.survey = .screenedCoffee
+      $0.progress.recordAnswer(
+        to: .screenedCoffee, with: [SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(5))],
+        id: TransactionID(UUID(0)), at: noon, on: today
+      )
+    }
+    await answers.receive(.delegate(.answered(.screenedCoffee, paid: true)))
+    #expect(answers.state.progress.qualified.isEmpty)
+    #expect(answers.state.progress.ledger.balance == 50)
+  }
+
+  @Test func theSurveysQuestionsBeforeItsScreeningAreRefused() async {
+    let store = screening(intent: .submit(ratingAnswer))
+    await store.send(.surveyLoaded(.success(.screenedCoffee))) {
+      $0.page.survey = .screenedCoffee
+      $0.page.screeningFirst = true
+    }
+    #expect(store.state.progress == UserProgress())
+  }
+
+  @Test func anUnansweredScreeningIsKeptWithItsError() async {
+    let store = screening(intent: .screen([:]))
+    await store.send(.surveyLoaded(.success(.screenedCoffee))) {
+      $0.page.survey = .screenedCoffee
+      $0.draft = SurveyDraft([:], of: .screenedCoffee)
+      $0.page.errors = [QuestionID("drinks"): .required]
+    }
+    #expect(store.state.isScreening)
+  }
+
   @Test func showsTheLoadedSurvey() async {
     let store = makeStore()
     await store.send(.surveyLoaded(.success(.breakfast))) { $0.page.survey = .breakfast }

@@ -51,14 +51,28 @@ extension Survey {
     minutes: Int = 2,
     publishedAt: Date = noon - days(10),
     expiresAt: Date? = nil,
-    targeting: Targeting? = nil
+    targeting: Targeting? = nil,
+    screening: Screening? = nil
   ) -> Survey {
     Survey(
       id: SurveyID(id), title: title, description: "\(title)の説明", category: category,
       questions: questions, reward: reward, estimatedMinutes: minutes,
-      publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting
+      publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting, screening: screening
     )
   }
+
+  /// Asks first whether the user drinks coffee: those who do not get 3 pt and go no further.
+  static let screenedCoffee = Survey.fixture(
+    id: "coffee", title: "コーヒーの調査", category: .food, questions: [.satisfaction], reward: 50,
+    publishedAt: noon - days(3),
+    screening: Screening(
+      questions: [SurveyQuestion(id: QuestionID("drinks"), text: "コーヒーを飲みますか？", kind: .singleChoice(choices: [
+        .init(id: ChoiceID("daily"), label: "毎日"), .init(id: ChoiceID("sometimes"), label: "ときどき"), .init(id: ChoiceID("never"), label: "飲まない"),
+      ]))],
+      qualifying: [QuestionID("drinks"): [ChoiceID("daily"), ChoiceID("sometimes")]],
+      consolation: 3
+    )
+  )
 
   /// For women in their twenties in Tokyo.
   static let twenties = Survey.fixture(

@@ -62,6 +62,8 @@ public struct AppFeature: Reducer, Sendable {
     case surveyIneligible(Survey, Eligibility)
     /// A survey was answered and paid.
     case answerComplete(Survey, UserProgress.AnsweredSurvey)
+    /// A survey's screening did not qualify: it ended there, with its consolation.
+    case screenedOut(Survey, UserProgress.AnsweredSurvey)
     /// A survey answered before was answered again, and paid nothing.
     case alreadyAnswered(Survey, UserProgress.AnsweredSurvey)
     case points
@@ -93,6 +95,10 @@ public struct AppFeature: Reducer, Sendable {
     case surveyCompletionOpened(SurveyID)
     /// A survey's form was sent with these answers.
     case answersSubmitted(SurveyID, AnswerDraft)
+    /// A survey's screening form was sent with these answers.
+    case screeningSubmitted(SurveyID, AnswerDraft)
+    /// The page that shows a screening that did not qualify was asked for.
+    case screeningResultOpened(SurveyID)
     case surveyDetail(SurveyDetail.Action)
     case surveyTitlesLoaded([SurveyID: String])
     case dashboard(PointDashboard.Action)
@@ -140,6 +146,10 @@ public struct AppFeature: Reducer, Sendable {
         return open(SurveyDetail.Page(surveyID: id, intent: .seeCompletion), &state)
       case let .answersSubmitted(id, draft):
         return open(SurveyDetail.Page(surveyID: id, intent: .submit(draft)), &state)
+      case let .screeningSubmitted(id, draft):
+        return open(SurveyDetail.Page(surveyID: id, intent: .screen(draft)), &state)
+      case let .screeningResultOpened(id):
+        return open(SurveyDetail.Page(surveyID: id, intent: .seeScreeningResult), &state)
       case .surveyDetail(.surveyLoaded), .surveyDetail(.submitButtonTapped):
         // The survey feature has run: where its outcome leads.
         guard let detail = state.surveyDetail else { return .none }
@@ -157,19 +167,50 @@ public struct AppFeature: Reducer, Sendable {
           if case .answer = page.intent { arrive(at: .surveyIneligible(survey, eligibility), &state) } else { state.destination = .survey(survey) }
           return .none
         }
+        let screenedOut = detail.answered.flatMap { $0.isCompleted ? nil : $0 }
         switch page.intent {
         case .answer:
-          arrive(at: .survey(survey), &state)
+          // A survey that ended at its screening shows that, at its own URL.
+          if let screenedOut { state.destination = .screenedOut(survey, screenedOut) } else { arrive(at: .survey(survey), &state) }
         case .seeCompletion:
-          if let answered = detail.answered {
+          if let screenedOut {
+            state.destination = .screenedOut(survey, screenedOut)
+          } else if let answered = detail.answered {
             arrive(at: .answerComplete(survey, answered), &state)
           } else {
             state.destination = .survey(survey)  // not answered yet: its page instead
           }
+        case .seeScreeningResult:
+          if let screenedOut { arrive(at: .screenedOut(survey, screenedOut), &state) } else { state.destination = .survey(survey) }
         case .submit:
-          // Refused: back to its page, which shows the kept draft and why it was refused.
-          if !page.errors.isEmpty { state.destination = .survey(survey) }
+          if page.screeningFirst {
+            state.flash = Flash(.error, "事前調査の質問から回答してください。")
+            state.destination = .survey(survey)
+          } else if !page.errors.isEmpty {
+            // Refused: back to its page, which shows the kept draft and why it was refused.
+            state.destination = .survey(survey)
+          }
+        case .screen:
+          // Sent again once decided, it leads to what was decided; refused, back to the form.
+          if let screenedOut {
+            state.destination = .screenedOut(survey, screenedOut)
+          } else if let answered = detail.answered {
+            state.destination = .alreadyAnswered(survey, answered)
+          } else {
+            state.destination = .survey(survey)
+          }
         }
+        return .none
+      case let .surveyDetail(.delegate(.qualified(survey))):
+        state.flash = Flash(.success, "事前調査へのご回答ありがとうございます。対象の方です。続けて本調査にお答えください。")
+        state.destination = .survey(survey)
+        return .none
+      case let .surveyDetail(.delegate(.screenedOut(_, consolation))):
+        state.flash = Flash(.success, "事前調査にご協力いただきありがとうございました。お礼に\(consolation)をお送りしました。")
+        return .none
+      case let .surveyDetail(.delegate(.answered(survey, _))) where state.progress.answer(to: survey.id)?.isCompleted == false:
+        // Its screening had ended it: no answer is taken, nothing paid.
+        if let answered = state.progress.answer(to: survey.id) { state.destination = .screenedOut(survey, answered) }
         return .none
       case let .surveyDetail(.delegate(.answered(survey, paid))):
         state.flash = paid

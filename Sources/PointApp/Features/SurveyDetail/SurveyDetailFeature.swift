@@ -20,6 +20,12 @@ public struct SurveyDetail: Reducer, Sendable {
 
     /// When this user answered the survey, if they did.
     public var answered: UserProgress.AnsweredSurvey? { progress.answer(to: page.surveyID) }
+
+    /// Whether the survey asks its screening next: it has one, and this user has neither passed
+    /// it nor answered the survey.
+    public var isScreening: Bool {
+      page.survey?.screening != nil && progress.qualified[page.surveyID] == nil && answered == nil
+    }
   }
 
   /// What the survey page shows; not saved.
@@ -32,6 +38,10 @@ public struct SurveyDetail: Reducer, Sendable {
       case seeCompletion
       /// To submit these answers.
       case submit(AnswerDraft)
+      /// To submit these answers to its screening.
+      case screen(AnswerDraft)
+      /// The page that shows a screening that did not qualify.
+      case seeScreeningResult
     }
 
     public let surveyID: SurveyID
@@ -41,6 +51,8 @@ public struct SurveyDetail: Reducer, Sendable {
     public var notFound = false
     /// The survey is not for this user (`nil`: it is, or they answered it already).
     public var ineligible: Eligibility?
+    /// Its own questions were sent before its screening was passed: refused.
+    public var screeningFirst = false
     public var loadFailed = false
     /// The refused answers shown again, with their errors.
     public var draft: AnswerDraft = [:]
@@ -62,6 +74,10 @@ public struct SurveyDetail: Reducer, Sendable {
     public enum Delegate: Equatable, Sendable {
       /// Valid answers were sent; `paid` is false when the survey had been answered before.
       case answered(Survey, paid: Bool)
+      /// The screening qualified: the survey's own questions are next.
+      case qualified(Survey)
+      /// The screening did not qualify: the survey ends, with its consolation paid.
+      case screenedOut(Survey, consolation: PointAmount)
     }
   }
 
@@ -92,10 +108,12 @@ public struct SurveyDetail: Reducer, Sendable {
             show(kept.answers, of: survey, state: &state)
           }
           return .none
-        case .seeCompletion:
+        case .seeCompletion, .seeScreeningResult:
           return .none
         case let .submit(draft):
           return submit(draft, state: &state)
+        case let .screen(draft):
+          return screen(draft, state: &state)
         }
       case .surveyLoaded(.failure):
         state.page.loadFailed = true
@@ -121,16 +139,53 @@ public struct SurveyDetail: Reducer, Sendable {
   }
 
   /// Refused answers on the survey's page, with why each was refused (none, if the survey has
-  /// changed since in a way that makes them valid).
+  /// changed since in a way that makes them valid): its screening's while it asks that.
   private func show(_ draft: AnswerDraft, of survey: Survey, state: inout State) {
     state.page.draft = draft
-    if case let .failure(errors) = survey.validateAnswers(draft) {
+    let checked = if state.isScreening, let screening = survey.screening {
+      screening.verdict(on: draft).map { _ in () }
+    } else {
+      survey.validateAnswers(draft).map { _ in () }
+    }
+    if case let .failure(errors) = checked {
       state.page.errors = errors.byQuestion
     }
   }
 
+  /// A screening sent: kept with its errors, or the survey opened, or ended with its
+  /// consolation. Sent again (Back, Refresh, a second tab) once decided, it changes nothing.
+  private func screen(_ draft: AnswerDraft, state: inout State) -> Effect<Action> {
+    guard let survey = state.page.survey, let screening = survey.screening, state.isScreening else { return .none }
+    switch screening.verdict(on: draft) {
+    case .failure:
+      let kept = SurveyDraft(draft, of: survey)
+      state.draft = kept
+      show(kept.answers, of: survey, state: &state)
+      return .none
+    case .success(.qualified):
+      clearDraft(of: survey, &state)
+      state.progress.qualify(for: survey.id, at: now)
+      return .send(.delegate(.qualified(survey)))
+    case let .success(.screenedOut(answers)):
+      clearDraft(of: survey, &state)
+      state.progress.screenOut(of: survey, consolation: screening.consolation, with: answers, id: TransactionID(uuid()), at: now)
+      return .send(.delegate(.screenedOut(survey, consolation: screening.consolation)))
+    }
+  }
+
+  private func clearDraft(of survey: Survey, _ state: inout State) {
+    state.page.draft = [:]
+    state.page.errors = [:]
+    if state.draft?.surveyID == survey.id { state.draft = nil }
+  }
+
   private func submit(_ draft: AnswerDraft, state: inout State) -> Effect<Action> {
     guard let survey = state.page.survey else { return .none }
+    // Its own questions open once its screening has qualified.
+    if state.isScreening {
+      state.page.screeningFirst = true
+      return .none
+    }
     switch survey.validateAnswers(draft) {
     case .failure:
       let kept = SurveyDraft(draft, of: survey)
