@@ -140,6 +140,11 @@ func validDraft(for survey: Survey) -> AnswerDraft {
     case let .multipleChoice(choices, minPicks, _): draft[question.id] = choices.prefix(max(1, minPicks)).map(\.id.rawValue)
     case .freeText: draft[question.id] = ["はい"]
     case .rating: draft[question.id] = ["3"]
+    case let .grid(rows, scale):
+      draft[question.id] = rows.enumerated().map { SurveyQuestion.gridInput(row: $1.id, choice: scale[$0 % scale.count].id.rawValue) }
+    case let .number(min, _, _): draft[question.id] = [String(min)]
+    case let .longText(minLength, _): draft[question.id] = [String(repeating: "は", count: max(1, minLength))]
+    case let .attentionCheck(_, expected): draft[question.id] = [expected.rawValue]
     }
   }
   return draft

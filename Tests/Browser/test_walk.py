@@ -107,6 +107,9 @@ def answer_every_question(b: Browser):
         for box in b.find_all("textarea", question):
             box.clear()
             box.send_keys(ANSWER_TEXT)
+        for box in b.find_all("input[inputmode=numeric]", question):
+            box.clear()
+            box.send_keys(box.get_attribute("data-min"))
 
 
 def submit_button(b: Browser):

@@ -28,9 +28,26 @@ struct PageSnapshotTests {
     )
   )
 
+  /// A grid, a number, a long text and an attention check.
+  static let panel = Survey(
+    id: SurveyID("phone"), title: "スマートフォン満足度調査", description: "お使いのスマートフォンについて", category: .technology,
+    questions: [
+      SurveyQuestion(id: QuestionID("g1"), text: "各項目の満足度は？", kind: .grid(
+        rows: [.init(id: "r1", label: "バッテリー"), .init(id: "r2", label: "カメラ"), .init(id: "r3", label: "料金", isOptional: true)],
+        scale: [.init(id: ChoiceID("c1"), label: "満足"), .init(id: ChoiceID("c2"), label: "普通"), .init(id: ChoiceID("c3"), label: "不満"), .init(id: ChoiceID("c4"), label: "使っていない")]
+      )),
+      SurveyQuestion(id: QuestionID("n1"), text: "何年使っていますか？", kind: .number(min: 0, max: 20, unit: "年")),
+      SurveyQuestion(id: QuestionID("t1"), text: "不満な点を教えてください", kind: .longText(minLength: 10, maxLength: 200)),
+      SurveyQuestion(id: QuestionID("a1"), text: "この設問では「いいえ」を選んでください", kind: .attentionCheck(
+        choices: [.init(id: ChoiceID("yes"), label: "はい"), .init(id: ChoiceID("no"), label: "いいえ")], expected: ChoiceID("no")
+      )),
+    ],
+    reward: 70, estimatedMinutes: 4, publishedAt: noon - 86_400 * 2, expiresAt: nil
+  )
+
   @Test func everyPage() async throws {
     let server = try TestServer()
-    try await server.application(catalog: testCatalog + [Self.targeted, Self.screened]).test(.router) { client in
+    try await server.application(catalog: testCatalog + [Self.targeted, Self.screened, Self.panel]).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
       func snapshot(
         _ uri: String, named name: String,
@@ -73,6 +90,11 @@ struct PageSnapshotTests {
       try await snapshot("/surveys/coffee", named: "survey-screening")
       _ = try await browser.post("/surveys/coffee/screening", form: "csrf=\(signedIn)&q%5Bdrinks%5D=never")
       try await snapshot("/surveys/coffee/screened-out", named: "screened-out")
+      try await snapshot("/surveys/phone", named: "survey-panel-questions")
+      _ = try await browser.post("/surveys/phone/answers", form: "csrf=\(signedIn)&q%5Bg1%5D%5Br1%5D=c1&q%5Bn1%5D=%EF%BC%92%EF%BC%91&q%5Bt1%5D=short")
+      try await snapshot("/surveys/phone", named: "survey-panel-questions-invalid")
+      let paid = try await browser.post("/surveys/phone/answers", form: "csrf=\(signedIn)&q%5Bg1%5D%5Br1%5D=c1&q%5Bg1%5D%5Br2%5D=c3&q%5Bn1%5D=%EF%BC%92&q%5Bt1%5D=%E9%9B%BB%E6%B1%A0%E3%81%8C%E3%81%99%E3%81%90%E3%81%AB%E6%B8%9B%E3%82%8B%E3%81%93%E3%81%A8%E3%81%A7%E3%81%99&q%5Ba1%5D=no")
+      #expect(paid.headers[.location] == "/surveys/phone/complete")
     }
   }
 

@@ -233,7 +233,7 @@ struct GeneratedHistory {
   }
 
   static let allFeatures: Set<String> = [
-    "choice", "choices", "text", "rating", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft", "entered email",
+    "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft", "entered email",
     "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
@@ -256,6 +256,8 @@ struct GeneratedHistory {
       case .choices: found.insert("choices")
       case .text: found.insert("text")
       case .rating: found.insert("rating")
+      case .number: found.insert("number")
+      case .grid: found.insert("grid")
       }
     }
     for movement in progress.ledger.recent {
@@ -292,10 +294,12 @@ private func text(_ random: inout SplitMix64) -> String {
 }
 
 private func value(_ random: inout SplitMix64) -> SurveyAnswer.Value {
-  switch Int.random(in: 0..<4, using: &random) {
+  switch Int.random(in: 0..<6, using: &random) {
   case 0: .choice(ChoiceID(text(&random)))
   case 1: .choices((0..<Int.random(in: 0...3, using: &random)).map { _ in ChoiceID(text(&random)) })
   case 2: .text(text(&random))
+  case 3: .number(GeneratedHistory.ratings.randomElement(using: &random)!)
+  case 4: .grid((0..<Int.random(in: 0...3, using: &random)).map { _ in GridCell(row: text(&random), choice: ChoiceID(text(&random))) })
   default: .rating(GeneratedHistory.ratings.randomElement(using: &random)!)
   }
 }

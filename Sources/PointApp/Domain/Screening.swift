@@ -24,7 +24,7 @@ public struct Screening: Codable, Equatable, Sendable {
         switch answer.value {
         case let .choice(choice): return wanted.contains(choice)
         case let .choices(choices): return choices.contains(where: wanted.contains)
-        case .text, .rating: return true
+        case .text, .rating, .number, .grid: return true
         }
       }
       return passes ? .qualified(answers) : .screenedOut(answers)

@@ -13,6 +13,20 @@ public struct SurveyAnswer: Codable, Equatable, Sendable {
     case choices([ChoiceID])
     case text(String)
     case rating(Int)
+    case number(Int)
+    /// A grid's answered rows, in the question's order.
+    case grid([GridCell])
+  }
+}
+
+/// One answered row of a grid question.
+public struct GridCell: Codable, Equatable, Sendable {
+  public let row: String
+  public let choice: ChoiceID
+
+  public init(row: String, choice: ChoiceID) {
+    self.row = row
+    self.choice = choice
   }
 }
 
@@ -43,6 +57,11 @@ public enum AnswerError: Equatable, Sendable, Error {
   case tooManyPicks(max: Int)
   case tooLong(max: Int)
   case invalidRating
+  case tooShort(min: Int)
+  case notANumber
+  case outOfRange(min: Int, max: Int)
+  /// The labels of the grid's rows left unanswered.
+  case rowsUnanswered([String])
 
   /// The message shown under the question.
   public var message: String {
@@ -53,6 +72,10 @@ public enum AnswerError: Equatable, Sendable, Error {
     case let .tooManyPicks(max): "\(max)つまで選べます。"
     case let .tooLong(max): "\(max)文字以内で入力してください。"
     case .invalidRating: "1〜5で評価してください。"
+    case let .tooShort(min): "\(min)文字以上で入力してください。"
+    case .notANumber: "数字で入力してください。"
+    case let .outOfRange(min, max): "\(min)〜\(max)の範囲で入力してください。"
+    case let .rowsUnanswered(rows): "未回答の行があります（\(rows.joined(separator: "、"))）。すべての行で1つずつ選んでください。"
     }
   }
 }

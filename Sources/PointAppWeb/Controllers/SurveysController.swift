@@ -42,11 +42,18 @@ struct SurveysController<Context: RequestContext> {
     }
   }
 
-  /// The answers of a form: fields named `q[<question id>]`, each possibly repeated.
+  /// The answers of a form: fields named `q[<question id>]`, each possibly repeated; a grid's rows
+  /// as `q[<question id>][<row id>]`, kept as `<row id>:<choice>` under the question.
   private func draft(from form: FormBody) -> AnswerDraft {
     var draft: AnswerDraft = [:]
     for (name, value) in form.fields where name.hasPrefix("q[") && name.hasSuffix("]") {
-      draft[QuestionID(String(name.dropFirst(2).dropLast())), default: []].append(value)
+      let inner = name.dropFirst(2).dropLast()
+      if let split = inner.range(of: "][") {
+        let row = String(inner[split.upperBound...])
+        draft[QuestionID(String(inner[..<split.lowerBound])), default: []].append(SurveyQuestion.gridInput(row: row, choice: value))
+      } else {
+        draft[QuestionID(String(inner)), default: []].append(value)
+      }
     }
     return draft
   }

@@ -131,6 +131,37 @@ extension Pages {
       context["draftText"] = draft.first ?? ""
       context["maxLength"] = maxLength
       context["hint"] = required ? "\(maxLength)文字以内" : "\(maxLength)文字以内（任意）"
+    case let .grid(rows, scale):
+      context["isGrid"] = true
+      context["hint"] = "それぞれの行で1つずつ選んでください"
+      context["scaleCount"] = scale.count
+      let missing: Set<String> = if case let .rowsUnanswered(labels) = error { Set(labels) } else { [] }
+      context["rows"] = rows.map { row -> [String: Any] in
+        let rowID = "q-\(question.id.rawValue)-\(row.id)"
+        return [
+          "label": row.label, "fieldID": rowID, "missing": missing.contains(row.label), "optional": row.isOptional == true,
+          "choices": scale.map { choice -> [String: Any] in
+            let value = SurveyQuestion.gridInput(row: row.id, choice: choice.id.rawValue)
+            return ["name": "q[\(question.id.rawValue)][\(row.id)]", "value": choice.id.rawValue, "label": choice.label,
+                    "checked": draft.contains(value), "inputID": "\(rowID)-\(choice.id.rawValue)"]
+          },
+        ]
+      }
+    case let .number(min, max, unit):
+      context["isNumber"] = true
+      context["draftText"] = draft.first ?? ""
+      context["unit"] = unit ?? false
+      context["min"] = min
+      context["hint"] = "\(min)〜\(max)の数字（半角・全角どちらでも）"
+    case let .longText(minLength, maxLength):
+      context["isText"] = true
+      context["draftText"] = draft.first ?? ""
+      context["maxLength"] = maxLength
+      context["hint"] = "\(minLength)〜\(maxLength)文字"
+    case let .attentionCheck(options, _):
+      context["isSingle"] = true
+      context["choices"] = choices(options)
+      context["hint"] = "1つ選んでください"
     case .rating:
       context["isRating"] = true
       context["ratings"] = (1...5).map { value in

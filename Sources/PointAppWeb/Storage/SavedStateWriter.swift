@@ -99,6 +99,14 @@ struct SavedStateWriter {
     case let .choices(ids): associated("choices") { $0.array(ids) { $0.string($1.rawValue) } }
     case let .text(text): associated("text") { $0.string(text) }
     case let .rating(rating): associated("rating") { $0.int(rating) }
+    case let .number(number): associated("number") { $0.int(number) }
+    case let .grid(cells):
+      associated("grid") { writer in
+        writer.array(cells) { writer, cell in
+          writer.byte("{"); writer.key("choice", first: true); writer.string(cell.choice.rawValue)
+          writer.key("row"); writer.string(cell.row); writer.byte("}")
+        }
+      }
     }
     byte("}")
   }

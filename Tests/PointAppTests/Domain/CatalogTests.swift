@@ -19,9 +19,14 @@ struct CatalogTests {
       case .multipleChoice: "multiple"
       case .freeText: "text"
       case .rating: "rating"
+      case .grid: "grid"
+      case .number: "number"
+      case .longText: "long text"
+      case .attentionCheck: "attention check"
       }
     })
-    #expect(kinds == ["single", "multiple", "text", "rating"])
+    #expect(kinds == ["single", "multiple", "text", "rating", "grid", "number", "long text", "attention check"])
+    #expect(surveys.filter { $0.questions.contains { if case .grid = $0.kind { true } else { false } } }.count >= 4)
   }
 
   /// Surveys for some people only: by age, by gender, by prefecture; each reachable by someone.
@@ -88,6 +93,15 @@ struct CatalogTests {
           #expect(maxLength > 0, "\(survey.id)/\(question.id)")
         case .rating:
           break
+        case let .grid(rows, scale):
+          #expect(rows.count >= 2 && (4...7).contains(scale.count), "\(survey.id)/\(question.id)")
+          #expect(Set(rows.map(\.id)).count == rows.count && rows.allSatisfy { !$0.id.contains(":") && !$0.id.contains("]") }, "\(survey.id)/\(question.id)")
+        case let .number(min, max, _):
+          #expect(min < max, "\(survey.id)/\(question.id)")
+        case let .longText(minLength, maxLength):
+          #expect(0 < minLength && minLength < maxLength, "\(survey.id)/\(question.id)")
+        case let .attentionCheck(choices, expected):
+          #expect(choices.count >= 3 && choices.contains { $0.id == expected }, "\(survey.id)/\(question.id)")
         }
       }
     }
