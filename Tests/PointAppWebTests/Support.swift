@@ -63,6 +63,7 @@ struct TestServer {
     var configuration = AppConfiguration()
     // With a database, every store is the database's: an instance of several.
     configuration.databaseURL = databaseURL
+    configuration.databasePoolSize = 4  // the tests' cluster serves many pools at once
     configuration.secureCookies = secureCookies
     configuration.trustedProxies = trustedProxies
     configuration.dataDirectory = dataDirectory

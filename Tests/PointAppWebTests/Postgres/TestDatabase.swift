@@ -60,7 +60,7 @@ enum TestDatabase {
   static let admin = Task { try Database(url: url, poolSize: 2, logger: logger) }
 
   /// A new, empty database (migrated unless `migrated` is false), with a pool of its own.
-  static func make(migrated: Bool = true, poolSize: Int = 20, waitLimit: Duration = .seconds(10)) async throws -> Database {
+  static func make(migrated: Bool = true, poolSize: Int = 4, waitLimit: Duration = .seconds(10)) async throws -> Database {
     let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     try await admin.value.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
     let database = try Database(url: url(of: name), poolSize: poolSize, waitLimit: waitLimit, logger: logger)
@@ -69,7 +69,7 @@ enum TestDatabase {
   }
 
   /// Another pool on `database`'s database: what a second instance has.
-  static func another(_ database: Database, poolSize: Int = 20) throws -> Database {
+  static func another(_ database: Database, poolSize: Int = 4) throws -> Database {
     try Database(url: database.url, poolSize: poolSize, waitLimit: database.waitLimit, logger: logger)
   }
 

@@ -21,7 +21,12 @@ public final class Database: Service, Sendable {
 
   public init(url: String, poolSize: Int = 20, waitLimit: Duration = .seconds(3), logger: Logger) throws {
     var configuration = try Self.configuration(url)
+    // Every connection kept open and none pinged: a connection released arms no idle or
+    // keep-alive timer (a timer per release cost a tenth of the server's time). A connection the
+    // server closed is noticed when its socket closes, and replaced.
     configuration.options.maximumConnections = poolSize
+    configuration.options.minimumConnections = poolSize
+    configuration.options.keepAliveBehavior = nil
     configuration.options.connectTimeout = waitLimit
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     self.client = client
@@ -69,35 +74,34 @@ public final class Database: Service, Sendable {
   /// Runs `body` on a connection of the pool, once one is free within `waitLimit`; once `body`
   /// has begun it runs to its end. Errors that mean the database cannot be reached are thrown as
   /// `DatabaseUnavailable`.
+  ///
+  /// The wait is bounded by a timer on one of NIO's event loops, which cancels the waiting work
+  /// when it fires and is freed as soon as it is cancelled (on Linux a cancelled `Task.sleep`
+  /// keeps its timer and memory until its deadline: one per request, they piled up under load).
   func withConnection<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
     try await withoutActuallyEscaping(body) { body in
-      let leased = Flag()
-      do {
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-          group.addTask { [client] in
-            try await client.withConnection { connection in
-              leased.set()
-              return try await body(connection)
-            }
-          }
-          group.addTask { [waitLimit] in
-            try await Task.sleep(for: waitLimit)
-            if leased.isSet { return nil }
-            throw DatabaseUnavailable(reason: "no connection to PostgreSQL within \(waitLimit)")
-          }
-          while let next = try await group.next() {
-            if let result = next {
-              group.cancelAll()
-              return result
-            }
-          }
-          throw CancellationError()
+      let watch = LeaseWatch()
+      let work = Task { [client] in
+        try await client.withConnection { connection in
+          guard watch.lease() else { throw CancellationError() }
+          return try await body(connection)
         }
+      }
+      let timer = Self.timers.next().scheduleTask(in: waitLimit.timeAmount) {
+        if watch.expire() { work.cancel() }
+      }
+      defer { timer.cancel() }
+      do {
+        return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
       } catch {
+        if watch.expired { throw DatabaseUnavailable(reason: "no connection to PostgreSQL within \(waitLimit)") }
         throw Self.unavailable(error) ?? error
       }
     }
   }
+
+  /// The event loops the statement and lease timers run on.
+  static let timers: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
   /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
   func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
@@ -139,12 +143,6 @@ public final class Database: Service, Sendable {
   }
 }
 
-private final class Flag: Sendable {
-  private let value = Mutex(false)
-  func set() { value.withLock { $0 = true } }
-  var isSet: Bool { value.withLock { $0 } }
-}
-
 extension Database {
   /// What a log line says of an error: for PostgreSQL's, the SQLSTATE, the server's message and
   /// the statement, never the values bound to it (addresses, states), which its own description
@@ -173,28 +171,59 @@ extension PostgresConnection {
   func run(_ query: PostgresQuery, logger: Logger, limit: Duration = statementLimit) async throws -> [PostgresRow] {
     guard !isClosed else { throw DatabaseUnavailable(reason: "PostgreSQL closed the connection") }
     let outcome = Outcome<[PostgresRow]>()
+    let watchdog = Database.timers.next().scheduleTask(in: limit.timeAmount) {
+      if outcome.finish(.failure(DatabaseUnavailable(reason: "PostgreSQL did not answer within \(limit)"))) {
+        Task { try? await self.close() }
+      }
+    }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         outcome.wait(continuation)
-        let statement = Task {
+        Task {
           do {
             outcome.finish(.success(try await self.query(query, logger: logger).collect()))
           } catch {
             outcome.finish(.failure(error))
           }
-        }
-        Task {
-          try? await Task.sleep(for: limit)
-          if outcome.finish(.failure(DatabaseUnavailable(reason: "PostgreSQL did not answer within \(limit)"))) {
-            statement.cancel()
-            try? await self.close()
-          }
+          watchdog.cancel()
         }
       }
     } onCancel: {
       outcome.finish(.failure(CancellationError()))
     }
   }
+}
+
+extension Duration {
+  var timeAmount: TimeAmount {
+    .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+  }
+}
+
+/// The wait for a connection, which a timer may end, unless the connection came first.
+private final class LeaseWatch: Sendable {
+  private enum Phase { case waiting, leased, expired }
+  private let phase = Mutex(Phase.waiting)
+
+  /// `true` when the wait is over by the timer (it was still waiting).
+  func expire() -> Bool {
+    phase.withLock { phase in
+      guard phase == .waiting else { return false }
+      phase = .expired
+      return true
+    }
+  }
+
+  /// `false` when the timer fired first.
+  func lease() -> Bool {
+    phase.withLock { phase in
+      guard phase == .waiting else { return phase == .leased }
+      phase = .leased
+      return true
+    }
+  }
+
+  var expired: Bool { phase.withLock { $0 == .expired } }
 }
 
 /// The first of several results, handed to the one waiting for it.
