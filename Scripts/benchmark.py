@@ -10,15 +10,33 @@ run on the same machine (the machine is shared and noisy: absolute numbers drift
   P4  server RSS after 10,000 distinct users have each made a request          target ≤ 80 MB
   and the in-process micro-benchmarks (reducer actions/s, pages/s).
 
-Needs wrk (apt-get install wrk) and the release build: swift build -c release
-Loopback only; every load is bounded in time and count.
+On PostgreSQL (`--postgres`, or `--database-url URL`) the server(s) keep everything in the
+database, and the figures are
+  P1  as above                                                                 target ≥ 0.20
+  P2  POST answers ÷ pgbench running the server's write transaction (advisory
+      lock, SELECT of the state, upsert of a state of the users' mean size,
+      in BEGIN/COMMIT; -M extended: an unnamed statement parsed per query, as
+      PostgresNIO sends them) on the same database, before and after the load  target ≥ 0.50
+  P3  as above, the long-history user seeded in the database                   target ≤ 1.5
+  P4  RSS of an instance on the database after 10,000 distinct users           target ≤ 80 MB
+
+  --postgres            starts a throwaway cluster (Scripts/pgcluster.py) in a temporary folder,
+                        runs on its fresh database and removes it at the end;
+  --database-url URL    a server of yours: the run creates a scratch database on it (the URL's
+                        role needs CREATEDB), runs everything there and drops it at the end, so
+                        the URL's own database is only connected to, never changed.
+
+Needs wrk (apt-get install wrk) and the release build: swift build -c release; on PostgreSQL,
+psql and pgbench too (apt-get install postgresql; --postgres runs its server binaries).
+Loopback only (but the database's server); every load is bounded in time and count.
 """
-import argparse, http.client, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.parse
+import argparse, glob, http.client, json, os, random, re, secrets, shutil, statistics, subprocess, sys, tempfile, time, urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module
 crash = import_module("crash-test")
+pgcluster = import_module("pgcluster")
 
 results = []
 
@@ -53,18 +71,18 @@ def timed(conn, method, path, cookie, body=None):
     return time.perf_counter() - start, response.status
 
 
-def p1(server, seconds):
+def p1(server, seconds, store):
     user = crash.User(server.port)
     base = "http://127.0.0.1:%d" % server.port
     health, _, _ = wrk(base + "/healthz", seconds, 32)
     surveys, bad, errors = wrk(base + "/surveys", seconds, 32, ["-H", "Cookie: " + user.cookie])
     ratio = surveys / health
-    record("P1", "%.2f" % ratio, "≥ 0.30", ratio >= 0.30 and bad == 0,
+    record("P1", "%.2f" % ratio, "≥ %.2f" % store.p1_target, ratio >= store.p1_target and bad == 0,
            "GET /surveys %.0f req/s (26 rows, existing user) vs GET /healthz %.0f req/s; %d non-2xx%s"
            % (surveys, health, bad, "" if not errors else "; socket errors " + errors))
 
 
-def p2(server, bench, seconds, users_count):
+def p2(server, bench, seconds, users_count, store):
     surveys = crash.open_surveys()
     users = [crash.User(server.port) for _ in range(users_count)]
     lines = []
@@ -82,40 +100,166 @@ def p2(server, bench, seconds, users_count):
     with open(script, "w") as f:
         f.write(LUA)
     url = "http://127.0.0.1:%d/" % server.port
-    folder = os.path.join(server.data, "users")
+    awards_before = store.awards(server)
 
-    def raw_rate():
+    # The disk is shared and its fsync latency drifts: the reference (the raw write loop, or
+    # pgbench) runs right before and right after the measured load (users' states already at
+    # their working size), and the ratio uses the mean of the two.
+    wrk(url, 2, 16, ["-s", script], [os.path.join(work, "warm-up.tsv")])
+    posted = wrk.completed
+    raw_before, _ = store.reference(server, bench, work, users_count)
+    rate, bad, errors = wrk(url, seconds, 16, ["-s", script], [os.path.join(work, "requests.tsv")])
+    posted += wrk.completed
+    raw_after, size = store.reference(server, bench, work, users_count)
+    raw = (raw_before + raw_after) / 2
+    store.reference_done()
+    shutil.rmtree(work)
+    # Each POST must have been an award, hence a write: a pair sent twice (too few users for the
+    # rate) would answer without writing and flatter the figure.
+    awards = store.awards(server) - awards_before
+    if awards < posted:
+        raise SystemExit("P2: %d POSTs but %d awards: some pairs were sent twice; use more --post-users" % (posted, awards))
+    ratio = rate / raw
+    record("P2", "%.2f" % ratio, "≥ %.2f" % store.p2_target, ratio >= store.p2_target and bad == 0,
+           "POST answers %.0f req/s (each a durable write, 16 connections, %d distinct user×survey pairs) vs %s; %d non-3xx%s"
+           % (rate, len(measured), store.reference_detail % (raw, size, raw_before, raw_after),
+              bad, "" if not errors else "; socket errors " + errors))
+
+
+class Files:
+    """The default: the server keeps everything in its data folder."""
+    extra = ()
+    p1_target, p2_target = 0.30, 0.70
+    reference_detail = "raw loop %.0f writes/s of %d bytes in the same folder (%.0f before the load, %.0f after)"
+
+    def reference(self, server, bench, work, users_count):
+        """The raw write+fsync+rename+folder-fsync loop of the users' mean file size, in their folder."""
+        folder = os.path.join(server.data, "users")
         sizes = [os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder) if n.endswith(".json")]
         size = int(statistics.mean(sizes))
         out = subprocess.run([bench, "raw-writes", "--folder", folder, "--bytes", str(size), "--seconds", "4"],
                              capture_output=True, text=True, check=True).stdout
         return float(out), size
 
-    # The disk is shared and its fsync latency drifts: the raw loop runs right before and right
-    # after the measured load (users' files already at their working size), and the ratio uses
-    # the mean of the two.
-    wrk(url, 2, 16, ["-s", script], [os.path.join(work, "warm-up.tsv")])
-    posted = wrk.completed
-    raw_before, _ = raw_rate()
-    rate, bad, errors = wrk(url, seconds, 16, ["-s", script], [os.path.join(work, "requests.tsv")])
-    posted += wrk.completed
-    raw_after, size = raw_rate()
-    raw = (raw_before + raw_after) / 2
-    shutil.rmtree(work)
-    # Each POST must have been an award, hence a write: a pair sent twice (too few users for the
-    # rate) would answer without writing and flatter the figure.
-    awards = 0
-    for name in os.listdir(folder):
-        if name.endswith(".json") and not name.startswith("raw-"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                awards += json.load(f)["progress"]["answeredCount"]
-    if awards < posted:
-        raise SystemExit("P2: %d POSTs but %d awards: some pairs were sent twice; use more --post-users" % (posted, awards))
-    ratio = rate / raw
-    record("P2", "%.2f" % ratio, "≥ 0.70", ratio >= 0.70 and bad == 0,
-           "POST answers %.0f req/s (each a durable write, 16 connections, %d distinct user×survey pairs) vs raw loop "
-           "%.0f writes/s of %d bytes in the same folder (%.0f before the load, %.0f after); %d non-3xx%s"
-           % (rate, len(measured), raw, size, raw_before, raw_after, bad, "" if not errors else "; socket errors " + errors))
+    def reference_done(self):
+        pass
+
+    def awards(self, server):
+        folder = os.path.join(server.data, "users")
+        awards = 0
+        for name in os.listdir(folder):
+            if name.endswith(".json") and not name.startswith("raw-"):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    awards += json.load(f)["progress"]["answeredCount"]
+        return awards
+
+    def seed(self, server, bench):
+        """Seeds the user with 10,000 movements; their id and what their history takes."""
+        big_id = subprocess.run([bench, "seed-user", "--data", server.data, "--entries", "10000"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        size = os.path.getsize(os.path.join(server.data, "users", big_id + ".json"))
+        archive = os.path.join(server.data, "users", big_id + ".archive")
+        archived = [os.path.getsize(os.path.join(archive, n)) for n in os.listdir(archive)]
+        return big_id, "10,000 movements: state file %d KB, archive %d files, %d KB" % (size // 1024, len(archived), sum(archived) // 1024)
+
+    def p4_counts(self):
+        return None
+
+    def p4_detail(self, data, before):
+        files = len([n for n in os.listdir(os.path.join(data, "users")) if n.endswith(".json")])
+        return "%d user files" % files
+
+
+class Postgres:
+    """The server(s) keep everything in a PostgreSQL database (`--database-url`)."""
+    p1_target, p2_target = 0.20, 0.50
+    reference_detail = ("pgbench %.0f transactions/s of the same write (lock, SELECT, upsert of a %d-byte state in BEGIN/COMMIT; "
+                        "-M extended, 16 clients, %.0f before the load, %.0f after)")
+    pgbench_seconds = 5
+
+    def __init__(self, url):
+        self.url = url
+        self.extra = ["--database-url", url]
+        self.pgbench = pgbench_binary()
+        self.filled = False
+
+    def psql(self, sql):
+        return psql(self.url, sql)
+
+    def reference(self, server, bench, work, users_count):
+        """pgbench's rate for the server's write transaction (`PostgresUserStateStore.update`),
+        on `bench_users`, a table like `users`, over as many users as P2 posts for, each with
+        a state of the users' mean size cut from a real one (TOAST compresses it as it does theirs)."""
+        size = int(float(self.psql("SELECT avg(length(state)) FROM users")[0][0]))
+        sample = bytes.fromhex(self.psql("SELECT encode(state, 'hex') FROM users ORDER BY abs(length(state) - %d) LIMIT 1" % size)[0][0])
+        state = (sample * (size // len(sample) + 1))[:size]
+        if not self.filled:
+            self.psql("DROP TABLE IF EXISTS bench_users; CREATE TABLE bench_users (LIKE users INCLUDING ALL)")
+            self.psql("INSERT INTO bench_users (id, state) SELECT md5('bench' || n), decode('%s', 'hex') FROM generate_series(1, %d) n"
+                      % (state.hex(), users_count))
+            self.psql("VACUUM ANALYZE bench_users")
+            self.filled = True
+        script = os.path.join(work, "write.sql")
+        with open(script, "w") as f:
+            f.write(PGBENCH % users_count)
+        result = subprocess.run([self.pgbench, "-n", "-M", "extended", "-c", "16", "-j", "2", "-T", str(self.pgbench_seconds),
+                                 "-f", script, "-D", "state=\\x" + state.hex(), self.url], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit("pgbench failed:\n" + result.stdout + result.stderr)
+        failed = re.search(r"number of failed transactions: (\d+)", result.stdout)
+        if failed and int(failed.group(1)):
+            raise SystemExit("pgbench: %s transactions failed:\n%s" % (failed.group(1), result.stdout))
+        return float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout).group(1)), size
+
+    def reference_done(self):
+        self.psql("DROP TABLE IF EXISTS bench_users")
+        self.filled = False
+
+    def awards(self, server):
+        rows = self.psql("SELECT coalesce(sum((convert_from(state, 'UTF8')::jsonb->'progress'->>'answeredCount')::int), 0) FROM users")
+        return int(rows[0][0])
+
+    def seed(self, server, bench):
+        big_id = subprocess.run([bench, "seed-user", "--database-url", self.url, "--entries", "10000"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        size = int(self.psql("SELECT length(state) FROM users WHERE id = '%s'" % big_id)[0][0])
+        rows, total = self.psql("SELECT count(*), coalesce(sum(length(data)), 0) FROM user_archive WHERE user_id = '%s'" % big_id)[0]
+        return big_id, "10,000 movements: state row %d KB, archive %d rows, %d KB" % (size // 1024, int(rows), int(total) // 1024)
+
+    def p4_counts(self):
+        return [int(n) for n in self.psql("SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM sessions)")[0]]
+
+    def p4_detail(self, data, before):
+        after = self.p4_counts()
+        return "%d new user rows, %d new session rows" % (after[0] - before[0], after[1] - before[1])
+
+
+# The server's user update (`PostgresUserStateStore.update`) with no archive rows (written every
+# 20 movements): ids are random 32-hex-digit strings as theirs are; `-D state=\x…` the bytes.
+PGBENCH = r'''\set n random(1, %d)
+BEGIN;
+SELECT pg_advisory_xact_lock(:n);
+SELECT state FROM bench_users WHERE id = md5('bench' || :n);
+INSERT INTO bench_users (id, state) VALUES (md5('bench' || :n), :state) ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now();
+COMMIT;
+'''
+
+
+def psql(url, sql):
+    """Runs SQL on the database at `url`; its rows as lists of fields."""
+    result = subprocess.run(["psql", "-X", "-q", "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("psql: %s" % result.stderr.strip())
+    return [line.split("\t") for line in result.stdout.splitlines() if line]
+
+
+def pgbench_binary():
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"), key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    path = found[-1] if found else shutil.which("pgbench")
+    if not path:
+        raise SystemExit("pgbench is missing: apt-get install postgresql")
+    return path
 
 
 LUA = r'''
@@ -139,13 +283,9 @@ end
 '''
 
 
-def p3(server, bench, samples):
-    big_id = subprocess.run([bench, "seed-user", "--data", server.data, "--entries", "10000"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+def p3(server, bench, samples, store):
+    big_id, files = store.seed(server, bench)
     big_cookie = "pointapp_session=" + big_id
-    size = os.path.getsize(os.path.join(server.data, "users", big_id + ".json"))
-    archive = os.path.join(server.data, "users", big_id + ".archive")
-    archived = [os.path.getsize(os.path.join(archive, n)) for n in os.listdir(archive)]
     new = crash.User(server.port)
     conn = connection(server.port)
     # The seeded user's file is named as a guest's was before session records: their cookie
@@ -168,7 +308,6 @@ def p3(server, bench, samples):
             into.append(elapsed)
     get_ratio = statistics.median(big_get) / statistics.median(new_get)
     post_ratio = statistics.median(big_post) / statistics.median(new_post)
-    files = "10,000 movements: state file %d KB, archive %d files, %d KB" % (size // 1024, len(archived), sum(archived) // 1024)
     detail = "p50 %.2f ms vs %.2f ms (" + files + ")"
     record("P3 GET /points", "%.2f" % get_ratio, "≤ 1.5", get_ratio <= 1.5,
            detail % (statistics.median(big_get) * 1e3, statistics.median(new_get) * 1e3))
@@ -176,9 +315,10 @@ def p3(server, bench, samples):
            detail % (statistics.median(big_post) * 1e3, statistics.median(new_post) * 1e3))
 
 
-def p4(binary, users):
+def p4(binary, users, store):
     data = tempfile.mkdtemp(prefix="pointapp-rss-")
-    server = crash.Server(binary, data, crash.free_port())
+    server = crash.Server(binary, data, crash.free_port(), store.extra)
+    counts = store.p4_counts()
     server.start()
     before = rss(server.process.pid)
     conn = connection(server.port)
@@ -189,11 +329,11 @@ def p4(binary, users):
         if status != 200:
             raise SystemExit("P4 GET answered %d" % status)
     after, peak = rss(server.process.pid), hwm(server.process.pid)
-    files = len([n for n in os.listdir(os.path.join(data, "users")) if n.endswith(".json")])
+    files = store.p4_detail(data, counts)
     server.stop()
     shutil.rmtree(data)
     record("P4", "%.1f MB" % (after / 1024), "≤ 80 MB", after / 1024 <= 80,
-           "RSS after %d distinct users (%d user files) = %.1f MB; %.1f MB at start, peak %.1f MB; %.2f of the limit"
+           "RSS after %d distinct users (%s) = %.1f MB; %.1f MB at start, peak %.1f MB; %.2f of the limit"
            % (users, files, after / 1024, before / 1024, peak / 1024, after / 1024 / 80))
 
 
@@ -211,23 +351,78 @@ def main():
     parser.add_argument("--seconds", type=int, default=10, help="duration of each wrk run")
     parser.add_argument("--users", type=int, default=10_000, help="distinct users for P4")
     parser.add_argument("--post-users", type=int, default=3_000, help="users whose answers P2 posts (enough that no pair is sent twice at 4,000 POST/s)")
+    database = parser.add_mutually_exclusive_group()
+    database.add_argument("--postgres", action="store_true",
+                          help="on PostgreSQL: a throwaway cluster (Scripts/pgcluster.py) in a temporary folder, removed at the end")
+    database.add_argument("--database-url", metavar="URL",
+                          help="on PostgreSQL: a scratch database created on this URL's server (its role needs CREATEDB), dropped at the end")
+    parser.add_argument("--pgbench-seconds", type=int, default=Postgres.pgbench_seconds,
+                        help="duration of each pgbench run, before and after P2's load (PostgreSQL)")
     args = parser.parse_args()
     binary, bench = (os.path.join(ROOT, ".build/release", name) for name in ("pointapp", "pointapp-bench"))
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: apt-get install wrk")
+    if (args.postgres or args.database_url) and not shutil.which("psql"):
+        raise SystemExit("psql is missing: apt-get install postgresql-client")
+    Postgres.pgbench_seconds = args.pgbench_seconds
     print("machine: %d cores; %s" % (os.cpu_count(), subprocess.run(["uname", "-sr"], capture_output=True, text=True).stdout.strip()))
-    subprocess.run([bench, "micro", "--templates", os.path.join(ROOT, "Templates")], check=True)
-    server = crash.Server(binary, tempfile.mkdtemp(prefix="pointapp-bench-data-"), crash.free_port())
-    server.start()
+    cleanup = []
     try:
-        p1(server, args.seconds)
-        p2(server, bench, args.seconds, args.post_users)
-        p3(server, bench, 200)
+        if args.postgres:
+            folder = tempfile.mkdtemp(prefix="pointapp-bench-pg-")
+            cluster = pgcluster.Cluster(folder)
+            cleanup.append(lambda: shutil.rmtree(folder, ignore_errors=True))
+            url = cluster.start()
+            cleanup.append(cluster.stop)
+            where = "a throwaway cluster on 127.0.0.1:%d" % cluster.port
+        elif args.database_url:
+            url, where, drop = scratch_database(args.database_url)
+            cleanup.append(drop)
+        if args.postgres or args.database_url:
+            store = Postgres(url)
+            print("database: PostgreSQL %s, %s" % (store.psql("SHOW server_version")[0][0], where), flush=True)
+        else:
+            store = Files()
+        subprocess.run([bench, "micro", "--templates", os.path.join(ROOT, "Templates")], check=True)
+        server = crash.Server(binary, tempfile.mkdtemp(prefix="pointapp-bench-data-"), crash.free_port(), store.extra)
+        server.start()
+        try:
+            p1(server, args.seconds, store)
+            p2(server, bench, args.seconds, args.post_users, store)
+            p3(server, bench, 200, store)
+        finally:
+            server.stop()
+            shutil.rmtree(server.data)
+        p4(binary, args.users, store)
     finally:
-        server.stop()
-        shutil.rmtree(server.data)
-    p4(binary, args.users)
+        for step in reversed(cleanup):
+            step()
     print("benchmark: %d of %d targets met" % (sum(ok for *_, ok in results), len(results)))
+
+
+def scratch_database(url):
+    """Creates a database of its own on the server `url` names; its URL, a description, and
+    what drops it."""
+    name = "pointapp_bench_" + secrets.token_hex(4)
+    try:
+        psql(url, "CREATE DATABASE %s" % name)
+    except RuntimeError as error:
+        raise SystemExit("--database-url: cannot create a scratch database (%s); the role needs CREATEDB "
+                         "(ALTER ROLE … CREATEDB), or use --postgres" % error)
+    parts = urllib.parse.urlsplit(url)
+
+    def drop():
+        # The instances have stopped, so their connections are closing; FORCE ends any left.
+        for attempt in range(10):
+            try:
+                psql(url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+                return
+            except RuntimeError as error:
+                if attempt == 9:
+                    print("could not drop the scratch database %s: %s" % (name, error), file=sys.stderr)
+                time.sleep(0.5)
+
+    return parts._replace(path="/" + name).geturl(), "scratch database %s on %s" % (name, parts.hostname or "its socket"), drop
 
 
 if __name__ == "__main__":
