@@ -298,3 +298,34 @@ struct ScreeningFlowTests {
     }
   }
 }
+
+/// Careless answers over HTTP: sent back once with a polite notice, then recorded invalid.
+struct QualityFlowTests {
+  static let careful = Survey(
+    id: SurveyID("careful"), title: "丁寧な回答のお願い調査", description: "時間をかけてお答えください", category: .lifestyle,
+    questions: PageSnapshotTests.panel.questions, reward: 90, estimatedMinutes: 5, publishedAt: noon - 86_400, expiresAt: nil,
+    quality: QualitySettings(minSecondsPerQuestion: 10)
+  )
+
+  @Test func carelessAnswersAreSentBackOnceThenRecordedInvalidAndUnpaid() async throws {
+    let server = try TestServer()
+    try await server.application(catalog: testCatalog + [Self.careful]).test(.router) { client in
+      var browser = Browser(client: client)
+      try await browser.get("/surveys")
+      let csrf = try await browser.csrf(from: "/surveys/careful")
+      // At once, with the attention check answered otherwise than asked: two checks fail.
+      let form = "csrf=\(csrf)&q%5Bg1%5D%5Br1%5D=c1&q%5Bg1%5D%5Br2%5D=c1&q%5Bn1%5D=3&q%5Bt1%5D=%E3%81%A8%E3%81%A6%E3%82%82%E8%89%AF%E3%81%84%E3%81%A8%E6%80%9D%E3%81%84%E3%81%BE%E3%81%99&q%5Ba1%5D=yes"
+      let first = try await browser.post("/surveys/careful/answers", form: form)
+      #expect(first.headers[.location] == "/surveys/careful")
+      let page = try await browser.get("/surveys/careful")
+      #expect(page.html.contains("回答内容をご確認ください") && page.html.contains(#"value="yes" checked"#))
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">0pt</p>"#))
+      let second = try await browser.post("/surveys/careful/answers", form: form)
+      #expect(second.headers[.location] == "/surveys/careful/complete")
+      let invalid = try await browser.get("/surveys/careful/complete")
+      #expect(invalid.status == .ok && invalid.html.contains("今回の回答は無効となりました"))
+      #expect(try await browser.get("/surveys/careful").headers[.location] == "/surveys/careful/complete")
+      #expect(try await browser.get("/points").html.contains(#"<p class="big">0pt</p>"#))
+    }
+  }
+}

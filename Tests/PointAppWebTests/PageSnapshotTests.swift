@@ -47,7 +47,7 @@ struct PageSnapshotTests {
 
   @Test func everyPage() async throws {
     let server = try TestServer()
-    try await server.application(catalog: testCatalog + [Self.targeted, Self.screened, Self.panel]).test(.router) { client in
+    try await server.application(catalog: testCatalog + [Self.targeted, Self.screened, Self.panel, QualityFlowTests.careful]).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
       func snapshot(
         _ uri: String, named name: String,
@@ -95,6 +95,11 @@ struct PageSnapshotTests {
       try await snapshot("/surveys/phone", named: "survey-panel-questions-invalid")
       let paid = try await browser.post("/surveys/phone/answers", form: "csrf=\(signedIn)&q%5Bg1%5D%5Br1%5D=c1&q%5Bg1%5D%5Br2%5D=c3&q%5Bn1%5D=%EF%BC%92&q%5Bt1%5D=%E9%9B%BB%E6%B1%A0%E3%81%8C%E3%81%99%E3%81%90%E3%81%AB%E6%B8%9B%E3%82%8B%E3%81%93%E3%81%A8%E3%81%A7%E3%81%99&q%5Ba1%5D=no")
       #expect(paid.headers[.location] == "/surveys/phone/complete")
+      let careless = "csrf=\(signedIn)&q%5Bg1%5D%5Br1%5D=c1&q%5Bg1%5D%5Br2%5D=c1&q%5Bn1%5D=3&q%5Bt1%5D=%E3%81%A8%E3%81%A6%E3%82%82%E8%89%AF%E3%81%84%E3%81%A8%E6%80%9D%E3%81%84%E3%81%BE%E3%81%99&q%5Ba1%5D=yes"
+      _ = try await browser.post("/surveys/careful/answers", form: careless)
+      try await snapshot("/surveys/careful", named: "survey-review-notice")
+      _ = try await browser.post("/surveys/careful/answers", form: careless)
+      try await snapshot("/surveys/careful/complete", named: "survey-answers-invalid")
     }
   }
 

@@ -120,6 +120,9 @@ struct GeneratedHistory {
     case profile(Profile, TransactionID, Date)
     case screenOut(Survey, [SurveyAnswer], PointAmount, TransactionID, Date)
     case qualify(SurveyID, Date)
+    case open(SurveyID, Date)
+    case review(SurveyID)
+    case invalid(Survey, [SurveyAnswer], Date)
     case archive
   }
 
@@ -145,7 +148,7 @@ struct GeneratedHistory {
       now += [0, 1, 59.75, 3_600, 86_400, 86_400, 86_400 * 2 + 0.25, 86_400 * 40].randomElement(using: &random)!
       let date = Date(timeIntervalSince1970: now)
       let id = TransactionID(UUID(uuid: uuid(&random)))
-      switch Int.random(in: 0..<22, using: &random) {
+      switch Int.random(in: 0..<24, using: &random) {
       case 0..<8:
         let survey = Survey(
           id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
@@ -175,6 +178,15 @@ struct GeneratedHistory {
         )
         let answers = [SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))]
         steps.append(.screenOut(survey, answers, Self.rewards.randomElement(using: &random)!, id, date))
+      case 20 where Bool.random(using: &random):
+        let survey = SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random))
+        steps.append(Bool.random(using: &random) ? .open(survey, date) : .review(survey))
+      case 20:
+        let survey = Survey(
+          id: SurveyID("s\(Int.random(in: 0..<40, using: &random))"), title: "", description: "", category: .food, questions: [],
+          reward: 1, estimatedMinutes: 1, publishedAt: date, expiresAt: nil
+        )
+        steps.append(.invalid(survey, [SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))], date))
       default: steps.append(.archive)
       }
     }
@@ -219,6 +231,12 @@ struct GeneratedHistory {
         progress.screenOut(of: survey, consolation: consolation, with: answers, id: id, at: date(at))
       case let .qualify(survey, at):
         progress.qualify(for: survey, at: date(at))
+      case let .open(survey, at):
+        progress.open(survey, at: date(at))
+      case let .review(survey):
+        progress.requestReview(of: survey)
+      case let .invalid(survey, answers, at):
+        progress.recordInvalid(to: survey, with: answers, at: date(at))
       case .archive:
         _ = progress.takeArchivable()
       }
@@ -234,7 +252,7 @@ struct GeneratedHistory {
 
   static let allFeatures: Set<String> = [
     "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft", "entered email",
-    "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified",
+    "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified", "opened", "review requested", "invalid",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
     #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
@@ -250,6 +268,9 @@ struct GeneratedHistory {
     if progress.profile != nil { found.insert("profile") }
     if progress.answered.values.contains(where: { !$0.isCompleted }) { found.insert("screened out") }
     if !progress.qualified.isEmpty { found.insert("qualified") }
+    if !progress.opened.isEmpty { found.insert("opened") }
+    if !progress.reviewRequested.isEmpty { found.insert("review requested") }
+    if progress.invalidCount > 0 { found.insert("invalid") }
     for answer in progress.answered.values.flatMap(\.answers) {
       switch answer.value {
       case .choice: found.insert("choice")

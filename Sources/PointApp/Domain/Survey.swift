@@ -21,6 +21,8 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     let targeting: Targeting?
     /// Absent: the survey's own questions come first.
     let screening: Screening?
+    /// Absent: no minimum time.
+    let quality: QualitySettings?
   }
 
   private final class Box: Sendable {
@@ -44,16 +46,19 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   public var targeting: Targeting? { box.fields.targeting }
   /// The questions asked first, to find the people the survey is for; `nil`: none.
   public var screening: Screening? { box.fields.screening }
+  /// The minimum time its answers take; `nil`: none.
+  public var quality: QualitySettings? { box.fields.quality }
 
   public init(
     id: SurveyID, title: String, description: String, category: SurveyCategory,
     questions: [SurveyQuestion], reward: PointAmount, estimatedMinutes: Int,
-    publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil, screening: Screening? = nil
+    publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil, screening: Screening? = nil,
+    quality: QualitySettings? = nil
   ) {
     box = Box(Fields(
       id: id, title: title, description: description, category: category, questions: questions,
       reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt,
-      targeting: targeting, screening: screening
+      targeting: targeting, screening: screening, quality: quality
     ))
   }
 

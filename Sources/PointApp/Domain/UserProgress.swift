@@ -24,12 +24,19 @@ public struct UserProgress: Codable, Equatable, Sendable {
   /// Surveys whose screening this user passed, not answered yet, with when: their own questions
   /// are open to them. The newest `keptQualifications` are kept.
   public private(set) var qualified: [SurveyID: Date] = [:]
-  /// How many of `answeredCount` were screened out: the rest were completed.
+  /// How many of `answeredCount` were screened out, and how many were invalid: the rest were
+  /// completed.
   public private(set) var screenedOutCount = 0
+  public private(set) var invalidCount = 0
+  /// When each survey's own questions were first shown to this user, not answered yet: how fast
+  /// its answers came is measured from then. The newest `keptQualifications` are kept.
+  public private(set) var opened: [SurveyID: Date] = [:]
+  /// Surveys whose answers were sent back once for review, not answered yet.
+  public private(set) var reviewRequested: Set<SurveyID> = []
   public static let keptQualifications = 20
 
   /// Surveys completed, archived ones included.
-  public var completedCount: Int { answeredCount - screenedOutCount }
+  public var completedCount: Int { answeredCount - screenedOutCount - invalidCount }
 
   /// Answers that always stay here when the rest are archived.
   public static let keptAnswers = 5
@@ -50,6 +57,8 @@ public struct UserProgress: Codable, Equatable, Sendable {
     public enum Outcome: String, Codable, Sendable {
       /// The screening did not qualify: the answers are the screening's.
       case screenedOut
+      /// Still careless after a review was asked for: not paid, and not to be answered again.
+      case invalid
     }
 
     public var isCompleted: Bool { outcome == nil }
@@ -77,6 +86,8 @@ public struct UserProgress: Codable, Equatable, Sendable {
     answered[survey.id] = AnsweredSurvey(date: date, reward: survey.reward, answers: answers)
     answeredCount += 1
     qualified[survey.id] = nil
+    opened[survey.id] = nil
+    reviewRequested.remove(survey.id)
     ledger.credit(survey.reward, for: .surveyReward(survey.id), id: id, at: date)
     missions.recordAnswer(earning: survey.reward, on: today)
     unlockAchievements(at: date)
@@ -91,6 +102,35 @@ public struct UserProgress: Codable, Equatable, Sendable {
     if qualified.count > Self.keptQualifications, let oldest = qualified.min(by: { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }) {
       qualified[oldest.key] = nil
     }
+  }
+
+  /// Notes when a survey's own questions were first shown; a later showing changes nothing.
+  public mutating func open(_ survey: SurveyID, at date: Date) {
+    guard answer(to: survey) == nil, opened[survey] == nil else { return }
+    opened[survey] = date
+    if opened.count > Self.keptQualifications, let oldest = opened.min(by: { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }) {
+      opened[oldest.key] = nil
+    }
+  }
+
+  /// Notes that a survey's answers were sent back once for review.
+  public mutating func requestReview(of survey: SurveyID) {
+    guard answer(to: survey) == nil else { return }
+    reviewRequested.insert(survey)
+  }
+
+  /// Records careless answers, after a review was asked for, as answered and unpaid: the survey
+  /// cannot be answered again. `false` when it had been answered.
+  @discardableResult
+  public mutating func recordInvalid(to survey: Survey, with answers: [SurveyAnswer], at date: Date) -> Bool {
+    guard answer(to: survey.id) == nil else { return false }
+    answered[survey.id] = AnsweredSurvey(date: date, reward: .zero, answers: answers, outcome: .invalid)
+    answeredCount += 1
+    invalidCount += 1
+    qualified[survey.id] = nil
+    opened[survey.id] = nil
+    reviewRequested.remove(survey.id)
+    return true
   }
 
   /// Ends a survey whose screening did not qualify: its consolation is paid and the screening's
@@ -202,6 +242,7 @@ extension UserProgress {
 extension UserProgress {
   private enum CodingKeys: String, CodingKey {
     case ledger, answered, answeredCount, missions, streak, achievements, profile, qualified, screenedOutCount
+    case invalidCount, opened, reviewRequested
   }
 
   /// Reads this version's shape or version 1's, which had no `answeredCount` (every answer was
@@ -218,6 +259,9 @@ extension UserProgress {
     profile = try container.decodeIfPresent(Profile.self, forKey: .profile)
     qualified = try container.decodeIfPresent([SurveyID: Date].self, forKey: .qualified) ?? [:]
     screenedOutCount = try container.decodeIfPresent(Int.self, forKey: .screenedOutCount) ?? 0
+    invalidCount = try container.decodeIfPresent(Int.self, forKey: .invalidCount) ?? 0
+    opened = try container.decodeIfPresent([SurveyID: Date].self, forKey: .opened) ?? [:]
+    reviewRequested = try container.decodeIfPresent(Set<SurveyID>.self, forKey: .reviewRequested) ?? []
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -231,5 +275,8 @@ extension UserProgress {
     try container.encodeIfPresent(profile, forKey: .profile)
     if !qualified.isEmpty { try container.encode(qualified, forKey: .qualified) }
     if screenedOutCount > 0 { try container.encode(screenedOutCount, forKey: .screenedOutCount) }
+    if invalidCount > 0 { try container.encode(invalidCount, forKey: .invalidCount) }
+    if !opened.isEmpty { try container.encode(opened, forKey: .opened) }
+    if !reviewRequested.isEmpty { try container.encode(reviewRequested.sorted { $0.rawValue < $1.rawValue }, forKey: .reviewRequested) }
   }
 }

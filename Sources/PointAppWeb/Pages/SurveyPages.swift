@@ -54,6 +54,11 @@ extension Pages {
     ])
   }
 
+  /// Answers recorded invalid: why, in plain words, and that nothing was paid.
+  public static func answerInvalid(_ state: AppFeature.State, survey: Survey, answered: UserProgress.AnsweredSurvey) -> [String: Any] {
+    layout(state, body: ["survey": summary(survey), "answeredAt": date(answered.date)])
+  }
+
   /// A survey's page; with the draft and each question's error when its answers were refused.
   /// A survey with a screening asks that first, until it has qualified.
   public static func survey(_ state: AppFeature.State, survey: Survey, csrf: String) -> [String: Any] {
@@ -70,6 +75,8 @@ extension Pages {
       "isScreening": screening != nil,
       "consolation": screening.map { "\($0.consolation)" } ?? false,
       "hasScreening": survey.screening != nil,
+      // Sent back once for review: the answers are kept, the page says so, politely.
+      "reviewNotice": screening == nil && state.progress.reviewRequested.contains(survey.id) && state.progress.answer(to: survey.id) == nil,
       "questions": questions.enumerated().map { index, question in
         self.question(question, number: index + 1, draft: page.draft[question.id] ?? [], error: page.errors[question.id])
       },

@@ -70,8 +70,13 @@ struct SavedStateWriter {
       writer.byte("}")
     }
     key("answeredCount"); int(progress.answeredCount)
+    if progress.invalidCount > 0 { key("invalidCount"); int(progress.invalidCount) }
     key("ledger"); write(progress.ledger)
     key("missions"); write(progress.missions)
+    if !progress.opened.isEmpty {
+      key("opened")
+      dictionary(progress.opened.map { ($0.key.rawValue, $0.value) }) { $0.date($1) }
+    }
     if let profile = progress.profile {
       key("profile")
       byte("{")
@@ -84,6 +89,10 @@ struct SavedStateWriter {
     if !progress.qualified.isEmpty {
       key("qualified")
       dictionary(progress.qualified.map { ($0.key.rawValue, $0.value) }) { $0.date($1) }
+    }
+    if !progress.reviewRequested.isEmpty {
+      key("reviewRequested")
+      array(progress.reviewRequested.map(\.rawValue).sorted()) { $0.string($1) }
     }
     if progress.screenedOutCount > 0 { key("screenedOutCount"); int(progress.screenedOutCount) }
     key("streak"); write(progress.streak)

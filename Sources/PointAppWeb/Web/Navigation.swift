@@ -26,6 +26,8 @@ enum Navigation {
     case complete(Survey, UserProgress.AnsweredSurvey)
     /// 今回は対象外でした: a screening that did not qualify, and its consolation.
     case screenedOut(Survey, UserProgress.AnsweredSurvey)
+    /// Answers recorded invalid: unpaid, said plainly.
+    case answerInvalid(Survey, UserProgress.AnsweredSurvey)
     case points
     case history
     case missions
@@ -58,6 +60,8 @@ enum Navigation {
       (page, url) = (.surveyIneligible(survey, eligibility), "/surveys/\(survey.id.rawValue)")
     case let .screenedOut(survey, answered)?:
       (page, url) = (.screenedOut(survey, answered), "/surveys/\(survey.id.rawValue)/screened-out")
+    case let .answerInvalid(survey, answered)?:
+      (page, url) = (.answerInvalid(survey, answered), "/surveys/\(survey.id.rawValue)/complete")
     case let .answerComplete(survey, answered)?, let .alreadyAnswered(survey, answered)?:
       (page, url) = (.complete(survey, answered), "/surveys/\(survey.id.rawValue)/complete")
     case .points?:
@@ -101,6 +105,7 @@ extension Pages {
     case let .surveyIneligible(survey, eligibility): renderer.render("survey-ineligible", surveyIneligible(state, survey: survey, eligibility))
     case let .complete(survey, answered): renderer.render("complete", complete(state, survey: survey, answered: answered))
     case let .screenedOut(survey, answered): renderer.render("screened-out", screenedOut(state, survey: survey, answered: answered))
+    case let .answerInvalid(survey, answered): renderer.render("survey-invalid", answerInvalid(state, survey: survey, answered: answered))
     case .points: renderer.render("points", points(state))
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))

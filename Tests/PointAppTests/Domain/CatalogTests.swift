@@ -73,6 +73,15 @@ struct CatalogTests {
     }
   }
 
+  /// Some surveys pay for careful answers only: a minimum time, grids of five rows, attention checks.
+  @Test func someSurveysAskForCarefulAnswers() {
+    let careful = surveys.filter { $0.quality != nil }
+    #expect(careful.count >= 4)
+    #expect(careful.allSatisfy { (1...10).contains($0.quality!.minSecondsPerQuestion) })
+    #expect(careful.contains { $0.questions.contains { if case let .grid(rows, _) = $0.kind { rows.count >= AnswerQuality.straightLiningRows } else { false } } })
+    #expect(careful.contains { $0.questions.contains { if case .attentionCheck = $0.kind { true } else { false } } })
+  }
+
   @Test func someExpireAndMostAreOpenToday() {
     #expect(surveys.contains { $0.expiresAt != nil && $0.isAvailable(at: noon) })
     #expect(surveys.contains { !$0.isAvailable(at: noon) })

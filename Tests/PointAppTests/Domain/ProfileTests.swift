@@ -108,3 +108,53 @@ struct ScreeningTests {
     #expect(progress.missions.surveysAnswered == 0, "nor does it count for today's missions")
   }
 }
+
+struct AnswerQualityTests {
+  static let scale: [SurveyQuestion.Choice] = ["c1", "c2", "c3"].map { .init(id: ChoiceID($0), label: $0) }
+  static func grid(rows: Int) -> SurveyQuestion {
+    SurveyQuestion(id: QuestionID("g"), text: "g", kind: .grid(rows: (1...rows).map { .init(id: "r\($0)", label: "行\($0)") }, scale: scale))
+  }
+  static let attention = SurveyQuestion(id: QuestionID("a"), text: "「c2」を選んでください", kind: .attentionCheck(choices: scale, expected: ChoiceID("c2")))
+  /// Four questions, at least 5 s each: 20 s.
+  static let careful = Survey.fixture(
+    id: "careful", questions: [grid(rows: 5), attention, .satisfaction, .comment], quality: QualitySettings(minSecondsPerQuestion: 5)
+  )
+
+  func cells(_ rows: Int, _ choices: [String]) -> SurveyAnswer {
+    SurveyAnswer(questionID: QuestionID("g"), value: .grid((1...rows).map { GridCell(row: "r\($0)", choice: ChoiceID(choices[($0 - 1) % choices.count])) }))
+  }
+  let attentive = SurveyAnswer(questionID: QuestionID("a"), value: .choice(ChoiceID("c2")))
+
+  @Test func speedingIsOneSecondUnderTheMinimumNotAtIt() {
+    let answers = [cells(5, ["c1", "c2"]), attentive]
+    #expect(AnswerQuality.failedChecks(answers, to: Self.careful, openedAt: noon, submittedAt: noon + 19) == [.speeding])
+    #expect(AnswerQuality.failedChecks(answers, to: Self.careful, openedAt: noon, submittedAt: noon + 20) == [])
+    #expect(AnswerQuality.failedChecks(answers, to: Self.careful, openedAt: noon, submittedAt: noon + 21) == [])
+    // A survey with no minimum has none.
+    #expect(AnswerQuality.failedChecks([], to: .sweets, openedAt: noon, submittedAt: noon) == [])
+  }
+
+  @Test func fiveRowsAllAlikeAreStraightLiningFourAreNot() {
+    let five = Survey.fixture(id: "five", questions: [Self.grid(rows: 5)])
+    let four = Survey.fixture(id: "four", questions: [Self.grid(rows: 4)])
+    #expect(AnswerQuality.failedChecks([cells(5, ["c1"])], to: five, openedAt: noon, submittedAt: noon) == [.straightLining])
+    #expect(AnswerQuality.failedChecks([cells(5, ["c1", "c1", "c1", "c1", "c2"])], to: five, openedAt: noon, submittedAt: noon) == [])
+    #expect(AnswerQuality.failedChecks([cells(4, ["c1"])], to: four, openedAt: noon, submittedAt: noon) == [])
+  }
+
+  @Test func anAttentionCheckAnsweredOtherwiseThanInstructedFails() {
+    let survey = Survey.fixture(id: "attention", questions: [Self.attention])
+    let other = SurveyAnswer(questionID: QuestionID("a"), value: .choice(ChoiceID("c1")))
+    #expect(AnswerQuality.failedChecks([other], to: survey, openedAt: noon, submittedAt: noon) == [.attention])
+    #expect(AnswerQuality.failedChecks([attentive], to: survey, openedAt: noon, submittedAt: noon) == [])
+  }
+
+  @Test func aFirstTripAsksForAReviewAfterItTwoChecksAreInvalidOneIsPaid() {
+    #expect(AnswerQuality.verdict([], reviewRequested: false) == .accept)
+    #expect(AnswerQuality.verdict([.speeding], reviewRequested: false) == .askToReview)
+    #expect(AnswerQuality.verdict(QualityCheck.allCases, reviewRequested: false) == .askToReview)
+    #expect(AnswerQuality.verdict([.speeding], reviewRequested: true) == .accept)
+    #expect(AnswerQuality.verdict([.speeding, .attention], reviewRequested: true) == .reject)
+    #expect(AnswerQuality.verdict([], reviewRequested: true) == .accept)
+  }
+}

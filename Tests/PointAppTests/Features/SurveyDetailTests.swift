@@ -139,6 +139,75 @@ struct SurveyDetailTests {
     #expect(store.state.isScreening)
   }
 
+  func careful(_ intent: SurveyDetail.Page.Intent, at date: Date, progress: UserProgress = UserProgress(), draft: SurveyDraft? = nil) -> TestStoreOf<SurveyDetail> {
+    TestStore(initialState: SurveyDetail.State(progress: progress, draft: draft, page: SurveyDetail.Page(surveyID: AnswerQualityTests.careful.id, intent: intent))) {
+      SurveyDetail()
+    } withDependencies: {
+      $0.date.now = date
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+    }
+  }
+
+  /// Straight-lined, inattentive and fast: sent back once with the answers kept; still two
+  /// checks failing after that, recorded invalid and unpaid, for good.
+  @Test func carelessAnswersAreSentBackOnceThenRecordedInvalid() async {
+    let survey = AnswerQualityTests.careful
+    let careless: AnswerDraft = [
+      QuestionID("g"): (1...5).map { "r\($0):c1" }, QuestionID("a"): ["c1"], QuestionID("satisfaction"): ["3"],
+    ]
+    let opened = careful(.answer, at: noon)
+    await opened.send(.surveyLoaded(.success(survey))) {
+      $0.page.survey = survey
+      $0.progress.open(survey.id, at: noon)
+    }
+    let first = careful(.submit(careless), at: noon + 1, progress: opened.state.progress)
+    await first.send(.surveyLoaded(.success(survey))) {
+      $0.page.survey = survey
+      $0.draft = SurveyDraft(careless, of: survey)
+      $0.page.draft = careless
+      $0.progress.requestReview(of: survey.id)
+    }
+    await first.receive(.delegate(.reviewRequested(survey)))
+    #expect(first.state.progress.ledger.balance == 0)
+
+    var reviewed = careless
+    reviewed[QuestionID("g")] = ["r1:c1", "r2:c2", "r3:c1", "r4:c2", "r5:c3"]  // no longer straight-lined
+    let second = careful(.submit(reviewed), at: noon + 2, progress: first.state.progress, draft: first.state.draft)
+    await second.send(.surveyLoaded(.success(survey))) {
+      $0.page.survey = survey
+      $0.draft = nil
+      guard case let .success(answers) = survey.validateAnswers(reviewed) else { return }
+      $0.progress.recordInvalid(to: survey, with: answers, at: noon + 2)
+    }
+    await second.receive(.delegate(.answerInvalid(survey)))
+    #expect(second.state.progress.ledger.balance == 0)
+    #expect(second.state.progress.answeredCount == 1 && second.state.progress.completedCount == 0)
+
+    // Sent once more, carefully this time: it was answered, nothing more is paid.
+    let again = careful(.submit(reviewed), at: noon + 60, progress: second.state.progress)
+    await again.send(.surveyLoaded(.success(survey))) { $0.page.survey = survey }
+    await again.receive(.delegate(.answered(survey, paid: false)))
+    #expect(again.state.progress.ledger.balance == 0)
+  }
+
+  /// After a review, one check still failing (a little fast) is paid.
+  @Test func afterAReviewOneCheckStillFailingIsPaid() async {
+    let survey = AnswerQualityTests.careful
+    var progress = UserProgress()
+    progress.open(survey.id, at: noon)
+    progress.requestReview(of: survey.id)
+    let answers: AnswerDraft = [QuestionID("g"): ["r1:c1", "r2:c2", "r3:c1", "r4:c2", "r5:c3"], QuestionID("a"): ["c2"], QuestionID("satisfaction"): ["4"]]
+    let store = careful(.submit(answers), at: noon + 19, progress: progress)
+    await store.send(.surveyLoaded(.success(survey))) {
+      $0.page.survey = survey
+      guard case let .success(valid) = survey.validateAnswers(answers) else { return }
+      $0.progress.recordAnswer(to: survey, with: valid, id: TransactionID(UUID(0)), at: noon + 19, on: today)
+    }
+    await store.receive(.delegate(.answered(survey, paid: true)))
+    #expect(store.state.progress.reviewRequested.isEmpty && store.state.progress.opened.isEmpty)
+  }
+
   @Test func showsTheLoadedSurvey() async {
     let store = makeStore()
     await store.send(.surveyLoaded(.success(.breakfast))) { $0.page.survey = .breakfast }

@@ -52,12 +52,14 @@ extension Survey {
     publishedAt: Date = noon - days(10),
     expiresAt: Date? = nil,
     targeting: Targeting? = nil,
-    screening: Screening? = nil
+    screening: Screening? = nil,
+    quality: QualitySettings? = nil
   ) -> Survey {
     Survey(
       id: SurveyID(id), title: title, description: "\(title)の説明", category: category,
       questions: questions, reward: reward, estimatedMinutes: minutes,
-      publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting, screening: screening
+      publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting, screening: screening,
+      quality: quality
     )
   }
 

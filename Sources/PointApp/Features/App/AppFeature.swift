@@ -64,6 +64,8 @@ public struct AppFeature: Reducer, Sendable {
     case answerComplete(Survey, UserProgress.AnsweredSurvey)
     /// A survey's screening did not qualify: it ended there, with its consolation.
     case screenedOut(Survey, UserProgress.AnsweredSurvey)
+    /// A survey's answers were still careless after a review: recorded, unpaid.
+    case answerInvalid(Survey, UserProgress.AnsweredSurvey)
     /// A survey answered before was answered again, and paid nothing.
     case alreadyAnswered(Survey, UserProgress.AnsweredSurvey)
     case points
@@ -167,14 +169,17 @@ public struct AppFeature: Reducer, Sendable {
           if case .answer = page.intent { arrive(at: .surveyIneligible(survey, eligibility), &state) } else { state.destination = .survey(survey) }
           return .none
         }
-        let screenedOut = detail.answered.flatMap { $0.isCompleted ? nil : $0 }
+        let ended = detail.answered.flatMap { Self.ending(of: survey, $0) }
+        let screenedOut = detail.answered.flatMap { $0.outcome == .screenedOut ? $0 : nil }
         switch page.intent {
         case .answer:
-          // A survey that ended at its screening shows that, at its own URL.
-          if let screenedOut { state.destination = .screenedOut(survey, screenedOut) } else { arrive(at: .survey(survey), &state) }
+          // A survey that ended at its screening, or invalid, shows that at its own URL.
+          if let ended { state.destination = ended } else { arrive(at: .survey(survey), &state) }
         case .seeCompletion:
-          if let screenedOut {
-            state.destination = .screenedOut(survey, screenedOut)
+          if let ended, case .answerInvalid = ended {
+            arrive(at: ended, &state)
+          } else if let ended {
+            state.destination = ended
           } else if let answered = detail.answered {
             arrive(at: .answerComplete(survey, answered), &state)
           } else {
@@ -192,8 +197,8 @@ public struct AppFeature: Reducer, Sendable {
           }
         case .screen:
           // Sent again once decided, it leads to what was decided; refused, back to the form.
-          if let screenedOut {
-            state.destination = .screenedOut(survey, screenedOut)
+          if let ended {
+            state.destination = ended
           } else if let answered = detail.answered {
             state.destination = .alreadyAnswered(survey, answered)
           } else {
@@ -209,8 +214,14 @@ public struct AppFeature: Reducer, Sendable {
         state.flash = Flash(.success, "事前調査にご協力いただきありがとうございました。お礼に\(consolation)をお送りしました。")
         return .none
       case let .surveyDetail(.delegate(.answered(survey, _))) where state.progress.answer(to: survey.id)?.isCompleted == false:
-        // Its screening had ended it: no answer is taken, nothing paid.
-        if let answered = state.progress.answer(to: survey.id) { state.destination = .screenedOut(survey, answered) }
+        // It had ended without completion (screened out, invalid): no answer is taken, nothing paid.
+        state.destination = state.progress.answer(to: survey.id).flatMap { Self.ending(of: survey, $0) }
+        return .none
+      case let .surveyDetail(.delegate(.reviewRequested(survey))):
+        state.destination = .survey(survey)  // its page asks for a review, the answers kept
+        return .none
+      case let .surveyDetail(.delegate(.answerInvalid(survey))):
+        state.destination = state.progress.answer(to: survey.id).flatMap { Self.ending(of: survey, $0) }
         return .none
       case let .surveyDetail(.delegate(.answered(survey, paid))):
         state.flash = paid
@@ -336,6 +347,15 @@ public struct AppFeature: Reducer, Sendable {
       }
     }
     .ifLet(\.surveyDetail, action: \.surveyDetail) { SurveyDetail() }
+  }
+
+  /// Where a survey that ended without completing leads; `nil` for a completed one.
+  static func ending(of survey: Survey, _ answered: UserProgress.AnsweredSurvey) -> Destination? {
+    switch answered.outcome {
+    case .screenedOut?: .screenedOut(survey, answered)
+    case .invalid?: .answerInvalid(survey, answered)
+    case nil: nil
+    }
   }
 
   /// The user is on a page: it counts as the day's visit (the streak and today's visit mission).

@@ -78,6 +78,10 @@ public struct SurveyDetail: Reducer, Sendable {
       case qualified(Survey)
       /// The screening did not qualify: the survey ends, with its consolation paid.
       case screenedOut(Survey, consolation: PointAmount)
+      /// The answers look careless: sent back once, to be reviewed, unpaid.
+      case reviewRequested(Survey)
+      /// Still careless after the review: recorded, unpaid.
+      case answerInvalid(Survey)
     }
   }
 
@@ -107,6 +111,9 @@ public struct SurveyDetail: Reducer, Sendable {
           if let kept = state.draft, kept.surveyID == survey.id {
             show(kept.answers, of: survey, state: &state)
           }
+          // Its own questions are shown: how fast they are answered counts from now (for a
+          // survey that sets a minimum time).
+          if !state.isScreening, survey.quality != nil { state.progress.open(survey.id, at: now) }
           return .none
         case .seeCompletion, .seeScreeningResult:
           return .none
@@ -164,7 +171,9 @@ public struct SurveyDetail: Reducer, Sendable {
       return .none
     case .success(.qualified):
       clearDraft(of: survey, &state)
+      let now = now
       state.progress.qualify(for: survey.id, at: now)
+      if survey.quality != nil { state.progress.open(survey.id, at: now) }
       return .send(.delegate(.qualified(survey)))
     case let .success(.screenedOut(answers)):
       clearDraft(of: survey, &state)
@@ -193,10 +202,25 @@ public struct SurveyDetail: Reducer, Sendable {
       show(kept.answers, of: survey, state: &state)
       return .none
     case let .success(answers):
-      state.page.draft = [:]
-      state.page.errors = [:]
-      if state.draft?.surveyID == survey.id { state.draft = nil }
       let now = now  // one reading: the answer's time and its day agree, even at midnight
+      if state.answered == nil {
+        let failed = AnswerQuality.failedChecks(answers, to: survey, openedAt: state.progress.opened[survey.id] ?? now, submittedAt: now)
+        switch AnswerQuality.verdict(failed, reviewRequested: state.progress.reviewRequested.contains(survey.id)) {
+        case .accept:
+          break
+        case .askToReview:
+          let kept = SurveyDraft(draft, of: survey)
+          state.draft = kept
+          state.page.draft = kept.answers
+          state.progress.requestReview(of: survey.id)
+          return .send(.delegate(.reviewRequested(survey)))
+        case .reject:
+          clearDraft(of: survey, &state)
+          state.progress.recordInvalid(to: survey, with: answers, at: now)
+          return .send(.delegate(.answerInvalid(survey)))
+        }
+      }
+      clearDraft(of: survey, &state)
       let paid = state.progress.recordAnswer(
         to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar)
       )
