@@ -83,6 +83,31 @@ struct PostgresTests {
     await database.close()
   }
 
+  /// A request cancelled in the middle of its update (its client went away) rolls the update back
+  /// and puts its connection back out of any transaction: the user's lock is released and the
+  /// one connection serves the next update.
+  @Test func aCancelledUpdateLeavesNoTransactionOpen() async throws {
+    let database = try await TestDatabase.make(poolSize: 1)
+    let store = PostgresUserStateStore(database)
+    let user = UserID.random()
+    let (started, signal) = AsyncStream.makeStream(of: Void.self)
+    let update = Task {
+      try await store.update(user) { _ in
+        signal.yield()
+        try await Task.sleep(for: .seconds(30))
+        return (UserSave(state: Data("never".utf8)), ())
+      }
+    }
+    for await _ in started { break }
+    update.cancel()
+    _ = await update.result
+    let other = try TestDatabase.another(database, poolSize: 1)
+    let locks = try await other.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").first?.decode(Int.self)
+    #expect(locks == 0)
+    try await store.update(user) { saved in (saved == nil ? UserSave(state: Data("next".utf8)) : nil, ()) }
+    #expect(try await PostgresUserStateStore(other).read(user) == Data("next".utf8))
+  }
+
   /// A statement the database refuses is a bug, not an outage: it is not turned into a 503.
   @Test func aRefusedStatementIsNotAnOutage() async throws {
     let database = try await TestDatabase.shared.value

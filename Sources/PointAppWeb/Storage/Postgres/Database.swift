@@ -176,20 +176,19 @@ extension PostgresConnection {
         Task { try? await self.close() }
       }
     }
-    return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        outcome.wait(continuation)
-        Task {
-          do {
-            outcome.finish(.success(try await self.query(query, logger: logger).collect()))
-          } catch {
-            outcome.finish(.failure(error))
-          }
-          watchdog.cancel()
+    // Not cut short when the request's task is cancelled: a transaction's statements, its
+    // ROLLBACK above all, run to their end (or the limit), so that no connection goes back to the
+    // pool inside a transaction.
+    return try await withCheckedThrowingContinuation { continuation in
+      outcome.wait(continuation)
+      Task {
+        do {
+          outcome.finish(.success(try await self.query(query, logger: logger).collect()))
+        } catch {
+          outcome.finish(.failure(error))
         }
+        watchdog.cancel()
       }
-    } onCancel: {
-      outcome.finish(.failure(CancellationError()))
     }
   }
 }
