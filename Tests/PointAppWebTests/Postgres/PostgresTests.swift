@@ -102,7 +102,10 @@ struct PostgresTests {
     update.cancel()
     _ = await update.result
     let other = try TestDatabase.another(database, poolSize: 1)
-    let locks = try await other.query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'").first?.decode(Int.self)
+    // This database's advisory locks only: other tests run beside this one on the cluster.
+    let locks = try await other.query(
+      "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    ).first?.decode(Int.self)
     #expect(locks == 0)
     try await store.update(user) { saved in (saved == nil ? UserSave(state: Data("next".utf8)) : nil, ()) }
     #expect(try await PostgresUserStateStore(other).read(user) == Data("next".utf8))
