@@ -21,11 +21,12 @@ public final class Database: Service, Sendable {
 
   public init(url: String, poolSize: Int = 20, waitLimit: Duration = .seconds(3), logger: Logger) throws {
     var configuration = try Self.configuration(url)
-    // Every connection kept open and none pinged: a connection released arms no idle or
-    // keep-alive timer (a timer per release cost a tenth of the server's time). A connection the
-    // server closed is noticed when its socket closes, and replaced.
+    // No keep-alive pings: a connection released arms no keep-alive timer (the pool's timers,
+    // one per release, are sleeping tasks that Linux keeps until their deadline). A connection the
+    // server closed is noticed when its socket closes, and replaced. `minimumConnections` stays 0:
+    // PostgresNIO 1.33.2 traps (a precondition in its pool) when a connection is asked for while
+    // fewer than the minimum are open, which is what a database restart leaves.
     configuration.options.maximumConnections = poolSize
-    configuration.options.minimumConnections = poolSize
     configuration.options.keepAliveBehavior = nil
     configuration.options.connectTimeout = waitLimit
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
