@@ -60,7 +60,16 @@ def test_profile_screening_and_a_qualifying_survey(browser: Browser):
     b.expect("本調査にお答えください" in b.text() and "回答して" in submit_button(b).text,
              "qualified: the survey's own questions follow")
     reward = points(b.find("main .reward").text)
+    # The first choice everywhere: a straight-lined grid and a missed attention check. Sent back
+    # once, unpaid, with a polite notice and the answers kept.
     answer_every_question(b)
+    b.follow(submit_button(b), "panel-review")
+    b.expect("回答内容をご確認ください" in b.text() and b.balance() == 53, "careless answers are sent back for review, unpaid")
+    # Reviewed: each grid row its own answer, the attention check as instructed (あてはまらない).
+    for number, row in enumerate(b.find_all("main .grid-row")):
+        radios = b.find_all("input[type=radio]", row)
+        b.tick(radios[number % len(radios)])
+    b.tick(b.find("main input[value='a1-4']"))
     b.follow(submit_button(b), "panel-complete")
     b.expect(f"+{reward:,}pt" in b.text() and b.balance() == 53 + reward, f"the survey paid {reward}pt")
     b.assert_no_problems()
