@@ -22,14 +22,7 @@ struct SurveyDetailTests {
     func loaded(_ profile: Profile?, intent: SurveyDetail.Page.Intent = .answer) async -> TestStoreOf<SurveyDetail> {
       var progress = UserProgress()
       if let profile { progress.saveProfile(profile, id: TransactionID(UUID(9)), at: noon - 60) }
-      let store = TestStore(initialState: SurveyDetail.State(progress: progress, page: SurveyDetail.Page(surveyID: Survey.twenties.id, intent: intent))) {
-        SurveyDetail()
-      } withDependencies: {
-        $0.date.now = noon
-        $0.uuid = .incrementing
-        $0.calendar = .tokyo
-      }
-      return store
+      return store(Survey.twenties.id, intent, progress: progress)
     }
     let guest = await loaded(nil)
     await guest.send(.surveyLoaded(.success(.twenties))) {
@@ -54,14 +47,21 @@ struct SurveyDetailTests {
     await hanako.receive(.delegate(.answered(.twenties, paid: true)))
   }
 
-  func screening(intent: SurveyDetail.Page.Intent, progress: UserProgress = UserProgress()) -> TestStoreOf<SurveyDetail> {
-    TestStore(initialState: SurveyDetail.State(progress: progress, page: SurveyDetail.Page(surveyID: Survey.screenedCoffee.id, intent: intent))) {
+  /// A store that has not loaded the survey `id` yet, asked for it with `intent` at `date`.
+  func store(
+    _ id: SurveyID, _ intent: SurveyDetail.Page.Intent, at date: Date = noon, progress: UserProgress = UserProgress(), draft: SurveyDraft? = nil
+  ) -> TestStoreOf<SurveyDetail> {
+    TestStore(initialState: SurveyDetail.State(progress: progress, draft: draft, page: SurveyDetail.Page(surveyID: id, intent: intent))) {
       SurveyDetail()
     } withDependencies: {
-      $0.date.now = noon
+      $0.date.now = date
       $0.uuid = .incrementing
       $0.calendar = .tokyo
     }
+  }
+
+  func screening(intent: SurveyDetail.Page.Intent, progress: UserProgress = UserProgress()) -> TestStoreOf<SurveyDetail> {
+    store(Survey.screenedCoffee.id, intent, progress: progress)
   }
 
   static let never: AnswerDraft = [QuestionID("drinks"): ["never"]]
@@ -140,13 +140,7 @@ struct SurveyDetailTests {
   }
 
   func careful(_ intent: SurveyDetail.Page.Intent, at date: Date, progress: UserProgress = UserProgress(), draft: SurveyDraft? = nil) -> TestStoreOf<SurveyDetail> {
-    TestStore(initialState: SurveyDetail.State(progress: progress, draft: draft, page: SurveyDetail.Page(surveyID: AnswerQualityTests.careful.id, intent: intent))) {
-      SurveyDetail()
-    } withDependencies: {
-      $0.date.now = date
-      $0.uuid = .incrementing
-      $0.calendar = .tokyo
-    }
+    store(AnswerQualityTests.careful.id, intent, at: date, progress: progress, draft: draft)
   }
 
   /// Straight-lined, inattentive and fast: sent back once with the answers kept; still two
