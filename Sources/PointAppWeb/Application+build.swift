@@ -45,6 +45,7 @@ public func buildApplication(
   users: (any UserStateStore)? = nil,
   sessions sessionStore: (any SessionStore)? = nil,
   accounts accountStore: (any AccountStore)? = nil,
+  quotas quotaStore: (any QuotaStore)? = nil,
   secret: Data? = nil,
   logger: Logger? = nil,
   metrics registry: PrometheusCollectorRegistry? = nil,
@@ -59,7 +60,7 @@ public func buildApplication(
   let renderer = try await PageRenderer(
     directory: configuration.templatesDirectory, stylesheet: PageRenderer.versionedURL("/styles.css", of: stylesheet)
   )
-  let resolved = withDependencies {
+  var resolved = withDependencies {
     $0.calendar = .tokyo
     // Every dependency the features read, kept in the values themselves: one the values do not
     // hold is looked up in the library's shared cache, under its lock, on every read.
@@ -94,6 +95,11 @@ public func buildApplication(
   let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
   let accounts = accountStore ?? stores.accounts
   let sessionStore = sessionStore ?? stores.sessions
+  let quotas = quotaStore ?? stores.quotas
+  // Places a crash left open are settled before any request can claim one.
+  let settled = try await quotas.settleOpenPlaces(from: users)
+  if settled > 0 { logger.notice("quota places left open by a crash settled", metadata: ["places": "\(settled)"]) }
+  resolved.surveyClient = resolved.surveyClient.counting(quotas)
   let cache = SavedStateCache()
   let sessionSecret = if let secret { secret } else { try await stores.secret() }
   let loop = RequestLoop(
@@ -114,6 +120,7 @@ public func buildApplication(
     accounts: AccountService(
       accounts: accounts, sessions: sessionStore, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache
     ),
+    quotas: quotas,
     cache: cache,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
@@ -143,6 +150,7 @@ struct Stores {
   let sessions: any SessionStore
   let accounts: any AccountStore
   let throttle: any LoginThrottle
+  let quotas: any QuotaStore
   /// The key that signs cookies and CSRF tokens.
   let secret: @Sendable () async throws -> Data
 
@@ -153,6 +161,7 @@ struct Stores {
     accounts = try JSONFileAccountStore(directory: data.appendingPathComponent("accounts"))
     // One process serves a data folder's logins: its memory is where they are counted.
     throttle = InMemoryLoginThrottle()
+    quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
     secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
   }
 
@@ -161,6 +170,7 @@ struct Stores {
     sessions = PostgresSessionStore(database)
     accounts = PostgresAccountStore(database)
     throttle = PostgresLoginThrottle(database)
+    quotas = PostgresQuotaStore(database)
     secret = { try await database.sessionSecret() }
   }
 }

@@ -70,7 +70,6 @@ struct BadInputTests {
   @Test func unknownPagesAndIdsAre404() async throws {
     try await expect(.notFound) { browser, _ in try await browser.get("/nowhere") }
     try await expect(.notFound) { browser, _ in try await browser.get("/surveys/unknown") }
-    try await expect(.notFound) { browser, _ in try await browser.get("/surveys/old") }
     try await expect(.notFound) { browser, csrf in
       try await browser.post("/surveys/unknown/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
     }

@@ -103,6 +103,58 @@ struct PageSnapshotTests {
     }
   }
 
+  /// Five places left of a hundred: 残りわずか.
+  static let nearlyFull = Survey(
+    id: SurveyID("nearly"), title: "残りわずかの調査", description: "あと少しで締め切ります", category: .lifestyle,
+    questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+    reward: 30, estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil, quota: Quota(target: 100, collected: 95)
+  )
+  /// Its completes were all collected elsewhere: closed.
+  static let full = Survey(
+    id: SurveyID("full"), title: "定員に達した調査", description: "受付を終了しました", category: .lifestyle,
+    questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+    reward: 30, estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil, quota: Quota(target: 50, collected: 50)
+  )
+  /// The coffee screening, with one place.
+  static let lastPlace = Survey(
+    id: SurveyID("last"), title: "先着1名のコーヒー調査", description: "毎日のコーヒーについて", category: .food,
+    questions: [SurveyQuestion(id: QuestionID("satisfaction"), text: "満足度は？", kind: .rating)],
+    reward: 50, estimatedMinutes: 2, publishedAt: noon - 86_400 * 2, expiresAt: nil,
+    screening: screened.screening, quota: Quota(target: 1)
+  )
+
+  /// The list with places left and closed surveys; the closed page for a survey past its deadline,
+  /// for a full one, and for a user who passed the screening before it filled.
+  @Test func quotaPages() async throws {
+    let server = try TestServer()
+    try await server.application(catalog: testCatalog + [Self.nearlyFull, Self.full, Self.lastPlace]).test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
+      func snapshot(
+        _ uri: String, named name: String,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+      ) async throws {
+        let html = try await browser.get(uri).html
+        assertSnapshot(of: pinned(html), as: .lines, named: name, fileID: fileID, file: filePath, testName: "page", line: line, column: column)
+      }
+      try await snapshot("/surveys", named: "surveys-with-quotas")
+      try await snapshot("/surveys/old", named: "survey-closed-deadline")
+      try await snapshot("/surveys/full", named: "survey-closed-full")
+      let csrf = try await browser.csrf(from: "/surveys/last")
+      let qualified = try await browser.post("/surveys/last/screening", form: "csrf=\(csrf)&q%5Bdrinks%5D=daily")
+      #expect(qualified.headers[.location] == "/surveys/last")
+      _ = try await browser.get("/surveys/last")  // its questions, as a browser follows the redirect
+      // Someone else takes the last place meanwhile.
+      var other = Browser(client: client)
+      let theirs = try await other.csrf(from: "/surveys/last")
+      _ = try await other.post("/surveys/last/screening", form: "csrf=\(theirs)&q%5Bdrinks%5D=daily")
+      let took = try await other.post("/surveys/last/answers", form: "csrf=\(theirs)&q%5Bsatisfaction%5D=4")
+      #expect(took.headers[.location] == "/surveys/last/complete")
+      let late = try await browser.post("/surveys/last/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
+      #expect(late.headers[.location] == "/surveys/last")
+      try await snapshot("/surveys/last", named: "survey-closed-consolation")
+    }
+  }
+
   /// A page without its stylesheet's version, which follows Public/styles.css rather than the
   /// state the page is rendered from (`SecurityHeadersTests` pins how it is made), and without
   /// its CSRF token, which follows the session's id, a random one after signing in

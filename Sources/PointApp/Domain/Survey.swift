@@ -23,6 +23,8 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     let screening: Screening?
     /// Absent: no minimum time.
     let quality: QualitySettings?
+    /// Absent: no limit on completes.
+    let quota: Quota?
   }
 
   private final class Box: Sendable {
@@ -31,6 +33,9 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   }
 
   private let box: Box
+  /// Of its quota's places, those taken on this site when the survey was fetched: the catalog's
+  /// client counts them (`counting(taken:)`); not part of the catalog file.
+  public internal(set) var placesTaken = 0
 
   public var id: SurveyID { box.fields.id }
   public var title: String { box.fields.title }
@@ -48,17 +53,19 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   public var screening: Screening? { box.fields.screening }
   /// The minimum time its answers take; `nil`: none.
   public var quality: QualitySettings? { box.fields.quality }
+  /// How many completes it takes in all; `nil`: no limit.
+  public var quota: Quota? { box.fields.quota }
 
   public init(
     id: SurveyID, title: String, description: String, category: SurveyCategory,
     questions: [SurveyQuestion], reward: PointAmount, estimatedMinutes: Int,
     publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil, screening: Screening? = nil,
-    quality: QualitySettings? = nil
+    quality: QualitySettings? = nil, quota: Quota? = nil
   ) {
     box = Box(Fields(
       id: id, title: title, description: description, category: category, questions: questions,
       reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt,
-      targeting: targeting, screening: screening, quality: quality
+      targeting: targeting, screening: screening, quality: quality, quota: quota
     ))
   }
 
@@ -72,16 +79,24 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
 
   /// Its fields, as if they were stored here (test failure diffs and dumps show them).
   public var customMirror: Mirror {
-    Mirror(self, children: Mirror(reflecting: box.fields).children, displayStyle: .struct)
+    var children = Array(Mirror(reflecting: box.fields).children)
+    if placesTaken > 0 { children.append((label: "placesTaken", value: placesTaken)) }
+    return Mirror(self, children: children, displayStyle: .struct)
   }
 
   public static func == (lhs: Survey, rhs: Survey) -> Bool {
-    lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    lhs.placesTaken == rhs.placesTaken && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
   }
 
-  /// Whether the survey can be answered at `date`.
+  /// Whether the survey is published at `date`: shown, open or closed.
+  public func isPublished(at date: Date) -> Bool {
+    publishedAt <= date
+  }
+
+  /// Whether the survey can be answered at `date`: published, and neither past its deadline nor
+  /// full.
   public func isAvailable(at date: Date) -> Bool {
-    publishedAt <= date && expiresAt.map { date < $0 } ?? true
+    isPublished(at: date) && closure(at: date) == nil
   }
 
   /// Whether a user with `profile` may answer it at `date`: the profile as it is then decides.

@@ -24,7 +24,8 @@ public struct UserProgress: Codable, Equatable, Sendable {
   /// Surveys whose screening this user passed, not answered yet, with when: their own questions
   /// are open to them. The newest `keptQualifications` are kept.
   public private(set) var qualified: [SurveyID: Date] = [:]
-  /// How many of `answeredCount` were screened out, and how many were invalid: the rest were
+  /// How many of `answeredCount` ended at or after their screening with its consolation (screened
+  /// out, or closed before the qualified user answered), and how many were invalid: the rest were
   /// completed.
   public private(set) var screenedOutCount = 0
   public private(set) var invalidCount = 0
@@ -59,6 +60,9 @@ public struct UserProgress: Codable, Equatable, Sendable {
       case screenedOut
       /// Still careless after a review was asked for: not paid, and not to be answered again.
       case invalid
+      /// The survey closed (full, or past its deadline) after its screening qualified, before its
+      /// own questions were answered: the screening's consolation is paid all the same.
+      case closed
     }
 
     public var isCompleted: Bool { outcome == nil }
@@ -143,6 +147,23 @@ public struct UserProgress: Codable, Equatable, Sendable {
     answered[survey.id] = AnsweredSurvey(date: date, reward: consolation, answers: answers, outcome: .screenedOut)
     answeredCount += 1
     screenedOutCount += 1
+    ledger.credit(consolation, for: .screeningConsolation(survey.id), id: id, at: date)
+    return true
+  }
+
+  /// Ends a survey that closed after this user passed its screening: its consolation is paid, as if
+  /// screened out. Only for a user who qualified and has not answered (`false` otherwise).
+  @discardableResult
+  public mutating func closeAfterScreening(
+    of survey: Survey, consolation: PointAmount, id: TransactionID, at date: Date
+  ) -> Bool {
+    guard answer(to: survey.id) == nil, qualified[survey.id] != nil else { return false }
+    answered[survey.id] = AnsweredSurvey(date: date, reward: consolation, answers: [], outcome: .closed)
+    answeredCount += 1
+    screenedOutCount += 1
+    qualified[survey.id] = nil
+    opened[survey.id] = nil
+    reviewRequested.remove(survey.id)
     ledger.credit(consolation, for: .screeningConsolation(survey.id), id: id, at: date)
     return true
   }

@@ -10,6 +10,7 @@ extension Pages {
     return layout(state, body: [
       "filters": fragments.surveyFilters(category: page.category, sort: page.sort),
       "list": fragments.surveyRows(page.surveys, answered: list.isAnswered),
+      "closedList": page.closedSurveys.isEmpty ? false : fragments.surveyRows(page.closedSurveys, answered: list.isAnswered, closed: true),
       // An empty list says why; a failed load leaves it empty.
       "hasSurveys": !page.surveys.isEmpty, "loadFailed": page.loadFailed,
       "needsProfile": page.surveysNeedProfile,
@@ -34,11 +35,23 @@ extension Pages {
     return ["categories": categories, "sorts": sorts]
   }
 
-  /// One survey's card in the list.
-  public static func surveyRow(_ survey: Survey, answered: Bool) -> [String: Any] {
+  /// One survey's card in the list; a closed one (受付終了) says so instead of its places left.
+  public static func surveyRow(_ survey: Survey, answered: Bool, closed: Bool = false) -> [String: Any] {
     var row = summary(survey)
     row["answered"] = answered
+    row["closed"] = closed
+    if !closed, survey.isNearlyFull, let remaining = survey.remainingPlaces { row["fewLeft"] = remaining }
     return row
+  }
+
+  /// 受付終了: the survey takes no more answers, and why; a screening passed before it closed was
+  /// paid its consolation.
+  public static func surveyClosed(_ state: AppFeature.State, survey: Survey, _ closure: Survey.Closure) -> [String: Any] {
+    var body: [String: Any] = ["survey": summary(survey), "full": closure == .full, "total": "\(state.progress.ledger.balance)"]
+    if let answered = state.progress.answer(to: survey.id), answered.outcome == .closed {
+      body["consolation"] = "\(answered.reward)"
+    }
+    return layout(state, body: body)
   }
 
   /// 対象外: why a survey is not for the user, in words that never say which condition failed.
@@ -107,7 +120,7 @@ extension Pages {
       "title": survey.title, "description": survey.description, "category": survey.category.title,
       "reward": "\(survey.reward)", "minutes": survey.estimatedMinutes,
       "efficiency": String(format: "%.1f", survey.rewardEfficiency()),
-      "questionCount": survey.questions.count,
+      "questionCount": survey.questions.count + (survey.screening?.questions.count ?? 0),
       "hasScreening": survey.screening != nil,
     ]
     if let expiresAt = survey.expiresAt { row["expires"] = day(expiresAt - 1) }

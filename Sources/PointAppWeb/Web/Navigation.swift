@@ -28,6 +28,8 @@ enum Navigation {
     case screenedOut(Survey, UserProgress.AnsweredSurvey)
     /// Answers recorded invalid: unpaid, said plainly.
     case answerInvalid(Survey, UserProgress.AnsweredSurvey)
+    /// 受付終了: a survey that takes no more answers, at its own URL.
+    case surveyClosed(Survey, Survey.Closure)
     case points
     case history
     case missions
@@ -58,6 +60,8 @@ enum Navigation {
       (page, url) = (.survey(survey), "/surveys/\(survey.id.rawValue)")
     case let .surveyIneligible(survey, eligibility)?:
       (page, url) = (.surveyIneligible(survey, eligibility), "/surveys/\(survey.id.rawValue)")
+    case let .surveyClosed(survey, closure)?:
+      (page, url) = (.surveyClosed(survey, closure), "/surveys/\(survey.id.rawValue)")
     case let .screenedOut(survey, answered)?:
       (page, url) = (.screenedOut(survey, answered), "/surveys/\(survey.id.rawValue)/screened-out")
     case let .answerInvalid(survey, answered)?:
@@ -106,6 +110,7 @@ extension Pages {
     case let .complete(survey, answered): renderer.render("complete", complete(state, survey: survey, answered: answered))
     case let .screenedOut(survey, answered): renderer.render("screened-out", screenedOut(state, survey: survey, answered: answered))
     case let .answerInvalid(survey, answered): renderer.render("survey-invalid", answerInvalid(state, survey: survey, answered: answered))
+    case let .surveyClosed(survey, closure): renderer.render("survey-closed", surveyClosed(state, survey: survey, closure))
     case .points: renderer.render("points", points(state))
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))

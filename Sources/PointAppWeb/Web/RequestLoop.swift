@@ -19,6 +19,8 @@ struct RequestLoop: Sendable {
   let metrics: ProductMetrics
   /// Registration and login, bound to each form's session.
   let accounts: AccountService
+  /// Surveys' quotas: a form's claims are made for its user, and settled once its update is over.
+  let quotas: any QuotaStore
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
   let cache: SavedStateCache
   /// The root feature with its body built once (with `dependencies`), for every request's store.
@@ -54,6 +56,7 @@ struct RequestLoop: Sendable {
     typealias Outcome = (
       response: Response, ledgers: (before: PointLedger, after: PointLedger)?, identity: AppFeature.IdentityChange?
     )
+    let claimed = ClaimedPlaces()
     let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Outcome) = { [self] saved in
       let surveys = (try? await dependencies.surveyClient.fetchAll().map { $0.id }) ?? []
       var initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
@@ -62,6 +65,7 @@ struct RequestLoop: Sendable {
       var dependencies = dependencies
       if isForm {
         dependencies.accounts = accounts.client(for: session, from: client, surveys: surveys)
+        dependencies.quotas = claimed.client(for: session.user, in: quotas)
       }
       if initial.progress.ledger.archivedCount > 0 {
         dependencies.ledgerArchive = UserFiles.ledgerArchive(of: session.user, in: users)
@@ -99,7 +103,18 @@ struct RequestLoop: Sendable {
     } else if !isForm, case (nil, let viewed) = try await transaction(users.read(session.user)) {
       response = viewed.response
     } else {
-      let saved = try await users.update(session.user, transaction)
+      let saved: Outcome
+      do {
+        saved = try await users.update(session.user, transaction)
+      } catch {
+        // Whether the answer a place was claimed for was saved, its saved state tells.
+        try? await quotas.settle(claimed.all, of: session.user, from: users)
+        throw error
+      }
+      if !quotas.placesCommitWithUpdate {
+        // Saved: each place's answer is (a place left open by a failure here is settled at start).
+        for survey in claimed.all { try? await quotas.settle(QuotaPlace(survey, session.user), keep: true) }
+      }
       response = saved.response
       if let ledgers = saved.ledgers {
         metrics.recordSaved(from: ledgers.before, to: ledgers.after)

@@ -39,7 +39,7 @@ struct AppFeatureTests {
     }
   }
 
-  @Test func anExpiredOrUnknownSurveyIsNotFoundAndCountsNoVisit() async {
+  @Test func anUnknownSurveyIsNotFoundAndCountsNoVisit() async {
     let store = makeStore()
     await store.send(.surveyOpened(SurveyID("nope"))) {
       $0.surveyDetailPage = SurveyDetail.Page(surveyID: SurveyID("nope"))
@@ -48,15 +48,20 @@ struct AppFeatureTests {
       $0.surveyDetailPage?.notFound = true
       $0.destination = .notFound
     }
+    #expect(store.state.progress == UserProgress(), "a page that does not exist changes nothing")
+  }
+
+  @Test func aSurveyPastItsDeadlineShowsItsClosedPage() async {
+    let store = makeStore()
     await store.send(.surveyOpened(Survey.expired.id)) {
       $0.surveyDetailPage = SurveyDetail.Page(surveyID: Survey.expired.id)
-      $0.destination = nil
     }
     await store.receive(\.surveyDetail.surveyLoaded.success) {
-      $0.surveyDetailPage?.notFound = true
-      $0.destination = .notFound
+      $0.surveyDetailPage?.survey = .expired
+      $0.surveyDetailPage?.closed = .deadlinePassed
+      $0.progress.recordVisit(on: today, at: noon)
+      $0.destination = .surveyClosed(.expired, .deadlinePassed)
     }
-    #expect(store.state.progress == UserProgress(), "a page that does not exist changes nothing")
   }
 
   @Test func aCatalogThatCannotBeReadMakesTheSurveyUnavailable() async {
@@ -135,14 +140,15 @@ struct AppFeatureTests {
     #expect(store.state.progress.ledger.balance == 60)
   }
 
-  @Test func answersToASurveyThatIsGoneAreNotFound() async {
+  @Test func answersToASurveyPastItsDeadlineLeadToItsClosedPage() async {
     let store = makeStore(visited())
     await store.send(.answersSubmitted(Survey.expired.id, ratingAnswer)) {
       $0.surveyDetailPage = SurveyDetail.Page(surveyID: Survey.expired.id, intent: .submit(ratingAnswer))
     }
     await store.receive(\.surveyDetail.surveyLoaded.success) {
-      $0.surveyDetailPage?.notFound = true
-      $0.destination = .notFound
+      $0.surveyDetailPage?.survey = .expired
+      $0.surveyDetailPage?.closed = .deadlinePassed
+      $0.destination = .survey(.expired)
     }
   }
 
@@ -180,6 +186,7 @@ struct AppFeatureTests {
     }
     await store.receive(\.surveyList.surveysLoaded.success) {
       $0.surveyListPage.surveys = [.sweets, .breakfast]
+      $0.surveyListPage.closedSurveys = [.expired]
     }
     await store.send(.answersSubmitted(Survey.sweets.id, ratingAnswer)) {
       $0.surveyDetailPage = SurveyDetail.Page(surveyID: Survey.sweets.id, intent: .submit(ratingAnswer))

@@ -207,11 +207,19 @@ struct SurveyDetailTests {
     await store.send(.surveyLoaded(.success(.breakfast))) { $0.page.survey = .breakfast }
   }
 
-  @Test func anUnknownOrExpiredSurveyIsNotFound() async {
+  @Test func anUnknownOrUnpublishedSurveyIsNotFound() async {
     let unknown = makeStore()
     await unknown.send(.surveyLoaded(.success(nil))) { $0.page.notFound = true }
-    let expired = makeStore()
-    await expired.send(.surveyLoaded(.success(.expired))) { $0.page.notFound = true }
+    let early = makeStore()
+    await early.send(.surveyLoaded(.success(.fixture(id: "soon", publishedAt: noon + 1)))) { $0.page.notFound = true }
+  }
+
+  @Test func aSurveyPastItsDeadlineIsClosed() async {
+    let store = makeStore()
+    await store.send(.surveyLoaded(.success(.expired))) {
+      $0.page.survey = .expired
+      $0.page.closed = .deadlinePassed
+    }
   }
 
   @Test func aCatalogFailureIsShown() async {
@@ -300,7 +308,7 @@ struct SurveyDetailTests {
     #expect(store.state.answered?.answers == answers)
   }
 
-  @Test func answersToASurveyThatTurnsOutGoneAreNotSubmitted() async {
+  @Test func answersToASurveyThatTurnsOutClosedAreNotTaken() async {
     let store = TestStore(
       initialState: SurveyDetail.State(page: SurveyDetail.Page(surveyID: Survey.expired.id, intent: .submit(ratingAnswer)))
     ) {
@@ -308,7 +316,10 @@ struct SurveyDetailTests {
     } withDependencies: {
       $0.date.now = noon
     }
-    await store.send(.surveyLoaded(.success(.expired))) { $0.page.notFound = true }
+    await store.send(.surveyLoaded(.success(.expired))) {
+      $0.page.survey = .expired
+      $0.page.closed = .deadlinePassed
+    }
     #expect(store.state.progress == UserProgress())
   }
 

@@ -53,6 +53,7 @@ struct SurveyListTests {
     await store.send(.pageRequested(category: nil, sort: .newest))
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.sweets, .breakfast, .travel]
+      $0.page.closedSurveys = [.expired]  // a day past its deadline: 受付終了
     }
   }
 
@@ -64,6 +65,7 @@ struct SurveyListTests {
     }
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.sweets, .breakfast]
+      $0.page.closedSurveys = [.expired]
     }
   }
 
@@ -72,6 +74,7 @@ struct SurveyListTests {
     await store.send(.pageRequested(category: nil, sort: .efficiency)) { $0.page.sort = .efficiency }
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.travel, .breakfast, .sweets]
+      $0.page.closedSurveys = [.expired]
     }
   }
 
@@ -81,6 +84,7 @@ struct SurveyListTests {
     await store.send(.pageRequested(category: nil, sort: .newest))
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.sweets, .breakfast, .travel]
+      $0.page.closedSurveys = [.expired]
     }
     #expect(store.state.page.surveys.map(store.state.isAnswered) == [true, false, false])
   }
@@ -100,6 +104,7 @@ struct SurveyListTests {
     await store.send(.pageRequested(category: nil, sort: .newest))
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.sweets, .breakfast, .travel]
+      $0.page.closedSurveys = [.expired]
       $0.page.loadFailed = false
     }
   }

@@ -53,13 +53,14 @@ extension Survey {
     expiresAt: Date? = nil,
     targeting: Targeting? = nil,
     screening: Screening? = nil,
-    quality: QualitySettings? = nil
+    quality: QualitySettings? = nil,
+    quota: Quota? = nil
   ) -> Survey {
     Survey(
       id: SurveyID(id), title: title, description: "\(title)の説明", category: category,
       questions: questions, reward: reward, estimatedMinutes: minutes,
       publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting, screening: screening,
-      quality: quality
+      quality: quality, quota: quota
     )
   }
 

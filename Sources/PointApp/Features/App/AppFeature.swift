@@ -66,6 +66,8 @@ public struct AppFeature: Reducer, Sendable {
     case screenedOut(Survey, UserProgress.AnsweredSurvey)
     /// A survey's answers were still careless after a review: recorded, unpaid.
     case answerInvalid(Survey, UserProgress.AnsweredSurvey)
+    /// 受付終了: a survey that takes no more answers, to a user who had not answered it.
+    case surveyClosed(Survey, Survey.Closure)
     /// A survey answered before was answered again, and paid nothing.
     case alreadyAnswered(Survey, UserProgress.AnsweredSurvey)
     case points
@@ -152,7 +154,7 @@ public struct AppFeature: Reducer, Sendable {
         return open(SurveyDetail.Page(surveyID: id, intent: .screen(draft)), &state)
       case let .screeningResultOpened(id):
         return open(SurveyDetail.Page(surveyID: id, intent: .seeScreeningResult), &state)
-      case .surveyDetail(.surveyLoaded), .surveyDetail(.submitButtonTapped):
+      case .surveyDetail(.surveyLoaded), .surveyDetail(.submitButtonTapped), .surveyDetail(.placeClaimed):
         // The survey feature has run: where its outcome leads.
         guard let detail = state.surveyDetail else { return .none }
         let page = detail.page
@@ -167,6 +169,12 @@ public struct AppFeature: Reducer, Sendable {
         if let eligibility = page.ineligible {
           // Its own URL shows why; a form sent to it leads there, paying nothing.
           if case .answer = page.intent { arrive(at: .surveyIneligible(survey, eligibility), &state) } else { state.destination = .survey(survey) }
+          return .none
+        }
+        if let closure = page.closed, detail.answered == nil || detail.answered?.outcome == .closed {
+          // Closed to them: its own URL says so (with the consolation of a screening they had
+          // passed); a form sent to it leads there, taking nothing.
+          if case .answer = page.intent { arrive(at: .surveyClosed(survey, closure), &state) } else { state.destination = .survey(survey) }
           return .none
         }
         let ended = detail.answered.flatMap { Self.ending(of: survey, $0) }
@@ -354,6 +362,7 @@ public struct AppFeature: Reducer, Sendable {
     switch answered.outcome {
     case .screenedOut?: .screenedOut(survey, answered)
     case .invalid?: .answerInvalid(survey, answered)
+    case .closed?: .surveyClosed(survey, survey.closure(at: answered.date) == .deadlinePassed ? .deadlinePassed : .full)
     case nil: nil
     }
   }

@@ -4,7 +4,9 @@ import Dependencies
 import Foundation
 
 /// One survey with its question form: answers are checked, and a valid, first submission pays the
-/// reward.
+/// reward, once it has a place in the survey's quota (when it has one). A survey that closed
+/// (full, or past its deadline) takes no answers; a user who had passed its screening is paid its
+/// consolation.
 public struct SurveyDetail: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var progress: UserProgress
@@ -47,8 +49,11 @@ public struct SurveyDetail: Reducer, Sendable {
     public let surveyID: SurveyID
     public var intent: Intent
     public var survey: Survey?
-    /// The catalog has no open survey with this id.
+    /// The catalog has no published survey with this id.
     public var notFound = false
+    /// Why the survey takes no more answers, when it does not: the page of a user who has not
+    /// answered it says so.
+    public var closed: Survey.Closure?
     /// The survey is not for this user (`nil`: it is, or they answered it already).
     public var ineligible: Eligibility?
     /// Its own questions were sent before its screening was passed: refused.
@@ -68,6 +73,8 @@ public struct SurveyDetail: Reducer, Sendable {
   public enum Action: Equatable, Sendable {
     case surveyLoaded(Result<Survey?, CatalogError>)
     case submitButtonTapped(AnswerDraft)
+    /// Whether valid, careful answers got a place in the survey's quota.
+    case placeClaimed([SurveyAnswer], Result<Bool, QuotaError>)
     case delegate(Delegate)
 
     @CasePathable
@@ -88,6 +95,7 @@ public struct SurveyDetail: Reducer, Sendable {
   @Dependency(\.date.now) var now
   @Dependency(\.uuid) var uuid
   @Dependency(\.calendar) var calendar
+  @Dependency(\.quotas) var quotas
 
   public init() {}
 
@@ -95,11 +103,16 @@ public struct SurveyDetail: Reducer, Sendable {
     Reduce { state, action in
       switch action {
       case let .surveyLoaded(.success(survey)):
-        guard let survey, survey.isAvailable(at: now) else {
+        guard let survey, survey.isPublished(at: now) else {
           state.page.notFound = true
           return .none
         }
         state.page.survey = survey
+        state.page.closed = survey.closure(at: now)
+        if state.answered == nil, let closure = state.page.closed {
+          close(survey, closure, state: &state)
+          return .none
+        }
         // Targeting goes by the profile as it is now, the moment of answering included.
         let eligibility = survey.eligibility(of: state.progress.profile, at: now)
         if eligibility != .eligible, state.answered == nil {
@@ -127,6 +140,16 @@ public struct SurveyDetail: Reducer, Sendable {
         return .none
       case let .submitButtonTapped(draft):
         return submit(draft, state: &state)
+      case let .placeClaimed(answers, .success(true)):
+        guard let survey = state.page.survey else { return .none }
+        return record(answers, to: survey, state: &state)
+      case .placeClaimed(_, .success(false)):
+        guard let survey = state.page.survey else { return .none }
+        close(survey, .full, state: &state)  // nothing taken, nothing paid for the answers
+        return .none
+      case .placeClaimed(_, .failure):
+        state.page.loadFailed = true  // nothing recorded: the answers can be sent again
+        return .none
       case .delegate:
         return .none
       }
@@ -182,6 +205,26 @@ public struct SurveyDetail: Reducer, Sendable {
     }
   }
 
+  /// The survey takes no more answers: its draft goes; a user who had passed its screening is paid
+  /// its consolation, once.
+  private func close(_ survey: Survey, _ closure: Survey.Closure, state: inout State) {
+    state.page.closed = closure
+    clearDraft(of: survey, &state)
+    if let screening = survey.screening, state.progress.qualified[survey.id] != nil {
+      state.progress.closeAfterScreening(of: survey, consolation: screening.consolation, id: TransactionID(uuid()), at: now)
+    }
+  }
+
+  /// Pays for valid, careful answers (nothing when the survey was answered before).
+  private func record(_ answers: [SurveyAnswer], to survey: Survey, state: inout State) -> Effect<Action> {
+    clearDraft(of: survey, &state)
+    let now = now  // one reading: the answer's time and its day agree, even at midnight
+    let paid = state.progress.recordAnswer(
+      to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar)
+    )
+    return .send(.delegate(.answered(survey, paid: paid)))
+  }
+
   private func clearDraft(of survey: Survey, _ state: inout State) {
     state.page.draft = [:]
     state.page.errors = [:]
@@ -219,12 +262,19 @@ public struct SurveyDetail: Reducer, Sendable {
           state.progress.recordInvalid(to: survey, with: answers, at: now)
           return .send(.delegate(.answerInvalid(survey)))
         }
+        if let quota = survey.quota {
+          // A place first: the quota is everyone's, and never goes over.
+          let places = quota.places
+          return .run { [quotas] send in
+            do {
+              await send(.placeClaimed(answers, .success(try await quotas.claim(survey.id, places))))
+            } catch {
+              await send(.placeClaimed(answers, .failure(QuotaError(error))))
+            }
+          }
+        }
       }
-      clearDraft(of: survey, &state)
-      let paid = state.progress.recordAnswer(
-        to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar)
-      )
-      return .send(.delegate(.answered(survey, paid: paid)))
+      return record(answers, to: survey, state: &state)
     }
   }
 }

@@ -4,7 +4,7 @@ import Dependencies
 import Foundation
 
 /// The survey list: the catalog's open surveys meant for the user (by their profile), filtered by
-/// category and sorted, answered ones marked.
+/// category and sorted, answered ones marked; after them, those that closed lately (受付終了).
 public struct SurveyList: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     public var progress: UserProgress
@@ -23,6 +23,9 @@ public struct SurveyList: Reducer, Sendable {
     public var category: SurveyCategory?
     public var sort: SurveySort = .newest
     public var surveys: [Survey] = []
+    /// Surveys meant for the user that take no more answers: full, or past their deadline for
+    /// less than `closedShownFor`.
+    public var closedSurveys: [Survey] = []
     public var loadFailed = false
     /// Some surveys are hidden because the user has no profile yet: the page invites them to fill it.
     public var surveysNeedProfile = false
@@ -43,6 +46,9 @@ public struct SurveyList: Reducer, Sendable {
 
   @Dependency(\.surveyClient) var surveyClient
   @Dependency(\.date.now) var now
+
+  /// How long a survey past its deadline stays listed as closed.
+  public static let closedShownFor: TimeInterval = 7 * 24 * 60 * 60
 
   public init() {}
 
@@ -66,14 +72,23 @@ public struct SurveyList: Reducer, Sendable {
         }
       case let .surveysLoaded(.success(surveys)):
         let now = now  // one clock reading for the whole list
-        let open = surveys.filter { $0.isAvailable(at: now) }
         let profile = state.progress.profile
-        state.page.surveys = state.page.sort.sorted(open.filter { $0.eligibility(of: profile, at: now) == .eligible })
-        state.page.surveysNeedProfile = open.contains { $0.eligibility(of: profile, at: now) == .needsProfile }
+        let published = surveys.filter { $0.isPublished(at: now) }
+        let shown = published.filter { $0.eligibility(of: profile, at: now) == .eligible }
+        state.page.surveys = state.page.sort.sorted(shown.filter { $0.closure(at: now) == nil })
+        state.page.closedSurveys = state.page.sort.sorted(shown.filter { survey in
+          switch survey.closure(at: now) {
+          case nil: false
+          case .full?: true
+          case .deadlinePassed?: survey.expiresAt.map { now.timeIntervalSince($0) < Self.closedShownFor } ?? false
+          }
+        })
+        state.page.surveysNeedProfile = published.contains { $0.isAvailable(at: now) && $0.eligibility(of: profile, at: now) == .needsProfile }
         state.page.loadFailed = false
         return .none
       case .surveysLoaded(.failure):
         state.page.surveys = []
+        state.page.closedSurveys = []
         state.page.surveysNeedProfile = false
         state.page.loadFailed = true
         return .none

@@ -29,7 +29,11 @@ public final class PostgresUserStateStore: UserStateStore {
         try await connection.run("SELECT pg_advisory_xact_lock(\(Self.lockKey(user)))", logger: logger)
         let saved = try await connection.run("SELECT state FROM users WHERE id = \(user.rawValue)", logger: logger)
           .first?.decode(Data.self)
-        let (save, result) = try await body(saved)
+        // What joins the update (a quota place) runs in its transaction, until the body returns.
+        let open = OpenTransaction(connection)
+        defer { open.close() }
+        let (save, result) = try await OpenTransaction.$current.withValue(open) { try await body(saved) }
+        open.close()
         if let save {
           for (name, data) in save.archive {
             try await connection.run(

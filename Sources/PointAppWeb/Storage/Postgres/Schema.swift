@@ -39,6 +39,11 @@ public enum Schema {
       "CREATE TABLE login_attempts (client text PRIMARY KEY, times timestamptz[] NOT NULL)",
       "CREATE TABLE settings (name text PRIMARY KEY, value bytea NOT NULL)",
     ]),
+    Migration(version: 2, name: "survey quotas", statements: [
+      // Places taken per survey, and who holds them; both change with the holder's update.
+      "CREATE TABLE survey_quotas (survey_id text PRIMARY KEY, taken integer NOT NULL CHECK (taken >= 0))",
+      "CREATE TABLE quota_places (survey_id text NOT NULL, user_id text NOT NULL, PRIMARY KEY (survey_id, user_id))",
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }
