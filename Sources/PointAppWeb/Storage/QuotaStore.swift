@@ -158,6 +158,15 @@ public final class JSONFileQuotaStore: QuotaStore {
     counts.withLock { $0 }
   }
 
+  /// The places kept, for moving them elsewhere (`FileImport`).
+  func keptPlaces() throws -> [QuotaPlace] {
+    try Self.surveys(in: folder).flatMap { survey in
+      try FileManager.default.contentsOfDirectory(atPath: "\(folder)/\(survey.rawValue)")
+        .filter { $0.hasSuffix(".kept") }
+        .compactMap { UserID($0.dropLast(".kept".count)).map { QuotaPlace(survey, $0) } }
+    }
+  }
+
   /// A survey's folder. Ids come from the catalog; one that could leave the folder is refused.
   private func path(of survey: SurveyID) throws -> String {
     guard Self.isPlainName(survey.rawValue) else { throw FileError("survey id unfit for a file name", survey.rawValue, code: EINVAL) }

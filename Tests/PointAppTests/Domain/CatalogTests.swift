@@ -82,6 +82,21 @@ struct CatalogTests {
     #expect(careful.contains { $0.questions.contains { if case .attentionCheck = $0.kind { true } else { false } } })
   }
 
+  /// Quotas from 50 to 5,000 completes: some with places to spare, some nearly full, one full;
+  /// a screened survey among them. A survey past its deadline is still listed, closed.
+  @Test func someSurveysHaveQuotasSomeNearlyFullOrClosed() {
+    let quotas = surveys.compactMap(\.quota)
+    #expect(quotas.count >= 6)
+    #expect(quotas.allSatisfy { (50...5_000).contains($0.target) && (0...$0.target).contains($0.collected) })
+    #expect(quotas.contains { $0.target == 50 } && quotas.contains { $0.target == 5_000 })
+    #expect(surveys.contains { $0.closure(at: noon) == .full })
+    #expect(surveys.contains { $0.isNearlyFull && $0.closure(at: noon) == nil && $0.screening == nil && $0.targeting == nil })
+    #expect(surveys.contains { $0.quota != nil && $0.screening != nil })
+    #expect(surveys.contains { survey in
+      survey.closure(at: noon) == .deadlinePassed && survey.expiresAt.map { noon.timeIntervalSince($0) < SurveyList.closedShownFor } == true
+    })
+  }
+
   @Test func someExpireAndMostAreOpenToday() {
     #expect(surveys.contains { $0.expiresAt != nil && $0.isAvailable(at: noon) })
     #expect(surveys.contains { !$0.isAvailable(at: noon) })

@@ -62,6 +62,39 @@ struct FileImportTests {
 
   /// A run cut short leaves some users out; the next run imports them, and only them. A user
   /// who changed in the database since is left as the database has them.
+  /// Places in quotas move with their users: kept ones, and open ones whose answer was saved; an
+  /// open one whose answer never was stays behind.
+  @Test func placesInQuotasMoveWithTheirUsers() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let quotas = try JSONFileQuotaStore(directory: folder.appendingPathComponent("quotas"))
+    let survey = QuotaFlowTests.tenPlaces
+    let (kept, open, unsaved) = (UserID.random(), UserID.random(), UserID.random())
+    for user in [kept, open] {
+      try await files.update(user) { _ in
+        #expect(try await quotas.claim(survey.id, places: 10, for: user))
+        var state = AppFeature.State()
+        state.progress.recordAnswer(
+          to: survey, with: [SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(4))], id: TransactionID(UUID()),
+          at: noon, on: Day(noon, in: .tokyo)
+        )
+        return (try UserFiles.save(state).save, ())
+      }
+    }
+    try await quotas.settle(QuotaPlace(survey.id, kept), keep: true)
+    try await files.update(unsaved) { _ in
+      #expect(try await quotas.claim(survey.id, places: 10, for: unsaved))
+      return (UserSave(state: try SavedState.data(for: AppFeature.State())), ())
+    }
+    let database = try await TestDatabase.make()
+    let report = try await FileImport.run(from: folder, into: database)
+    #expect(report.quotaPlaces == 2)
+    #expect(try await database.query("SELECT taken FROM survey_quotas WHERE survey_id = 'ten'").first?.decode(Int.self) == 2)
+    let holders = try await database.query("SELECT user_id FROM quota_places WHERE survey_id = 'ten'").map { try $0.decode(String.self) }
+    #expect(Set(holders) == [kept.rawValue, open.rawValue])
+    #expect(try await FileImport.run(from: folder, into: database).quotaPlaces == 0, "a second run moves nothing twice")
+  }
+
   @Test func anInterruptedImportIsFinishedByRunningItAgain() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
     let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))

@@ -3,7 +3,8 @@ import PointApp
 import PostgresNIO
 
 /// Copies a file store's data folder into PostgreSQL (`pointapp import-files`): users with their
-/// archives, sessions, accounts and the session secret, so that cookies stay valid.
+/// archives and their places in surveys' quotas, sessions, accounts and the session secret, so
+/// that cookies stay valid.
 ///
 /// Each user is copied in one transaction, under the user's lock, and only if the database has
 /// no state for them: a second run imports nothing twice, an interrupted run can be run again,
@@ -13,6 +14,8 @@ public enum FileImport {
   public struct Report: Sendable, Equatable {
     public var users = 0
     public var archiveFiles = 0
+    /// Places in surveys' quotas, moved with their users.
+    public var quotaPlaces = 0
     /// Users the database had already (an earlier run, or a change since).
     public var usersPresent = 0
     public var sessions = 0
@@ -27,6 +30,13 @@ public enum FileImport {
     var report = Report()
     let store = PostgresUserStateStore(database)
     let folder = data.appendingPathComponent("users").path
+    // The folder's places, open ones settled first as its server would at start-up; each moves in
+    // its user's transaction, counted in the survey's quota there.
+    let files = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
+    let fileQuotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
+    _ = try await fileQuotas.settleOpenPlaces(from: files)
+    let places = Dictionary(grouping: try fileQuotas.keptPlaces(), by: \.user).mapValues { $0.map(\.survey) }
+    let quotas = PostgresQuotaStore(database)
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     let users = names.compactMap { name -> UserID? in
       guard name.hasSuffix(".json") else { return nil }
@@ -40,12 +50,18 @@ public enum FileImport {
       where name.hasSuffix(".json") && !name.hasPrefix(".") {
         archive[name] = try DurableFile.read("\(archiveFolder)/\(name)")
       }
+      let held = places[user] ?? []
       let imported = try await store.update(user) { [archive] saved in
-        saved == nil ? (UserSave(archive: archive, state: state), true) : (nil, false)
+        guard saved == nil else { return (nil, false) }
+        for survey in held {
+          _ = try await quotas.claim(survey, places: .max, for: user)  // the file store counted it
+        }
+        return (UserSave(archive: archive, state: state), true)
       }
       if imported {
         report.users += 1
         report.archiveFiles += archive.count
+        report.quotaPlaces += held.count
       } else {
         report.usersPresent += 1
       }
