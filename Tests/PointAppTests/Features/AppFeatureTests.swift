@@ -152,6 +152,46 @@ struct AppFeatureTests {
     }
   }
 
+  /// Answers that find no place left lead back to the survey, whose page then says 受付終了; a
+  /// user who had passed its screening finds the consolation there.
+  @Test func answersThatFindTheSurveyFullLeadToItsClosedPage() async {
+    let survey = SurveyQuotaTests.limitedScreened
+    var state = visited()
+    state.progress.qualify(for: survey.id, at: noon - 300)
+    let store = TestStore(initialState: state) {
+      AppFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+      $0.surveyClient = .catalog([survey])
+      $0.quotas = QuotaClient(claim: { _, _ in false })
+    }
+    await store.send(.answersSubmitted(survey.id, ratingAnswer)) {
+      $0.surveyDetailPage = SurveyDetail.Page(surveyID: survey.id, intent: .submit(ratingAnswer))
+    }
+    await store.receive(\.surveyDetail.surveyLoaded.success) { $0.surveyDetailPage?.survey = survey }
+    let rated = [SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(5))]
+    await store.receive(.surveyDetail(.placeClaimed(rated, .success(false)))) {
+      $0.surveyDetailPage?.closed = .full
+      $0.progress.closeAfterScreening(of: survey, consolation: 3, id: TransactionID(UUID(0)), at: noon)
+      $0.destination = .survey(survey)
+    }
+    // Its page, counted full now.
+    let full = survey.counting(taken: 5)
+    store.dependencies.surveyClient = .catalog([full])
+    await store.send(.surveyOpened(survey.id)) {
+      $0.surveyDetailPage = SurveyDetail.Page(surveyID: survey.id)
+      $0.destination = nil
+    }
+    await store.receive(\.surveyDetail.surveyLoaded.success) {
+      $0.surveyDetailPage?.survey = full
+      $0.surveyDetailPage?.closed = .full
+      $0.destination = .surveyClosed(full, .full)
+    }
+    #expect(store.state.progress.ledger.balance == 3)
+  }
+
   @Test func theCompletionPageShowsWhatAnsweringPaid() async throws {
     let state = visited(answered: [.sweets])
     let store = makeStore(state)
