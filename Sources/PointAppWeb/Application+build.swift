@@ -99,7 +99,8 @@ public func buildApplication(
   // Places a crash left open are settled before any request can claim one.
   let settled = try await quotas.settleOpenPlaces(from: users)
   if settled > 0 { logger.notice("quota places left open by a crash settled", metadata: ["places": "\(settled)"]) }
-  resolved.surveyClient = resolved.surveyClient.counting(quotas)
+  let catalog = resolved.surveyClient
+  resolved.surveyClient = catalog.counting(quotas)
   let cache = SavedStateCache()
   let sessionSecret = if let secret { secret } else { try await stores.secret() }
   let loop = RequestLoop(
@@ -113,6 +114,7 @@ public func buildApplication(
     ),
     renderer: renderer,
     dependencies: resolved,
+    catalog: catalog,
     maxBodySize: configuration.maxBodySize,
     effectDeadline: configuration.effectDeadline,
     trustedProxies: configuration.trustedProxies,

@@ -13,6 +13,8 @@ struct RequestLoop: Sendable {
   let renderer: PageRenderer
   /// Resolved once at start-up; every store and effect of every request sees these.
   let dependencies: DependencyValues
+  /// The catalog without its quotas counted: the ids whose archived answers a request loads.
+  let catalog: SurveyClient
   let maxBodySize: Int
   let effectDeadline: Duration
   let trustedProxies: Set<String>
@@ -58,7 +60,7 @@ struct RequestLoop: Sendable {
     )
     let claimed = ClaimedPlaces()
     let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Outcome) = { [self] saved in
-      let surveys = (try? await dependencies.surveyClient.fetchAll().map { $0.id }) ?? []
+      let surveys = (try? await catalog.fetchAll().map { $0.id }) ?? []
       var initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
       initial.account = session.account.flatMap { EmailAddress($0.email) }
       initial.passwordConfirmedAt = session.passwordConfirmedAt

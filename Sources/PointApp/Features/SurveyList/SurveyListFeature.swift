@@ -73,17 +73,28 @@ public struct SurveyList: Reducer, Sendable {
       case let .surveysLoaded(.success(surveys)):
         let now = now  // one clock reading for the whole list
         let profile = state.progress.profile
-        let published = surveys.filter { $0.isPublished(at: now) }
-        let shown = published.filter { $0.eligibility(of: profile, at: now) == .eligible }
-        state.page.surveys = state.page.sort.sorted(shown.filter { $0.closure(at: now) == nil })
-        state.page.closedSurveys = state.page.sort.sorted(shown.filter { survey in
-          switch survey.closure(at: now) {
-          case nil: false
-          case .full?: true
-          case .deadlinePassed?: survey.expiresAt.map { now.timeIntervalSince($0) < Self.closedShownFor } ?? false
+        var open: [Survey] = []
+        var closed: [Survey] = []
+        var needsProfile = false
+        for survey in surveys where survey.isPublished(at: now) {
+          let closure = survey.closure(at: now)
+          switch survey.eligibility(of: profile, at: now) {
+          case .eligible:
+            switch closure {
+            case nil: open.append(survey)
+            case .full?: closed.append(survey)
+            case .deadlinePassed?:
+              if let expiresAt = survey.expiresAt, now.timeIntervalSince(expiresAt) < Self.closedShownFor { closed.append(survey) }
+            }
+          case .needsProfile:
+            needsProfile = needsProfile || closure == nil
+          case .outsideTarget:
+            break
           }
-        })
-        state.page.surveysNeedProfile = published.contains { $0.isAvailable(at: now) && $0.eligibility(of: profile, at: now) == .needsProfile }
+        }
+        state.page.surveys = state.page.sort.sorted(open)
+        state.page.closedSurveys = closed.isEmpty ? [] : state.page.sort.sorted(closed)
+        state.page.surveysNeedProfile = needsProfile
         state.page.loadFailed = false
         return .none
       case .surveysLoaded(.failure):
