@@ -313,6 +313,7 @@ def crash_under_load(args, cluster, instances, proxy, folder):
         u.retired = False  # sign_in retires on failure only; all succeeded
 
     acknowledged = {u.owner: set() for u in users}
+    full = set()  # surveys whose quota answered 受付終了 (on PostgreSQL a place is never given back)
     timeline, stop = Timeline(), threading.Event()
 
     def load(seed):
@@ -320,7 +321,7 @@ def crash_under_load(args, cluster, instances, proxy, folder):
         while not stop.is_set():
             user = r.choice(users)
             with lock:
-                todo = [s for s in surveys if s["id"] not in acknowledged[user.owner]]
+                todo = [s for s in surveys if s["id"] not in acknowledged[user.owner] and s["id"] not in full]
             if not todo or r.random() < 0.15:
                 t0 = clock(); status = get(port, "/points", user.cookie); t1 = clock()
                 timeline.add(t0, t1, "GET", status)
@@ -328,9 +329,9 @@ def crash_under_load(args, cluster, instances, proxy, folder):
             survey = r.choice(todo)
             t0 = clock(); outcome = user.answer(port, survey); t1 = clock()
             timeline.add(t0, t1, "POST", outcome)
-            if outcome == "paid":
+            if outcome in ("paid", "closed"):
                 with lock:
-                    acknowledged[user.owner].add(survey["id"])
+                    (acknowledged[user.owner] if outcome == "paid" else full).add(survey["id"])
 
     def restart_database():
         # Both instances serving before the database goes: nginx's choice is not the question here.
@@ -410,7 +411,7 @@ def crash_under_load(args, cluster, instances, proxy, folder):
         elif outcome == 503:
             if not database_window:
                 problems.append("%s at +%.2f s answered 503 while PostgreSQL was up" % (method, t0 - began))
-        elif outcome not in ("paid", 200):
+        elif outcome not in ("paid", "closed", 200):
             problems.append("%s at +%.2f s answered %s in %.2f s" % (method, t0 - began, outcome, t1 - t0))
     answered_503 = sum(n for k, n in statuses.items() if k.endswith(" 503"))
     count_500 = sum(n for k, n in statuses.items() if k.endswith(" 500"))
@@ -423,7 +424,7 @@ def crash_under_load(args, cluster, instances, proxy, folder):
     problems += found
     paid_twice = sum(1 for p in found if "paid" in p and "times" in p)
     awards = sum(len(s) for s in acknowledged.values())
-    if awards == len(users) * len(surveys):
+    if all({s["id"] for s in surveys} <= acknowledged[u.owner] | full for u in users):
         problems.append("every user answered every survey before the end: use more --users")
     if in_flight_at_kills == 0:
         problems.append("no POST was in flight at any SIGKILL")
@@ -494,26 +495,33 @@ def concurrent_submissions(args, cluster, proxy):
     bad = [o for o in same if o != "paid"]
     if bad:
         problems.append("submissions of %s answered %s" % (target["id"], tally))
-    unpaid = sorted(s for s, o in others.items() if o != "paid")
+    # Surveys whose quota the load filled answer 受付終了: not paid, not expected.
+    closed = {s for s, o in others.items() if o == "closed"}
+    paying = [s for s in surveys if s["id"] not in closed]
+    taken = {survey: int(n) for survey, n in cluster.psql("SELECT survey_id, taken FROM survey_quotas")}
+    problems += ["%s answered 受付終了 with %d of its %d places taken" % (s["id"], taken.get(s["id"], 0), crash.places(s))
+                 for s in surveys if s["id"] in closed and taken.get(s["id"], 0) < crash.places(s)]
+    unpaid = sorted(s for s, o in others.items() if o not in ("paid", "closed"))
     if unpaid:
         problems.append("other surveys not acknowledged: %s" % ", ".join("%s (%s)" % (s, others[s]) for s in unpaid))
     _, found, ledgers, _ = check(cluster, {owner: {s for s, o in results if o == "paid"}})
     problems += [p for p in found if p.startswith(owner)]
     movements = ledgers.get(owner, [])
     rewards = [t["reason"]["surveyReward"]["_0"] for t in movements if "surveyReward" in t["reason"]]
-    expected = sum(s["reward"] for s in surveys)
+    expected = sum(s["reward"] for s in paying)
     balance = sum(t["amount"] for t in movements if "exchange" not in t["reason"]) - sum(t["amount"] for t in movements if "exchange" in t["reason"])
     if rewards.count(target["id"]) != 1:
         problems.append("%s paid %d times" % (target["id"], rewards.count(target["id"])))
-    if sorted(rewards) != sorted(s["id"] for s in surveys) or balance != expected:
-        problems.append("balance %d pt, expected %d pt; %d survey rewards in the ledger for %d surveys" % (balance, expected, len(rewards), len(surveys)))
+    if sorted(rewards) != sorted(s["id"] for s in paying) or balance != expected:
+        problems.append("balance %d pt, expected %d pt; %d survey rewards in the ledger for %d surveys" % (balance, expected, len(rewards), len(paying)))
     if len(upstreams) < 2:
         problems.append("the %d submissions did not reach both instances (nginx's log: %s)" % (len(same), upstreams or "nothing"))
     print("scale-out: %d concurrent submissions of one survey by one user through nginx to 2 instances (%s), with the %d "
           "other surveys at once: %s; %s paid %d time%s, %d of %d surveys paid once each, balance %d pt = ledger sum, expected %d pt"
           % (len(same), ", ".join(":%s %d" % kv for kv in sorted(upstreams.items())), len(surveys) - 1,
              ", ".join("%s ×%d" % kv for kv in sorted(tally.items())), target["id"], rewards.count(target["id"]),
-             "" if rewards.count(target["id"]) == 1 else "s", len(set(rewards)), len(surveys), balance, expected))
+             "" if rewards.count(target["id"]) == 1 else "s", len(set(rewards)), len(paying), balance, expected)
+          + ("; %d closed by the load's answers (受付終了): %s" % (len(closed), ", ".join(sorted(closed))) if closed else ""))
     return problems
 
 

@@ -2,7 +2,7 @@
 desktop and find the same balance; log out of every device and the phone is a guest again."""
 
 from helpers import Browser
-from test_walk import answer_every_question, submit_button
+from test_walk import answer_every_question, answerable, cards, submit_button
 
 EMAIL = "hanako.browser@example.jp"
 PASSWORD = "tsuyoi pasuwaado 2026"
@@ -17,7 +17,7 @@ def fill_in(b: Browser, email: str, password: str):
 def test_register_on_the_phone_log_in_on_the_desktop_log_out_everywhere(devices):
     phone = devices("phone")
     phone.open("/surveys", "account-surveys")
-    phone.follow(phone.find_all("main .survey-list a")[0], "account-survey")
+    phone.follow(next(card for card in cards(phone) if answerable(card))["link"], "account-survey")
     answer_every_question(phone)
     phone.follow(submit_button(phone), "account-survey-complete")
     earned = phone.balance()

@@ -1,7 +1,8 @@
 """A research panel's walk, as a person on a phone and on a desktop: the profile (refused, then
 saved with its bonus), a survey outside the profile (対象外), a screening that does not qualify
-(今回は対象外でした: its consolation once, through Back and Refresh), and one that qualifies and leads
-to the survey's own questions."""
+(今回は対象外でした: its consolation once, through Back and Refresh), one that qualifies and leads
+to the survey's own questions, and a full survey (受付終了: listed after the open ones, its page
+takes no answer)."""
 from selenium.webdriver.support.ui import Select
 
 from helpers import Browser, points
@@ -72,4 +73,25 @@ def test_profile_screening_and_a_qualifying_survey(browser: Browser):
     b.tick(b.find("main input[value='a1-4']"))
     b.follow(submit_button(b), "panel-complete")
     b.expect(f"+{reward:,}pt" in b.text() and b.balance() == 53 + reward, f"the survey paid {reward}pt")
+
+    # A full survey: listed under 受付を終了したアンケート, after the open ones; its page says so
+    # and has nothing to answer. Surveys nearly full say how many places are left.
+    b.open("/surveys", "panel-surveys-closed")
+    few_left = [badge.text for badge in b.find_all("main .survey-card .badge.few-left")]
+    b.expect(any("残りわずか" in text for text in few_left), f"a survey with few places left says 残りわずか: {few_left}")
+    heading = b.find_all("main h2.closed-heading")
+    b.expect(bool(heading) and heading[0].text == "受付を終了したアンケート", "the list has a section of closed surveys")
+    closed = b.find_all("main h2.closed-heading + ul.survey-list a")
+    full = [card for card in closed if card.get_attribute("href").endswith("/surveys/food-005")]
+    assert full, f"the full survey food-005 is listed under 受付を終了したアンケート: {[c.get_attribute('href') for c in closed]}"
+    b.expect("closed" in full[0].get_attribute("class").split() and "受付終了" in full[0].text,
+             f"the card of food-005 is marked 受付終了: {full[0].text!r}")
+    b.expect(len([card for card in b.find_all("main .survey-list a") if card.get_attribute("href").endswith("/surveys/food-005")]) == 1,
+             "food-005 is listed once, among the closed surveys only")
+    balance = b.balance()
+    b.follow(full[0], "panel-survey-closed")
+    b.expect(b.driver.current_url.endswith("/surveys/food-005") and "このアンケートの受付は終了しました" in b.text(),
+             "the full survey's page says its answers are closed")
+    b.expect(not b.find_all("main form"), "the closed survey's page has no form")
+    b.expect(b.balance() == balance, "the closed page pays nothing")
     b.assert_no_problems()

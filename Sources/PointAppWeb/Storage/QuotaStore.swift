@@ -90,13 +90,15 @@ public final class JSONFileQuotaStore: QuotaStore {
   private let threadPool: NIOThreadPool
   private let counts = Mutex<[SurveyID: Int]>([:])
 
-  /// Creates the folder if it is missing and counts the places in it.
+  /// Creates the folder if it is missing, removes the temporary files of writes a crash
+  /// interrupted, and counts the places in it.
   public init(directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
     folder = directory.path
     self.threadPool = threadPool
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     var counts: [SurveyID: Int] = [:]
     for survey in try Self.surveys(in: folder) {
+      try DurableFile.removeAbandonedTemporaries(in: "\(folder)/\(survey.rawValue)")
       counts[survey] = try Self.holders(in: "\(folder)/\(survey.rawValue)").count
     }
     self.counts.withLock { $0 = counts }
