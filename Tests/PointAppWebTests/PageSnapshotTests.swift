@@ -49,57 +49,50 @@ struct PageSnapshotTests {
     let server = try TestServer()
     try await server.application(catalog: testCatalog + [Self.targeted, Self.screened, Self.panel, QualityFlowTests.careful]).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
-      func snapshot(
-        _ uri: String, named name: String,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-      ) async throws {
-        let html = try await browser.get(uri).html
-        assertSnapshot(of: pinned(html), as: .lines, named: name, fileID: fileID, file: filePath, testName: "page", line: line, column: column)
-      }
 
-      try await snapshot("/surveys", named: "surveys")
-      try await snapshot("/surveys?category=food&sort=reward", named: "surveys-food-by-reward")
-      try await snapshot("/surveys/breakfast", named: "survey")
+      try await snapshot("/surveys", named: "surveys", with: &browser)
+      try await snapshot("/surveys?category=food&sort=reward", named: "surveys-food-by-reward", with: &browser)
+      try await snapshot("/surveys/breakfast", named: "survey", with: &browser)
       let csrf = try await browser.csrf(from: "/surveys/breakfast")
       _ = try await browser.post("/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfoods%5D=rice&q%5Bfoods%5D=bread&q%5Bfoods%5D=fruit&q%5Bcomment%5D=%3Cscript%3Ealert(1)%3C%2Fscript%3E")
-      try await snapshot("/surveys/breakfast", named: "survey-invalid")
+      try await snapshot("/surveys/breakfast", named: "survey-invalid", with: &browser)
       _ = try await browser.post("/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4")
-      try await snapshot("/surveys/breakfast/complete", named: "complete")
-      try await snapshot("/surveys/breakfast", named: "survey-answered")
-      try await snapshot("/points", named: "points")
-      try await snapshot("/points/history", named: "history")
-      try await snapshot("/missions", named: "missions")
+      try await snapshot("/surveys/breakfast/complete", named: "complete", with: &browser)
+      try await snapshot("/surveys/breakfast", named: "survey-answered", with: &browser)
+      try await snapshot("/points", named: "points", with: &browser)
+      try await snapshot("/points/history", named: "history", with: &browser)
+      try await snapshot("/missions", named: "missions", with: &browser)
       _ = try await browser.post("/missions/answerOne/claim", form: "csrf=\(csrf)")
-      try await snapshot("/missions", named: "missions-claimed")
-      try await snapshot("/exchange", named: "exchange")
-      try await snapshot("/surveys/unknown", named: "error-404")
-      try await snapshot("/register", named: "register")
+      try await snapshot("/missions", named: "missions-claimed", with: &browser)
+      try await snapshot("/exchange", named: "exchange", with: &browser)
+      try await snapshot("/surveys/unknown", named: "error-404", with: &browser)
+      try await snapshot("/register", named: "register", with: &browser)
       _ = try await browser.post("/login", form: "csrf=\(csrf)&email=hanako%40example.jp&password=wrong+password")
-      try await snapshot("/login", named: "login-refused")
+      try await snapshot("/login", named: "login-refused", with: &browser)
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
-      try await snapshot("/account", named: "account")
-      try await snapshot("/exchange/digital-gift-300", named: "exchange-confirmation")
-      try await snapshot("/surveys/twenties", named: "survey-needs-profile")
-      try await snapshot("/profile", named: "profile")
+      try await snapshot("/account", named: "account", with: &browser)
+      try await snapshot("/exchange/digital-gift-300", named: "exchange-confirmation", with: &browser)
+      try await snapshot("/surveys/twenties", named: "survey-needs-profile", with: &browser)
+      try await snapshot("/profile", named: "profile", with: &browser)
       let signedIn = try await browser.csrf(from: "/profile")
       _ = try await browser.post("/profile", form: "csrf=\(signedIn)&birthYear=19&gender=robot&prefecture=&occupation=student")
-      try await snapshot("/profile", named: "profile-invalid")
+      try await snapshot("/profile", named: "profile-invalid", with: &browser)
       _ = try await browser.post("/profile", form: "csrf=\(signedIn)&birthYear=%EF%BC%91%EF%BC%99%EF%BC%98%EF%BC%90&gender=male&prefecture=osaka&occupation=selfEmployed")
-      try await snapshot("/profile", named: "profile-saved")
-      try await snapshot("/surveys/twenties", named: "survey-ineligible")
-      try await snapshot("/surveys/coffee", named: "survey-screening")
+      try await snapshot("/profile", named: "profile-saved", with: &browser)
+      try await snapshot("/surveys/twenties", named: "survey-ineligible", with: &browser)
+      try await snapshot("/surveys/coffee", named: "survey-screening", with: &browser)
       _ = try await browser.post("/surveys/coffee/screening", form: "csrf=\(signedIn)&q%5Bdrinks%5D=never")
-      try await snapshot("/surveys/coffee/screened-out", named: "screened-out")
-      try await snapshot("/surveys/phone", named: "survey-panel-questions")
+      try await snapshot("/surveys/coffee/screened-out", named: "screened-out", with: &browser)
+      try await snapshot("/surveys/phone", named: "survey-panel-questions", with: &browser)
       _ = try await browser.post("/surveys/phone/answers", form: "csrf=\(signedIn)&q%5Bg1%5D%5Br1%5D=c1&q%5Bn1%5D=%EF%BC%92%EF%BC%91&q%5Bt1%5D=short")
-      try await snapshot("/surveys/phone", named: "survey-panel-questions-invalid")
+      try await snapshot("/surveys/phone", named: "survey-panel-questions-invalid", with: &browser)
       let paid = try await browser.post("/surveys/phone/answers", form: "csrf=\(signedIn)&q%5Bg1%5D%5Br1%5D=c1&q%5Bg1%5D%5Br2%5D=c3&q%5Bn1%5D=%EF%BC%92&q%5Bt1%5D=%E9%9B%BB%E6%B1%A0%E3%81%8C%E3%81%99%E3%81%90%E3%81%AB%E6%B8%9B%E3%82%8B%E3%81%93%E3%81%A8%E3%81%A7%E3%81%99&q%5Ba1%5D=no")
       #expect(paid.headers[.location] == "/surveys/phone/complete")
       let careless = "csrf=\(signedIn)&q%5Bg1%5D%5Br1%5D=c1&q%5Bg1%5D%5Br2%5D=c1&q%5Bn1%5D=3&q%5Bt1%5D=%E3%81%A8%E3%81%A6%E3%82%82%E8%89%AF%E3%81%84%E3%81%A8%E6%80%9D%E3%81%84%E3%81%BE%E3%81%99&q%5Ba1%5D=yes"
       _ = try await browser.post("/surveys/careful/answers", form: careless)
-      try await snapshot("/surveys/careful", named: "survey-review-notice")
+      try await snapshot("/surveys/careful", named: "survey-review-notice", with: &browser)
       _ = try await browser.post("/surveys/careful/answers", form: careless)
-      try await snapshot("/surveys/careful/complete", named: "survey-answers-invalid")
+      try await snapshot("/surveys/careful/complete", named: "survey-answers-invalid", with: &browser)
     }
   }
 
@@ -129,16 +122,9 @@ struct PageSnapshotTests {
     let server = try TestServer()
     try await server.application(catalog: testCatalog + [Self.nearlyFull, Self.full, Self.lastPlace]).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
-      func snapshot(
-        _ uri: String, named name: String,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-      ) async throws {
-        let html = try await browser.get(uri).html
-        assertSnapshot(of: pinned(html), as: .lines, named: name, fileID: fileID, file: filePath, testName: "page", line: line, column: column)
-      }
-      try await snapshot("/surveys", named: "surveys-with-quotas")
-      try await snapshot("/surveys/old", named: "survey-closed-deadline")
-      try await snapshot("/surveys/full", named: "survey-closed-full")
+      try await snapshot("/surveys", named: "surveys-with-quotas", with: &browser)
+      try await snapshot("/surveys/old", named: "survey-closed-deadline", with: &browser)
+      try await snapshot("/surveys/full", named: "survey-closed-full", with: &browser)
       let csrf = try await browser.csrf(from: "/surveys/last")
       let qualified = try await browser.post("/surveys/last/screening", form: "csrf=\(csrf)&q%5Bdrinks%5D=daily")
       #expect(qualified.headers[.location] == "/surveys/last")
@@ -151,8 +137,17 @@ struct PageSnapshotTests {
       #expect(took.headers[.location] == "/surveys/last/complete")
       let late = try await browser.post("/surveys/last/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
       #expect(late.headers[.location] == "/surveys/last")
-      try await snapshot("/surveys/last", named: "survey-closed-consolation")
+      try await snapshot("/surveys/last", named: "survey-closed-consolation", with: &browser)
     }
+  }
+
+  /// Pins the page at `uri`, as `browser` gets it, under `name`.
+  func snapshot(
+    _ uri: String, named name: String, with browser: inout Browser,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+  ) async throws {
+    let html = try await browser.get(uri).html
+    assertSnapshot(of: pinned(html), as: .lines, named: name, fileID: fileID, file: filePath, testName: "page", line: line, column: column)
   }
 
   /// A page without its stylesheet's version, which follows Public/styles.css rather than the
