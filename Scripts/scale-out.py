@@ -13,6 +13,9 @@
 3. X-Forwarded-For names the client only from the trusted proxy: the per-client login limit
    counts the address nginx saw, whatever a client forges, and an untrusted peer's header is
    ignored.
+4. Quotas, at the end (instances idle): each survey's `survey_quotas.taken`, its `quota_places`
+   rows and the users whose saved state (or archive) holds a completed answer to it agree, user
+   for user, and never pass its places. A place commits with its answer, so nothing is settled.
 
     swift build -c release --product pointapp && python3 Scripts/scale-out.py
 
@@ -207,17 +210,18 @@ def owner_of(cluster, session):
 
 
 def read_users(cluster):
-    """Every user's state (parsed, or the error) and their archived ledger segments, in two queries."""
+    """Every user's state (parsed, or the error) and their archive files (ledger segments, old
+    answers) by (user, name), in two queries."""
     states = {}
     for user, data in cluster.psql("SELECT id, encode(state, 'hex') FROM users"):
         try:
             states[user] = json.loads(bytes.fromhex(data).decode("utf-8"))
         except ValueError as error:
             states[user] = error
-    segments = {}
-    for user, name, data in cluster.psql("SELECT user_id, name, encode(data, 'hex') FROM user_archive WHERE name LIKE 'ledger-%'"):
-        segments[(user, name)] = bytes.fromhex(data)
-    return states, segments
+    archive = {}
+    for user, name, data in cluster.psql("SELECT user_id, name, encode(data, 'hex') FROM user_archive"):
+        archive[(user, name)] = bytes.fromhex(data)
+    return states, archive
 
 
 def ledger(user, state, segments):
@@ -604,6 +608,63 @@ def forwarded_for(cluster, proxy, instances):
     return problems
 
 
+# 4. Quotas after the run.
+
+def completed(user, state, archive, survey):
+    """crash-test's `completed` on PostgreSQL: whether a saved state holds a completed answer (no
+    `outcome`) to a survey, archived (`answer-<hex of its id>.json`) or not."""
+    progress = state["progress"]
+    answer = progress["answered"].get(survey)
+    if answer is None and progress.get("answeredCount", 0) > len(progress["answered"]):
+        data = archive.get((user, "answer-%s.json" % survey.encode("utf-8").hex()))
+        answer = json.loads(data.decode("utf-8")) if data is not None else None
+    return answer is not None and "outcome" not in answer
+
+
+def check_quotas(cluster):
+    """crash-test's `check_quotas` on PostgreSQL, with the instances idle: for each survey with a
+    quota, `taken` = its place rows = the users with a completed answer (the same users), never
+    more than its places. No settling: a place commits with its answer."""
+    states, archive = read_users(cluster)
+    taken = {survey: int(n) for survey, n in cluster.psql("SELECT survey_id, taken FROM survey_quotas")}
+    held = {}
+    for survey, user in cluster.psql("SELECT survey_id, user_id FROM quota_places"):
+        held.setdefault(survey, set()).add(user)
+    quotas = [s for s in crash.catalog() if s.get("quota")]
+    problems = ["%s: rows in survey_quotas or quota_places, but no quota in the catalog" % s
+                for s in sorted((set(taken) | set(held)) - {q["id"] for q in quotas})]
+    done = {q["id"]: set() for q in quotas}
+    for user, state in states.items():
+        if isinstance(state, Exception):
+            problems.append("%s: state does not parse (%s)" % (user, state)); continue
+        try:
+            for survey in done:
+                if completed(user, state, archive, survey):
+                    done[survey].add(user)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            problems.append("%s: answers unreadable (%s)" % (user, error))
+    full = []
+    for survey in quotas:
+        sid, places = survey["id"], crash.places(survey)
+        rows, answered = held.get(sid, set()), done[sid]
+        if sid not in taken and not rows and not answered:
+            continue
+        print("quota: %s %d places, taken %d, %d place rows, %d completed answers" % (sid, places, taken.get(sid, 0), len(rows), len(answered)))
+        if not taken.get(sid, 0) == len(rows) == len(answered) or rows != answered:
+            problems.append("%s: taken %d, %d place rows, %d completed answers (%d places without a completed answer, %d completed answers without a place)"
+                            % (sid, taken.get(sid, 0), len(rows), len(answered), len(rows - answered), len(answered - rows)))
+        if max(taken.get(sid, 0), len(rows), len(answered)) > places:
+            problems.append("%s: taken %d, %d place rows, %d completed answers: more than its %d places"
+                            % (sid, taken.get(sid, 0), len(rows), len(answered), places))
+        if 0 < places == taken.get(sid, 0):
+            full.append(sid)
+    print("scale-out: quotas after the run, %d users' states read: %d surveys with places taken (%s full); %s"
+          % (len(states), sum(1 for s in quotas if taken.get(s["id"], 0)), ", ".join(full) or "none",
+             "each one's taken = its place rows = its completed answers, the same users, within its places" if not problems
+             else "%d disagreements" % len(problems)))
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/pointapp"))
@@ -643,6 +704,7 @@ def main():
         problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder)]
         problems += ["concurrent: " + p for p in concurrent_submissions(args, cluster, proxy)]
         problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
+        problems += ["quotas: " + p for p in check_quotas(cluster)]  # last: the instances are idle
     except Exception as error:  # noqa: BLE001 - reported, then everything is stopped
         problems.append("%s: %s" % (type(error).__name__, error))
     finally:
