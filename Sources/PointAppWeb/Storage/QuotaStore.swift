@@ -22,7 +22,7 @@ public struct QuotaPlace: Hashable, Sendable {
 /// commit with the user's update (`placesCommitWithUpdate`: PostgreSQL, in the same transaction)
 /// needs nothing more. The others hold a place open until it is settled: kept once the answer is
 /// saved, released when it is not; places left open by a crash are settled at start-up from the
-/// users' saved states (`QuotaSettlement`).
+/// users' saved states (`settleOpenPlaces(from:)`).
 public protocol QuotaStore: Sendable {
   /// Takes one of `places` places of `survey` for `user`, unless all are taken (`false`). A user
   /// who holds one keeps it (`true`) and takes no second one.
