@@ -300,8 +300,11 @@ def p3(server, bench, samples, store, surveys):
     new = crash.User(server.port)
     conn = connection(server.port)
     # The seeded user's file is named as a guest's was before session records: their cookie
-    # names it, and becomes their session's id.
-    timed(conn, "GET", "/points", big_cookie)
+    # names it, and becomes their session's id, which the server marks as its own.
+    conn.request("GET", "/points", headers={"Cookie": big_cookie})
+    response = conn.getresponse()
+    response.read()
+    big_cookie = response.getheader("Set-Cookie").split(";")[0]
     timed(conn, "GET", "/points", new.cookie)
     big_get, new_get = [], []
     for _ in range(samples):
@@ -333,9 +336,12 @@ def p4(binary, users, store):
     server.start()
     before = rss(server.process.pid)
     conn = connection(server.port)
-    rng = random.Random(4)
     for _ in range(users):
-        cookie = "pointapp_session=%032x" % rng.getrandbits(128)
+        # A visitor's first page gives them a session id; the second makes its record.
+        conn.request("GET", "/surveys")
+        response = conn.getresponse()
+        response.read()
+        cookie = response.getheader("Set-Cookie").split(";")[0]
         elapsed, status = timed(conn, "GET", "/surveys", cookie)
         if status != 200:
             raise SystemExit("P4 GET answered %d" % status)

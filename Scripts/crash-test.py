@@ -100,7 +100,7 @@ class User:
         c.request("GET", "/surveys")
         r = c.getresponse(); r.read()
         self.cookie = r.getheader("Set-Cookie").split(";")[0]
-        self.id = self.cookie.split("=")[1]
+        self.id = self.cookie.split("=")[1].split(".")[0]
         self.refresh_csrf(c)
         self.owner = user_of(data, self.id) if data else None
         self.retired = False
@@ -123,7 +123,7 @@ class User:
             if r.status == 303 and r.getheader("Location") == "/points":
                 session = [h for h in r.msg.get_all("Set-Cookie") if h.startswith("pointapp_session=")][0]
                 self.cookie = session.split(";")[0]
-                self.id = self.cookie.split("=")[1]
+                self.id = self.cookie.split("=")[1].split(".")[0]
                 self.refresh_csrf(c)
                 return True
         except OSError:
@@ -165,6 +165,8 @@ def ledger(folder, user, state):
 def user_of(data, session):
     """The user whose data a session leads to: its record names it (the cookie never does)."""
     with open(os.path.join(data, "sessions", session + ".json"), encoding="utf-8") as f:
+        # The record's version, then the record.
+        f.readline()
         return json.load(f)["user"]
 
 

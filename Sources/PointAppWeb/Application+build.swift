@@ -43,8 +43,8 @@ public struct AppConfiguration: Sendable {
 public func buildApplication(
   _ configuration: AppConfiguration,
   users: (any UserStateStore)? = nil,
-  sessions sessionStore: (any SessionStore)? = nil,
-  accounts accountStore: (any AccountStore)? = nil,
+  sessions sessionStore: (any RecordStorage)? = nil,
+  accounts accountStore: (any RecordStorage)? = nil,
   quotas quotaStore: (any QuotaStore)? = nil,
   secret: Data? = nil,
   logger: Logger? = nil,
@@ -93,8 +93,7 @@ public func buildApplication(
   }
   let files = users ?? stores.users
   let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
-  let accounts = accountStore ?? stores.accounts
-  let sessionStore = sessionStore ?? stores.sessions
+  let accounts = AccountRecords(accountStore ?? stores.accounts)
   let quotas = quotaStore ?? stores.quotas
   // Places a crash left open are settled before any request can claim one.
   let settled = try await quotas.settleOpenPlaces(from: users)
@@ -103,15 +102,17 @@ public func buildApplication(
   resolved.surveyClient = catalog.counting(quotas)
   let cache = SavedStateCache()
   let sessionSecret = if let secret { secret } else { try await stores.secret() }
+  let sessions = Sessions(
+    secret: sessionSecret,
+    secureCookies: configuration.secureCookies,
+    store: SessionRecords(sessionStore ?? stores.sessions),
+    accounts: accounts,
+    users: users
+  )
+  services.append(SessionPruning(sessions: sessions, now: { [date = resolved.date] in date.now }, logger: logger))
   let loop = RequestLoop(
     users: users,
-    sessions: Sessions(
-      secret: sessionSecret,
-      secureCookies: configuration.secureCookies,
-      store: sessionStore,
-      accounts: accounts,
-      users: users
-    ),
+    sessions: sessions,
     renderer: renderer,
     dependencies: resolved,
     catalog: catalog,
@@ -120,7 +121,7 @@ public func buildApplication(
     trustedProxies: configuration.trustedProxies,
     metrics: metrics,
     accounts: AccountService(
-      accounts: accounts, sessions: sessionStore, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache
+      accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache
     ),
     quotas: quotas,
     cache: cache,
@@ -149,8 +150,8 @@ public func buildApplication(
 /// database that several instances share.
 struct Stores {
   let users: any UserStateStore
-  let sessions: any SessionStore
-  let accounts: any AccountStore
+  let sessions: any RecordStorage
+  let accounts: any RecordStorage
   let throttle: any LoginThrottle
   let quotas: any QuotaStore
   /// The key that signs cookies and CSRF tokens.
@@ -159,8 +160,8 @@ struct Stores {
   init(_ data: URL) throws {
     try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
     users = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
-    sessions = try JSONFileSessionStore(directory: data.appendingPathComponent("sessions"))
-    accounts = try JSONFileAccountStore(directory: data.appendingPathComponent("accounts"))
+    sessions = try FileRecordStorage(data.appendingPathComponent("sessions"))
+    accounts = try FileRecordStorage(data.appendingPathComponent("accounts"))
     // One process serves a data folder's logins: its memory is where they are counted.
     throttle = InMemoryLoginThrottle()
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
@@ -169,8 +170,8 @@ struct Stores {
 
   init(_ database: Database) {
     users = PostgresUserStateStore(database)
-    sessions = PostgresSessionStore(database)
-    accounts = PostgresAccountStore(database)
+    sessions = PostgresRecordStorage(database, table: "sessions")
+    accounts = PostgresRecordStorage(database, table: "accounts")
     throttle = PostgresLoginThrottle(database)
     quotas = PostgresQuotaStore(database)
     secret = { try await database.sessionSecret() }

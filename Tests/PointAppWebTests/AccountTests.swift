@@ -254,14 +254,14 @@ struct ExchangePasswordTests {
              estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil),
     ])
     try await server.users.replace(user, with: state)
-    let accounts = try JSONFileAccountStore(directory: server.dataDirectory.appendingPathComponent("accounts"))
+    let accounts = AccountRecords(try FileRecordStorage(server.dataDirectory.appendingPathComponent("accounts")))
     let account = Account(email: "hanako@example.jp", passwordHash: try await TestServer.hasher.hash("correct horse battery"), user: user, created: noon)
-    #expect(try await accounts.create(account))
-    let sessions = try JSONFileSessionStore(directory: server.dataDirectory.appendingPathComponent("sessions"))
+    #expect(try await accounts.create(account, as: account.id))
+    let sessions = try server.sessionRecords()
     let id = SessionID.random()
-    try await sessions.save(
+    #expect(try await sessions.create(
       SessionRecord(user: user, account: account.id, lastSeen: noon, passwordConfirmedAt: noon - Exchange.passwordGrace), as: id
-    )
+    ))
     try await server.application().test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=\(id.rawValue)")
       let confirmation = try await browser.get("/exchange/digital-gift-300")

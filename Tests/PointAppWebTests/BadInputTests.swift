@@ -123,7 +123,7 @@ struct BadInputTests {
         let response = try await browser.get("/surveys")
         #expect(response.status == .ok)
         let fresh = try #require(browser.cookie)
-        #expect(fresh.wholeMatch(of: /pointapp_session=[0-9a-f]{32}/) != nil)
+        #expect(fresh.wholeMatch(of: /pointapp_session=[0-9a-f]{32}\.[0-9a-f]{16}/) != nil)
       }
       #expect(try server.files().isEmpty)
     }

@@ -66,7 +66,9 @@ struct ConcurrencyTests {
   /// behind each other or behind a slow save; the day's first view, which records a visit, saves.
   @Test func aViewThatChangesNothingDoesNotWaitForTheUsersLock() async throws {
     let server = try TestServer()
+    // A guest from before session records: their cookie names their data, whose lock is held below.
     let user = UserID("0123456789abcdef0123456789abcdef")!
+    try await server.users.replace(user, with: AppFeature.State())
     try await server.application(catalog: Self.catalog).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
       try await browser.get("/surveys")

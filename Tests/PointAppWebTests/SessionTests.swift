@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import PointApp
 @testable import PointAppWeb
+import Synchronization
 import Testing
 
 /// Sessions are records on the server behind a cookie that carries their id only.
@@ -11,7 +12,7 @@ struct SessionTests {
     try await server.application().test(.router) { client in
       var browser = Browser(client: client)
       try await browser.get("/surveys")
-      let cookie = try #require(browser.cookie?.split(separator: "=").last.map(String.init))
+      let cookie = try #require(browser.sessionID)
       #expect(try server.sessionFiles().isEmpty, "a first visit saves nothing")
       try await browser.get("/surveys")
       #expect(try server.sessionFiles() == ["\(cookie).json"])
@@ -31,7 +32,8 @@ struct SessionTests {
       var browser = Browser(client: client, cookie: "pointapp_session=\(legacy.rawValue)")
       let points = try await browser.get("/points")
       #expect(points.html.contains(#"<p class="big">60pt</p>"#))
-      #expect(browser.cookie == "pointapp_session=\(legacy.rawValue)", "the cookie stays: a page open since still works")
+      #expect(browser.sessionID == legacy.rawValue, "the session stays: a page open since still works")
+      #expect(browser.cookie != "pointapp_session=\(legacy.rawValue)", "its cookie gains the server's mark")
       let csrf = try await browser.csrf(from: "/register")
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
       #expect(browser.cookie != "pointapp_session=\(legacy.rawValue)", "a new session id at registration")
@@ -51,13 +53,14 @@ struct SessionTests {
     var state = AppFeature.State()
     state.progress = SavedStateTests.answered([testCatalog[1]])
     try await server.users.replace(user, with: state)
-    let sessions = try JSONFileSessionStore(directory: server.dataDirectory.appendingPathComponent("sessions"))
-    try await sessions.save(SessionRecord(user: user, lastSeen: noon - Sessions.guestIdleLimit + 60), as: id)
+    let sessions = try server.sessionRecords()
+    #expect(try await sessions.create(SessionRecord(user: user, lastSeen: noon - Sessions.guestIdleLimit + 60), as: id))
     try await server.application().test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=\(id.rawValue)")
       #expect(try await browser.get("/points").html.contains(#"<p class="big">60pt</p>"#), "still within the limit")
       let stale = SessionID.random()
-      try await sessions.save(SessionRecord(user: user, lastSeen: noon - Sessions.guestIdleLimit - 60), as: stale)
+      let made = try await sessions.create(SessionRecord(user: user, lastSeen: noon - Sessions.guestIdleLimit - 60), as: stale)
+      #expect(made)
       var late = Browser(client: client, cookie: "pointapp_session=\(stale.rawValue)")
       #expect(try await late.get("/points").html.contains(#"<p class="big">0pt</p>"#))
       #expect(late.cookie != "pointapp_session=\(stale.rawValue)")
@@ -67,11 +70,11 @@ struct SessionTests {
   @Test func aFormFromAnEndedSessionIsRefusedAndChangesNothing() async throws {
     let server = try TestServer()
     let id = SessionID.random()
-    let sessions = try JSONFileSessionStore(directory: server.dataDirectory.appendingPathComponent("sessions"))
-    try await sessions.save(SessionRecord(user: nil, lastSeen: noon), as: id)
+    let sessions = try server.sessionRecords()
+    #expect(try await sessions.create(SessionRecord(user: nil, lastSeen: noon), as: id))
     try await server.application().test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=\(id.rawValue)")
-      let csrf = Sessions(secret: secret, secureCookies: false, store: sessions, accounts: InMemoryAccountStore(), users: server.users)
+      let csrf = Sessions(secret: secret, secureCookies: false, store: sessions, accounts: AccountRecords(InMemoryRecordStorage()), users: server.users)
         .csrfToken(for: Session(id: id, user: .random(), account: nil, isNew: false, setsCookie: false))
       let before = try server.files()
       let sent = try await browser.post("/surveys/sweets/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
@@ -82,6 +85,11 @@ struct SessionTests {
 }
 
 extension TestServer {
+  /// The session records in the server's data folder.
+  func sessionRecords() throws -> SessionRecords {
+    SessionRecords(try FileRecordStorage(dataDirectory.appendingPathComponent("sessions")))
+  }
+
   /// The names of the session records.
   func sessionFiles() throws -> Set<String> {
     let folder = dataDirectory.appendingPathComponent("sessions")
@@ -106,7 +114,7 @@ struct SecureSessionTests {
       let page = try await guest.get("/points")
       #expect(page.html.contains(#"<p class="big">60pt</p>"#))
       let renewed = Self.sessionCookies(page)
-      #expect(renewed.count == 1 && renewed[0].hasPrefix("__Host-pointapp_session=\(legacy.rawValue);") && renewed[0].contains("Secure"))
+      #expect(renewed.count == 1 && renewed[0].hasPrefix("__Host-pointapp_session=\(legacy.rawValue).") && renewed[0].contains("Secure"))
 
       let planted = SessionID.random()
       var victim = Browser(client: client, cookie: "pointapp_session=\(planted.rawValue)")
@@ -116,5 +124,119 @@ struct SecureSessionTests {
       #expect(issued.count == 1 && issued[0].hasPrefix("__Host-pointapp_session=") && !issued[0].contains(planted.rawValue))
       #expect(try server.sessionFiles().contains("\(planted.rawValue).json") == false, "a planted id is never taken up")
     }
+  }
+}
+
+/// What the record layer's versions close: a write that lands between a read and the write after
+/// it is never undone, and only ids the server issued become sessions.
+struct SessionRaceTests {
+  /// Storage that runs `between` once, just before the first replacement: a write that lands
+  /// between a session's read and its own write.
+  final class Interleaved: RecordStorage {
+    let base: InMemoryRecordStorage
+    private let between: Mutex<(@Sendable () async throws -> Void)?>
+
+    init(_ base: InMemoryRecordStorage, between: @escaping @Sendable () async throws -> Void) {
+      self.base = base
+      self.between = Mutex(between)
+    }
+
+    func read(_ name: String) async throws -> (data: Data, version: Int64)? { try await base.read(name) }
+    func create(_ name: String, _ data: Data) async throws -> Bool { try await base.create(name, data) }
+    func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
+      if let between = between.withLock({ let first = $0; $0 = nil; return first }) { try await between() }
+      return try await base.replace(name, data, at: version)
+    }
+    func delete(_ name: String, at version: Int64) async throws -> Bool { try await base.delete(name, at: version) }
+    func names(after name: String?, limit: Int) async throws -> [String] { try await base.names(after: name, limit: limit) }
+  }
+
+  /// The first request in an hour writes the session's `lastSeen`; a logout on another tab lands
+  /// between its read and that write. The session stays ended: the request is a new visitor's.
+  @Test func aLogoutBetweenASessionsReadAndItsTouchIsNeverUndone() async throws {
+    let server = try TestServer()
+    let user = UserID.random()
+    var state = AppFeature.State()
+    state.progress = SavedStateTests.answered([testCatalog[1]])
+    try await server.users.replace(user, with: state)
+    let id = SessionID.random()
+    let ended = SessionRecord(user: nil, lastSeen: noon)
+    let records = SessionRecords(InMemoryRecordStorage())
+    #expect(try await records.create(SessionRecord(user: user, lastSeen: noon - 2 * Sessions.touchInterval), as: id))
+    let racing = Interleaved(records.storage as! InMemoryRecordStorage) {
+      try await records.modify(id) { _ in (ended, ()) }
+    }
+    try await server.application(sessions: racing).test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(id.rawValue)")
+      let page = try await browser.get("/points")
+      #expect(page.html.contains(#"<p class="big">0pt</p>"#), "the ended session leads to nobody's points")
+      #expect(browser.sessionID != id.rawValue)
+    }
+    #expect(try await records.read(id)?.record == ended, "the logout stands")
+  }
+
+  /// Tried as a new user would: a browser sent a cookie of 32 "b"s and answered a survey; a second
+  /// client with the same hand-made cookie must not see those points. A made-up id (and a real id
+  /// with a wrong mark) gets an id of the server's own, and is never written.
+  @Test func aSessionIdTheServerDidNotIssueIsReplacedNotAdopted() async throws {
+    let server = try TestServer()
+    let handMade = "pointapp_session=" + String(repeating: "b", count: 32)
+    try await server.application().test(.router) { client in
+      var first = Browser(client: client, cookie: handMade)
+      try await first.get("/surveys")
+      let issued = try #require(first.sessionID)
+      #expect(issued != String(repeating: "b", count: 32))
+      let csrf = try await first.csrf(from: "/surveys/sweets")
+      let answered = try await first.post("/surveys/sweets/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")
+      #expect(answered.headers[.location] == "/surveys/sweets/complete")
+      #expect(AccountTests.balance(try await first.get("/points")) == "60pt")
+
+      var second = Browser(client: client, cookie: handMade)
+      #expect(AccountTests.balance(try await second.get("/points")) == "0pt")
+      #expect(second.sessionID != String(repeating: "b", count: 32))
+      var forged = Browser(client: client, cookie: "pointapp_session=\(issued).0123456789abcdef")
+      #expect(AccountTests.balance(try await forged.get("/points")) == "0pt", "a wrong mark is a new visitor")
+      #expect(forged.sessionID != issued)
+    }
+    #expect(try server.sessionFiles() == ["\(try #require(try server.sessionFiles().first))"])
+    #expect(!(try server.sessionFiles().contains(String(repeating: "b", count: 32) + ".json")))
+  }
+
+  /// Expired sessions go in bounded steps; live ones, and one touched since it was read, stay.
+  @Test func expiredSessionsArePrunedInBoundedSteps() async throws {
+    let records = SessionRecords(InMemoryRecordStorage())
+    let sessions = Sessions(
+      secret: secret, secureCookies: false, store: records, accounts: AccountRecords(InMemoryRecordStorage()), users: InMemoryUserStateStore()
+    )
+    let account = AccountID(email: "a@example.jp")
+    let kept: [SessionRecord] = [
+      SessionRecord(user: .random(), lastSeen: noon - Sessions.guestIdleLimit + 60),
+      SessionRecord(user: .random(), account: account, lastSeen: noon - Sessions.accountIdleLimit + 60),
+      SessionRecord(user: nil, lastSeen: noon - 86_400),
+    ]
+    let expired: [SessionRecord] = [
+      SessionRecord(user: .random(), lastSeen: noon - Sessions.guestIdleLimit),
+      SessionRecord(user: .random(), account: account, lastSeen: noon - Sessions.accountIdleLimit - 60),
+      SessionRecord(user: nil, lastSeen: noon - Sessions.guestIdleLimit - 60),
+    ]
+    var keptIDs: Set<SessionID> = []
+    for record in kept {
+      let id = SessionID.random()
+      keptIDs.insert(id)
+      #expect(try await records.create(record, as: id))
+    }
+    for record in expired { #expect(try await records.create(record, as: .random())) }
+    var cursor: SessionID?
+    var steps = 0
+    var pruned = 0
+    repeat {
+      let step = try await sessions.pruneExpired(after: cursor, limit: 2, now: noon)
+      #expect(step.pruned <= 2)
+      cursor = step.next
+      pruned += step.pruned
+      steps += 1
+    } while cursor != nil
+    #expect(steps == 4 && pruned == 3, "three steps of two, and one that finds the end")
+    #expect(Set(try await records.keys(after: nil, limit: 10)) == keptIDs)
   }
 }

@@ -10,98 +10,183 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
   /// The kinds this machine tests: PostgreSQL where its server is (`TestDatabase.enabled`).
   static let tested = allCases.filter { $0 != .postgres || TestDatabase.enabled }
 
-  func stores() async throws -> (sessions: any SessionStore, accounts: any AccountStore) {
+  /// A record storage of this kind; on PostgreSQL, the shared test database's `table`, whose
+  /// rows other tests write too (each test names its own records).
+  func records(table: String = "sessions") async throws -> any RecordStorage {
     switch self {
     case .memory:
-      return (InMemorySessionStore(), InMemoryAccountStore())
+      return InMemoryRecordStorage()
     case .files:
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-stores-\(UUID().uuidString)")
-      return (
-        try JSONFileSessionStore(directory: folder.appendingPathComponent("sessions")),
-        try JSONFileAccountStore(directory: folder.appendingPathComponent("accounts"))
-      )
+      return try FileRecordStorage(FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)"))
     case .postgres:
-      let database = try await TestDatabase.shared.value
-      return (PostgresSessionStore(database), PostgresAccountStore(database))
+      return PostgresRecordStorage(try await TestDatabase.shared.value, table: table)
     }
+  }
+
+  func stores() async throws -> (sessions: SessionRecords, accounts: AccountRecords) {
+    (SessionRecords(try await records(table: "sessions")), AccountRecords(try await records(table: "accounts")))
   }
 }
 
-/// What every session and account store guarantees, in memory, in files and in PostgreSQL alike.
-struct StoreContractTests {
+/// What the one record layer guarantees, in memory, in files and in PostgreSQL alike: sessions and
+/// accounts are kept in it, and the stores that come after them.
+struct RecordStoreContractTests {
   typealias Kind = StoreKind
 
-  @Test(arguments: Kind.tested)
-  func aSessionRecordReadsBackAsSaved(kind: Kind) async throws {
-    let store = try await kind.stores().sessions
-    let id = SessionID.random()
-    #expect(try await store.record(id) == nil)
-    let record = SessionRecord(user: .random(), account: AccountID(email: "a@example.jp"), epoch: 3, lastSeen: noon, passwordConfirmedAt: noon)
-    try await store.save(record, as: id)
-    #expect(try await store.record(id) == record)
-    let ended = SessionRecord(user: nil, lastSeen: noon + 60)
-    try await store.save(ended, as: id)
-    #expect(try await store.record(id) == ended)
+  /// Names of this test's own: other tests' records share the PostgreSQL table.
+  private static func names(_ count: Int) -> [String] {
+    let prefix = "t-\(UUID().uuidString.lowercased())-"
+    return (0..<count).map { prefix + String(format: "%02d", $0) }
   }
 
   @Test(arguments: Kind.tested)
-  func ofSimultaneousFirstRecordsOfASessionOneIsMade(kind: Kind) async throws {
+  func aRecordIsCreatedOnceAtVersionOne(kind: Kind) async throws {
+    let storage = try await kind.records()
+    let name = Self.names(1)[0]
+    #expect(try await storage.read(name) == nil)
+    #expect(try await storage.create(name, Data("first".utf8)))
+    #expect(try await storage.create(name, Data("second".utf8)) == false)
+    let read = try #require(try await storage.read(name))
+    #expect(read.data == Data("first".utf8) && read.version == 1)
+  }
+
+  @Test(arguments: Kind.tested)
+  func aWriteNamesTheVersionItReadAndLosesToOneThatCameBetween(kind: Kind) async throws {
+    let storage = try await kind.records()
+    let name = Self.names(1)[0]
+    #expect(try await storage.replace(name, Data("none".utf8), at: 1) == false, "nothing to replace")
+    #expect(try await storage.create(name, Data("v1".utf8)))
+    #expect(try await storage.replace(name, Data("v2".utf8), at: 1))
+    #expect(try await storage.replace(name, Data("late".utf8), at: 1) == false, "written over a version it did not read")
+    let read = try #require(try await storage.read(name))
+    #expect(read.data == Data("v2".utf8) && read.version == 2)
+  }
+
+  @Test(arguments: Kind.tested)
+  func aDeleteNamesTheVersionItRead(kind: Kind) async throws {
+    let storage = try await kind.records()
+    let name = Self.names(1)[0]
+    #expect(try await storage.create(name, Data("v1".utf8)))
+    #expect(try await storage.replace(name, Data("v2".utf8), at: 1))
+    #expect(try await storage.delete(name, at: 1) == false, "changed since")
+    #expect(try await storage.read(name)?.data == Data("v2".utf8))
+    #expect(try await storage.delete(name, at: 2))
+    #expect(try await storage.read(name) == nil)
+    #expect(try await storage.delete(name, at: 2) == false)
+    #expect(try await storage.create(name, Data("again".utf8)))
+  }
+
+  @Test(arguments: Kind.tested)
+  func ofSimultaneousCreatorsOneWins(kind: Kind) async throws {
+    let storage = try await kind.records()
+    let name = Self.names(1)[0]
+    let won = try await withThrowingTaskGroup(of: Int?.self) { group in
+      for number in 0..<20 {
+        group.addTask { try await storage.create(name, Data("\(number)".utf8)) ? number : nil }
+      }
+      return try await group.reduce(into: [Int]()) { if let number = $1 { $0.append(number) } }
+    }
+    #expect(won.count == 1)
+    #expect(try await storage.read(name)?.data == Data("\(won[0])".utf8))
+  }
+
+  /// Twenty changes at once, each from a fresh read: none is lost.
+  @Test(arguments: Kind.tested)
+  func simultaneousModificationsAllLand(kind: Kind) async throws {
+    let records = Records<SessionID, [Int]>(try await kind.records())
+    let key = SessionID.random()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for number in 0..<20 {
+        group.addTask { try await records.modify(key) { (($0 ?? []) + [number], ()) } }
+      }
+      try await group.waitForAll()
+    }
+    let read = try #require(try await records.read(key))
+    #expect(read.record.sorted() == Array(0..<20))
+    #expect(read.version == 20)
+  }
+
+  @Test(arguments: Kind.tested)
+  func namesAreListedInOrderFromACursor(kind: Kind) async throws {
+    let storage = try await kind.records()
+    let names = Self.names(5)
+    for name in names.shuffled() { #expect(try await storage.create(name, Data(name.utf8))) }
+    let prefix = String(names[0].dropLast(2))
+    #expect(try await storage.names(after: prefix, limit: 3) == Array(names[0..<3]))
+    #expect(try await storage.names(after: names[2], limit: 2) == Array(names[3..<5]))
+  }
+
+  @Test(arguments: Kind.tested)
+  func aSessionRecordReadsBackAsWritten(kind: Kind) async throws {
     let store = try await kind.stores().sessions
     let id = SessionID.random()
-    let records = (0..<20).map { _ in SessionRecord(user: .random(), lastSeen: noon) }
-    let made = try await withThrowingTaskGroup(of: SessionRecord?.self) { group in
-      for record in records {
-        group.addTask { try await store.create(record, as: id) ? record : nil }
-      }
-      return try await group.reduce(into: [SessionRecord]()) { if let record = $1 { $0.append(record) } }
-    }
-    #expect(made.count == 1)
-    #expect(try await store.record(id) == made.first)
+    #expect(try await store.read(id) == nil)
+    let record = SessionRecord(user: .random(), account: AccountID(email: "a@example.jp"), epoch: 3, lastSeen: noon, passwordConfirmedAt: noon)
+    #expect(try await store.create(record, as: id))
+    #expect(try await store.read(id)?.record == record)
+    let ended = SessionRecord(user: nil, lastSeen: noon + 60)
+    try await store.modify(id) { _ in (ended, ()) }
+    #expect(try await store.read(id)?.record == ended)
   }
 
   @Test(arguments: Kind.tested)
   func oneAddressMakesOneAccountHoweverManyRegisterAtOnce(kind: Kind) async throws {
     let store = try await kind.stores().accounts
+    let email = "same-\(UUID().uuidString.lowercased())@example.jp"
     let accounts = (0..<20).map { number in
-      Account(email: "same@example.jp", passwordHash: "hash-\(number)", user: .random(), created: noon)
+      Account(email: email, passwordHash: "hash-\(number)", user: .random(), created: noon)
     }
     let made = try await withThrowingTaskGroup(of: Account?.self) { group in
       for account in accounts {
-        group.addTask { try await store.create(account) ? account : nil }
+        group.addTask { try await store.create(account, as: account.id) ? account : nil }
       }
       return try await group.reduce(into: [Account]()) { if let account = $1 { $0.append(account) } }
     }
     #expect(made.count == 1)
-    #expect(try await store.account(AccountID(email: "same@example.jp")) == made.first)
+    #expect(try await store.read(AccountID(email: email))?.record == made.first)
   }
 
+  /// A password changed on one device while another logs out everywhere: both changes land.
   @Test(arguments: Kind.tested)
-  func anAccountIsFoundByItsAddressAndUpdated(kind: Kind) async throws {
+  func twoAccountChangesAtOnceNeverLoseOne(kind: Kind) async throws {
     let store = try await kind.stores().accounts
-    #expect(try await store.account(AccountID(email: "new@example.jp")) == nil)
-    var account = Account(email: "new@example.jp", passwordHash: "h1", user: .random(), created: noon)
-    #expect(try await store.create(account))
-    account.passwordHash = "h2"
-    account.epoch += 1
-    try await store.update(account)
-    #expect(try await store.account(AccountID(email: "new@example.jp")) == account)
-    #expect(try await store.account(AccountID(email: "other@example.jp")) == nil)
+    let account = Account(email: "both-\(UUID().uuidString.lowercased())@example.jp", passwordHash: "h0", user: .random(), created: noon)
+    #expect(try await store.create(account, as: account.id))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for number in 1...10 {
+        group.addTask {
+          try await store.modify(account.id) { account in
+            var changed = try #require(account)
+            changed.epoch += 1
+            if number == 7 { changed.passwordHash = "h7" }
+            return (changed, ())
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let read = try #require(try await store.read(account.id)?.record)
+    #expect(read.epoch == 10)
+    #expect(read.passwordHash == "h7")
   }
 
-  /// Records read before are answered from memory, never once another process wrote the file.
-  @Test func aSessionEndedByAnotherProcessIsSeenEnded() async throws {
+  /// Records read before are answered from memory, never once another process wrote the file;
+  /// and a write by one process over a version the other moved on is refused.
+  @Test func aRecordChangedByAnotherProcessIsSeenAndItsVersionHolds() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-sessions-\(UUID().uuidString)")
-    let here = try JSONFileSessionStore(directory: folder)
-    let there = try JSONFileSessionStore(directory: folder)
+    let here = SessionRecords(try FileRecordStorage(folder))
+    let there = SessionRecords(try FileRecordStorage(folder))
     let id = SessionID.random()
     let live = SessionRecord(user: .random(), lastSeen: noon)
-    try await here.save(live, as: id)
+    #expect(try await here.create(live, as: id))
     // A change is trusted from memory only once it is older than the file clock's tick.
     try await Task.sleep(for: .milliseconds(60))
-    #expect(try await here.record(id) == live)
-    #expect(try await here.record(id) == live)
+    #expect(try await here.read(id)?.record == live)
+    let read = try #require(try await here.read(id))
     let ended = SessionRecord(user: nil, lastSeen: noon)
-    try await there.save(ended, as: id)
-    #expect(try await here.record(id) == ended)
+    #expect(try await there.replace(id, with: ended, at: read.version))
+    #expect(try await here.read(id)?.record == ended)
+    #expect(try await here.replace(id, with: live, at: read.version) == false)
+    #expect(try await there.read(id)?.record == ended)
   }
 }

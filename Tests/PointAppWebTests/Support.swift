@@ -58,19 +58,19 @@ struct TestServer {
   func application(
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
-    trustedProxies: Set<String> = [], databaseURL: String? = nil
+    trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     // With a database, every store is the database's: an instance of several.
     configuration.databaseURL = databaseURL
-    configuration.databasePoolSize = 4  // the tests' cluster serves many pools at once
+    configuration.databasePoolSize = poolSize  // the tests' cluster serves many pools at once
     configuration.secureCookies = secureCookies
     configuration.trustedProxies = trustedProxies
     configuration.dataDirectory = dataDirectory
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
-    return try await buildApplication(configuration, users: databaseURL == nil ? store ?? users : store, secret: secret, logger: logger, metrics: metrics,
+    return try await buildApplication(configuration, users: databaseURL == nil ? store ?? users : store, sessions: sessions, secret: secret, logger: logger, metrics: metrics,
       passwordHasher: Self.hasher
     ) {
       $0.date.now = noon
@@ -118,6 +118,11 @@ struct Browser {
       cookie = String(setCookie.prefix { $0 != ";" })
     }
     return response
+  }
+
+  /// The session id the cookie carries (before the server's mark).
+  var sessionID: String? {
+    cookie?.split(separator: "=", maxSplits: 1).last?.split(separator: ".").first.map(String.init)
   }
 
   /// The CSRF token of the first form on a page.

@@ -10,8 +10,8 @@ import PointApp
 /// (a double click, two tabs, a retry after a crash) finds it ended and changes nothing, so a
 /// guest is taken into one account once, and a session that registered never stays a guest.
 struct AccountService: Sendable {
-  let accounts: any AccountStore
-  let sessions: any SessionStore
+  let accounts: AccountRecords
+  let sessions: Sessions
   let users: any UserStateStore
   let hasher: PasswordHasher
   let throttle: any LoginThrottle
@@ -26,13 +26,11 @@ struct AccountService: Sendable {
     /// Refuses a session that ended since the request began (its record is read again here,
     /// inside the user's lock).
     @Sendable func stillCurrent() async throws {
-      guard let record = try await sessions.record(session.id), record.user == session.user, record.account == session.account?.id else {
+      guard let record = try await sessions.store.read(session.id)?.record, record.user == session.user,
+        record.account == session.account?.id
+      else {
         throw AccountError.sessionEnded
       }
-    }
-
-    @Sendable func end(at now: Date) async throws {
-      try await sessions.save(SessionRecord(user: nil, lastSeen: now), as: session.id)
     }
 
     return AccountClient(
@@ -41,21 +39,21 @@ struct AccountService: Sendable {
         try await throttle.admit(client: client, now: now)
         try await stillCurrent()
         let account = Account(email: email.value, passwordHash: try await hasher.hash(password), user: session.user, created: now)
-        guard try await accounts.create(account) else { throw AccountError.emailTaken }
-        try await end(at: now)
+        guard try await accounts.create(account, as: account.id) else { throw AccountError.emailTaken }
+        try await sessions.end(session.id, at: now)
         return SignIn(email: email)
       },
       logIn: { email, password in
         let now = now
         try await throttle.admit(email: email.value, client: client, now: now)
         try await stillCurrent()
-        let account = try await accounts.account(AccountID(email: email.value))
+        let account = try await accounts.read(AccountID(email: email.value))?.record
         guard try await hasher.verify(password, against: account?.passwordHash), let account else {
           throw AccountError.wrongCredentials
         }
         try await throttle.succeeded(email: email.value)
         guard account.user != session.user else {
-          try await end(at: now)
+          try await sessions.end(session.id, at: now)
           return SignIn(email: email)
         }
         let guest = try await UserFiles.history(of: session.user, in: users)
@@ -65,19 +63,22 @@ struct AccountService: Sendable {
           state.flash = .loggedIn(report)
           return (try UserFiles.save(state).save, report)
         }
-        try await end(at: now)
+        try await sessions.end(session.id, at: now)
         return SignIn(email: email, merged: report)
       },
       confirmPassword: { password in
         let now = now
         guard let email = session.account?.email else { throw AccountError.sessionEnded }
         try await throttle.admit(email: email, client: client, now: now)
-        let account = try await accounts.account(AccountID(email: email))
+        let account = try await accounts.read(AccountID(email: email))?.record
         guard try await hasher.verify(password, against: account?.passwordHash) else { throw AccountError.wrongPassword }
         try await throttle.succeeded(email: email)
-        guard var record = try await sessions.record(session.id), record.user != nil else { throw AccountError.sessionEnded }
-        record.passwordConfirmedAt = now
-        try await sessions.save(record, as: session.id)
+        // Written over the record as read: a logout that came between is never undone.
+        try await sessions.store.modify(session.id) { record in
+          guard var record, record.user != nil else { throw AccountError.sessionEnded }
+          record.passwordConfirmedAt = now
+          return (record, ())
+        }
         return now
       },
       changePassword: { current, new in
@@ -85,16 +86,19 @@ struct AccountService: Sendable {
         guard let email = session.account?.email else { throw AccountError.sessionEnded }
         try await throttle.admit(email: email, client: client, now: now)
         let id = AccountID(email: email)
-        guard try await hasher.verify(current, against: try await accounts.account(id)?.passwordHash) else {
+        guard try await hasher.verify(current, against: try await accounts.read(id)?.record.passwordHash) else {
           throw AccountError.wrongPassword
         }
         try await throttle.succeeded(email: email)
         let hash = try await hasher.hash(new)
-        // Read again after the hashing: what changed meanwhile (an epoch moved on) is kept.
-        guard var account = try await accounts.account(id) else { throw AccountError.sessionEnded }
-        account.passwordHash = hash
-        account.epoch += 1  // every session of the old password ends; this one is renewed
-        try await accounts.update(account)
+        // Over the account as it is after the hashing: what changed meanwhile (an epoch moved
+        // on) is kept.
+        try await accounts.modify(id) { account in
+          guard var account else { throw AccountError.sessionEnded }
+          account.passwordHash = hash
+          account.epoch += 1  // every session of the old password ends; this one is renewed
+          return (account, ())
+        }
       }
     )
   }

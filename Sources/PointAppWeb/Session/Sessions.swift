@@ -19,8 +19,8 @@ public struct Session: Sendable {
   public var passwordConfirmedAt: Date? = nil
 }
 
-/// Sessions as server-side records (`SessionStore`) behind a cookie that carries only their id,
-/// and their CSRF tokens. A session leads to a user's data and, once signed in, an account; its
+/// Sessions as server-side records (`SessionRecords`) behind a cookie that carries their id and the
+/// server's mark on it, and their CSRF tokens. A session leads to a user's data and, once signed in, an account; its
 /// id is never the user's. It ends after a while without requests (`guestIdleLimit`,
 /// `accountIdleLimit`), at logout, and when its account logs out of every device.
 ///
@@ -41,12 +41,12 @@ public struct Sessions: Sendable {
   /// `init` (swift-crypto does not mark its key `Sendable`).
   nonisolated(unsafe) private let key: SymmetricKey
   private let secureCookies: Bool
-  let store: any SessionStore
-  let accounts: any AccountStore
+  let store: SessionRecords
+  let accounts: AccountRecords
   /// Where guests from before sessions were records keep their data: their cookie named it.
   let users: any UserStateStore
 
-  public init(secret: Data, secureCookies: Bool, store: any SessionStore, accounts: any AccountStore, users: any UserStateStore) {
+  public init(secret: Data, secureCookies: Bool, store: SessionRecords, accounts: AccountRecords, users: any UserStateStore) {
     key = SymmetricKey(data: secret)
     self.secureCookies = secureCookies
     self.store = store
@@ -54,10 +54,12 @@ public struct Sessions: Sendable {
     self.users = users
   }
 
-  /// The request's session. A cookie of an unknown id is the second request of a new visitor
-  /// (their record is made now, with a user of their own), or a guest's from before session
-  /// records (their cookie named their data: they keep it). A missing, malformed, ended or
-  /// expired one is a new visitor.
+  /// The request's session. The cookie carries a session id and the server's mark that it issued
+  /// it (`<id>.<mark>`): an id it issued with no record yet is the second request of a new visitor,
+  /// whose record is made now, with a user of their own. A cookie of only an id is one from before
+  /// the mark: it stands for its record, or for a guest from before session records (the id named
+  /// their data: they keep it, while that data exists). Anything else (missing, malformed, marked
+  /// wrongly, made up, ended, expired) is a new visitor, under an id of the server's own.
   public func session(for request: Request, now: Date) async throws -> Session {
     let cookies = request.headers[values: .cookie]
     let named = Self.sessionCookie(named: cookieName, in: cookies)
@@ -65,16 +67,19 @@ public struct Sessions: Sendable {
     // from them only (a cookie that named their data), and replaced by the prefixed one: any
     // other plain cookie may have been planted by a neighbour site, which the prefix prevents.
     let plain = secureCookies && named == nil
-    guard let raw = named ?? (secureCookies ? Self.sessionCookie(named: Self.cookieName, in: cookies) : nil),
-      let id = SessionID(raw)
-    else {
+    guard let raw = named ?? (secureCookies ? Self.sessionCookie(named: Self.cookieName, in: cookies) : nil) else {
       return newVisitor()
     }
-    if let record = try await store.record(id) {
+    let parts = raw.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    guard let id = SessionID(parts[0]) else { return newVisitor() }
+    let marked = parts.count == 2
+    guard !marked || isIssued(id, mark: parts[1]) else { return newVisitor() }
+    if let read = try await store.read(id) {
+      let record = read.record
       guard let user = record.user, !plain || user.rawValue == id.rawValue else { return newVisitor() }
       var account: Account?
       if let accountID = record.account {
-        guard let found = try await accounts.account(accountID), found.epoch == record.epoch else { return newVisitor() }
+        guard let found = try await accounts.read(accountID)?.record, found.epoch == record.epoch else { return newVisitor() }
         account = found
       }
       let limit = account == nil ? Self.guestIdleLimit : Self.accountIdleLimit
@@ -82,21 +87,28 @@ public struct Sessions: Sendable {
       if now.timeIntervalSince(record.lastSeen) > Self.touchInterval {
         var touched = record
         touched.lastSeen = now
-        try await store.save(touched, as: id)
+        // Written only over the record as read: a logout that came between is never undone.
+        guard try await store.replace(id, with: touched, at: read.version) else { return try await session(for: request, now: now) }
       }
       return Session(
-        id: id, user: user, account: account, isNew: false, setsCookie: plain, passwordConfirmedAt: record.passwordConfirmedAt
+        id: id, user: user, account: account, isNew: false, setsCookie: plain || !marked,
+        passwordConfirmedAt: record.passwordConfirmedAt
       )
     }
     // A guest from before keeps their cookie (a page open since then still sends its token): it
     // is the one session whose id is its user's, until they register, log in or out, which
     // ends it as any session.
-    var owner: UserID?
-    if let legacy = UserID(raw), try await users.read(legacy) != nil { owner = legacy }
-    guard owner != nil || !plain else { return newVisitor() }
-    let record = SessionRecord(user: owner ?? .random(), lastSeen: now)
+    let owner: UserID
+    if marked, !plain {
+      owner = .random()
+    } else if let legacy = UserID(parts[0]), try await users.read(legacy) != nil {
+      owner = legacy
+    } else {
+      return newVisitor()
+    }
+    let record = SessionRecord(user: owner, lastSeen: now)
     guard try await store.create(record, as: id) else { return try await session(for: request, now: now) }
-    return Session(id: id, user: record.user!, account: nil, isNew: false, setsCookie: plain)
+    return Session(id: id, user: owner, account: nil, isNew: false, setsCookie: plain || !marked)
   }
 
   /// Ends `session` and starts another for `identity`: at registration, login and logout, so
@@ -104,24 +116,44 @@ public struct Sessions: Sendable {
   public func renew(_ session: Session, as identity: AppFeature.IdentityChange, now: Date) async throws -> Session {
     var account: Account?
     if case let .signedIn(email) = identity {
-      guard let found = try await accounts.account(AccountID(email: email.value)) else {
+      guard let found = try await accounts.read(AccountID(email: email.value))?.record else {
         throw HTTPError(.internalServerError, message: "the account signed in to is missing")
       }
       account = found
     }
-    // Read again: the request's copy is as old as the request, and a password changed since
-    // must not be written back.
-    if case .signedOutEverywhere = identity, let id = session.account?.id, var ended = try await accounts.account(id) {
-      ended.epoch += 1  // every session of an older epoch is refused from now on
-      try await accounts.update(ended)
+    if case .signedOutEverywhere = identity, let id = session.account?.id {
+      // Every session of an older epoch is refused from now on.
+      try await accounts.modify(id) { account in
+        (account.map { var ended = $0; ended.epoch += 1; return ended }, ())
+      }
     }
     let user = account?.user ?? .random()
-    try await store.save(SessionRecord(user: nil, lastSeen: now), as: session.id)
+    try await end(session.id, at: now)
     let id = SessionID.random()
     // The password was typed just now when signing in.
     let record = SessionRecord(user: user, account: account?.id, epoch: account?.epoch ?? 0, lastSeen: now, passwordConfirmedAt: account == nil ? nil : now)
-    try await store.save(record, as: id)
+    guard try await store.create(record, as: id) else { throw HTTPError(.internalServerError, message: "a new session id was taken") }
     return Session(id: id, user: user, account: account, isNew: false, setsCookie: true, passwordConfirmedAt: record.passwordConfirmedAt)
+  }
+
+  /// Ends the session `id`, whatever was written to it meanwhile: its id is never taken up again.
+  func end(_ id: SessionID, at now: Date) async throws {
+    try await store.modify(id) { _ in (SessionRecord(user: nil, lastSeen: now), ()) }
+  }
+
+  /// Deletes the sessions after `cursor` among the next `limit` that have expired (their idle
+  /// limit passed, or ended as long ago as a guest's): a bounded step of the periodic pruning.
+  /// Returns where the next step starts (`nil`: from the first again) and how many went.
+  public func pruneExpired(after cursor: SessionID?, limit: Int, now: Date) async throws -> (next: SessionID?, pruned: Int) {
+    let ids = try await store.keys(after: cursor, limit: limit)
+    var pruned = 0
+    for id in ids {
+      guard let read = try await store.read(id) else { continue }
+      let idle = read.record.user != nil && read.record.account != nil ? Self.accountIdleLimit : Self.guestIdleLimit
+      // Deleted only as read: a request that touched it meanwhile keeps it.
+      if now.timeIntervalSince(read.record.lastSeen) >= idle, try await store.delete(id, at: read.version) { pruned += 1 }
+    }
+    return (ids.count < limit ? nil : ids.last, pruned)
   }
 
   private func newVisitor() -> Session {
@@ -148,7 +180,7 @@ public struct Sessions: Sendable {
   /// configured.
   public func cookie(for session: Session) -> Cookie {
     Cookie(
-      name: cookieName, value: session.id.rawValue, maxAge: 60 * 60 * 24 * 365, path: "/",
+      name: cookieName, value: "\(session.id.rawValue).\(mark(session.id))", maxAge: 60 * 60 * 24 * 365, path: "/",
       secure: secureCookies, httpOnly: true, sameSite: .lax
     )
   }
@@ -161,14 +193,28 @@ public struct Sessions: Sendable {
     Cookie(name: "pointapp_state", value: String(SessionID.random().rawValue.prefix(16)), path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax)
   }
 
+  /// The server's mark on a session id it issued: HMAC-SHA256(secret, "issued " + id), 16 hex
+  /// digits. (The CSRF token signs the id alone: the two never stand for each other.)
+  func mark(_ id: SessionID) -> String {
+    hex(HMAC<SHA256>.authenticationCode(for: Data("issued \(id.rawValue)".utf8), using: key).prefix(8))
+  }
+
+  private func isIssued(_ id: SessionID, mark given: Substring) -> Bool {
+    constantTimeEqual(mark(id), given)
+  }
+
   public func csrfToken(for session: Session) -> String {
     hex(HMAC<SHA256>.authenticationCode(for: Data(session.id.rawValue.utf8), using: key))
   }
 
   /// Whether `token` is this session's CSRF token, compared in constant time.
   public func isValid(csrfToken token: String, for session: Session) -> Bool {
-    let expected = Array(csrfToken(for: session).utf8)
-    let given = Array(token.utf8)
+    constantTimeEqual(csrfToken(for: session), token[...])
+  }
+
+  private func constantTimeEqual(_ expected: String, _ given: Substring) -> Bool {
+    let expected = Array(expected.utf8)
+    let given = Array(given.utf8)
     guard expected.count == given.count else { return false }
     return zip(expected, given).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
   }

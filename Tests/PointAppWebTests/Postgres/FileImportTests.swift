@@ -20,9 +20,9 @@ struct FileImportTests {
     let three = LongHistoryTests.longHistory(3)
     for user in small { try await users.replace(user, with: three) }
     let account = Account(email: "moving@example.jp", passwordHash: "hash", user: long, created: noon)
-    #expect(try await JSONFileAccountStore(directory: folder.appendingPathComponent("accounts")).create(account))
-    try await JSONFileSessionStore(directory: folder.appendingPathComponent("sessions"))
-      .save(SessionRecord(user: long, account: account.id, lastSeen: noon), as: SessionID("00112233445566778899aabbccddeeff")!)
+    #expect(try await AccountRecords(FileRecordStorage(folder.appendingPathComponent("accounts"))).create(account, as: account.id))
+    _ = try await SessionRecords(FileRecordStorage(folder.appendingPathComponent("sessions")))
+      .create(SessionRecord(user: long, account: account.id, lastSeen: noon), as: SessionID("00112233445566778899aabbccddeeff")!)
     try secret.write(to: folder.appendingPathComponent("session.key"))
     return (folder, long, small)
   }
@@ -48,8 +48,8 @@ struct FileImportTests {
     let archived = try await database.query("SELECT count(*) FROM user_archive WHERE user_id = \(long.rawValue) AND name LIKE 'ledger-%'")
     #expect(try archived.first?.decode(Int.self) == state.progress.ledger.archivedCount / PointLedger.segmentSize)
     #expect(state.progress.ledger.archivedCount > 9_000)
-    #expect(try await PostgresAccountStore(database).account(AccountID(email: "moving@example.jp"))?.user == long)
-    #expect(try await PostgresSessionStore(database).record(SessionID("00112233445566778899aabbccddeeff")!)?.user == long)
+    #expect(try await AccountRecords(PostgresRecordStorage(database, table: "accounts")).read(AccountID(email: "moving@example.jp"))?.record.user == long)
+    #expect(try await SessionRecords(PostgresRecordStorage(database, table: "sessions")).read(SessionID("00112233445566778899aabbccddeeff")!)?.record.user == long)
     #expect(try await database.sessionSecret() == secret)
 
     // Run again: nothing is imported twice.

@@ -63,7 +63,7 @@ struct PostgresTests {
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-down-\(UUID())")
         return configuration
       }(),
-      users: PostgresUserStateStore(database), sessions: PostgresSessionStore(database), accounts: PostgresAccountStore(database),
+      users: PostgresUserStateStore(database), sessions: PostgresRecordStorage(database, table: "sessions"), accounts: PostgresRecordStorage(database, table: "accounts"),
       secret: secret, passwordHasher: TestServer.hasher
     ) { $0.date.now = noon; $0.surveyClient = .catalog(testCatalog) }
     try await app.test(.router) { client in
@@ -125,6 +125,33 @@ struct PostgresTests {
       #expect(logged.contains("42P01"))
       #expect(logged.contains("SELECT * FROM no_such_table"))
       #expect(!logged.contains("private@example.jp"))
+    }
+  }
+
+  /// Everything a sign-in does inside the user's update (the login limits, the account, ending the
+  /// session, taking the guest into the account's user) runs on the update's own connection: with
+  /// a pool of one, any second lease would wait for the first and answer 503.
+  @Test func signingInOnAPoolOfOneLeasesNoSecondConnection() async throws {
+    let database = try await TestDatabase.make()
+    let server = try TestServer()
+    try await server.application(databaseURL: database.url, poolSize: 1).test(.router) { client in
+      var (phone, csrf) = try await AccountTests.guest(client)
+      let registered = try await phone.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(registered.headers[.location] == "/points")
+      var desktop = Browser(client: client)
+      try await desktop.get("/surveys")
+      let token = try await desktop.csrf(from: "/surveys/breakfast")
+      let answered = try await desktop.post("/surveys/sweets/answers", form: "csrf=\(token)&q%5Bsatisfaction%5D=5")
+      #expect(answered.headers[.location] == "/surveys/sweets/complete")
+      let loginCSRF = try await desktop.csrf(from: "/login")
+      let wrong = try await desktop.post("/login", form: "csrf=\(loginCSRF)&email=hanako%40example.jp&password=wrong+guess+here")
+      #expect(wrong.headers[.location] == "/login")
+      let loggedIn = try await desktop.post("/login", form: "csrf=\(loginCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(loggedIn.headers[.location] == "/points")
+      #expect(AccountTests.balance(try await desktop.get("/points")) == "60pt", "one survey answered on both devices pays once")
+      let accountCSRF = try await desktop.csrf(from: "/account")
+      let changed = try await desktop.post("/account/password", form: "csrf=\(accountCSRF)&current=correct+horse+battery&new=a+brand+new+passphrase")
+      #expect(changed.headers[.location] == "/account")
     }
   }
 

@@ -119,10 +119,14 @@ public final class Database: Service, Sendable {
     }
   }
 
-  /// Runs one statement and returns its rows.
+  /// Runs one statement and returns its rows: inside a user's update (`OpenTransaction`), on its
+  /// connection and in its transaction; elsewhere on a connection of the pool. Nothing inside an
+  /// update leases a second connection, which could be waited for while the update's holds what
+  /// others wait for.
   @discardableResult
   func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-    try await withConnection { connection in
+    if let transaction = OpenTransaction.current { return try await transaction.run(query) }
+    return try await withConnection { connection in
       try await connection.run(query, logger: logger)
     }
   }
@@ -272,5 +276,33 @@ public struct DatabaseURLError: Error, CustomStringConvertible {
     var shown = URLComponents(string: url)
     if shown?.password != nil { shown?.password = "…" }
     return "the database URL \(shown?.string ?? "(unreadable)") cannot be used: \(reason)"
+  }
+}
+
+/// The transaction of the user's update this task runs in (`PostgresUserStateStore.update`): every
+/// statement inside the update runs in it (`Database.query`), so a quota place or a session's end
+/// commits with the user's state, and no second connection is leased. Closed when the update's
+/// body returns; a statement after that is refused rather than run on a connection back in the
+/// pool.
+final class OpenTransaction: Sendable {
+  @TaskLocal static var current: OpenTransaction?
+
+  private let connection: PostgresConnection
+  private let logger: Logger
+  private let isOpen = Atomic(true)
+
+  init(_ connection: PostgresConnection, logger: Logger) {
+    self.connection = connection
+    self.logger = logger
+  }
+
+  @discardableResult
+  func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    guard isOpen.load(ordering: .acquiring) else { throw DatabaseUnavailable(reason: "the user's update has ended") }
+    return try await connection.run(query, logger: logger)
+  }
+
+  func close() {
+    isOpen.store(false, ordering: .releasing)
   }
 }

@@ -99,20 +99,19 @@ public enum FileImport {
     return nil
   }
 
-  /// Copies each `<id>.json` record of a folder unless the table has that id; returns how many.
+  /// Copies each record of a folder unless the table has its id; returns how many.
   private static func copyRecords(from folder: URL, table: String, into database: Database) async throws -> Int {
+    let files = try FileRecordStorage(folder)
+    let rows = PostgresRecordStorage(database, table: table)
     var copied = 0
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".json") {
-      let id = String(name.dropLast(5))
-      guard RandomID<SessionKind>(id) != nil, let data = try DurableFile.read(folder.appendingPathComponent(name).path) else { continue }
-      var binds = PostgresBindings()
-      binds.append(id)
-      binds.append(String(decoding: data, as: UTF8.self))
-      let rows = try await database.query(PostgresQuery(
-        unsafeSQL: "INSERT INTO \(table) (id, record) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING 1", binds: binds
-      ))
-      copied += rows.count
+    var after: String?
+    while true {
+      let names = try await files.names(after: after, limit: 1_000)
+      for name in names where RandomID<SessionKind>(name) != nil {
+        if let (data, _) = try await files.read(name), try await rows.create(name, data) { copied += 1 }
+      }
+      guard names.count == 1_000 else { return copied }
+      after = names.last
     }
-    return copied
   }
 }

@@ -39,11 +39,7 @@ public final class PostgresQuotaStore: QuotaStore {
       placed AS (INSERT INTO quota_places (survey_id, user_id) SELECT \(survey.rawValue), \(user.rawValue) FROM counted RETURNING 1)
       SELECT EXISTS (SELECT 1 FROM held) OR EXISTS (SELECT 1 FROM placed)
       """
-    let rows = if let transaction = OpenTransaction.current {
-      try await transaction.run(query, logger: database.logger)
-    } else {
-      try await database.query(query)
-    }
+    let rows = try await database.query(query)
     recent.withLock { $0 = nil }
     return try rows.first?.decode(Bool.self) ?? false
   }
@@ -68,14 +64,8 @@ public final class PostgresQuotaStore: QuotaStore {
   public func taken() async throws -> [SurveyID: Int] {
     let now = ContinuousClock.now
     if let recent = recent.withLock({ $0 }), now - recent.at < Self.takenKeptFor { return recent.taken }
-    // Inside a user's update, on its connection: a second one from the pool could be waited for
-    // while this one holds what others wait for.
-    let query: PostgresQuery = "SELECT survey_id, taken FROM survey_quotas"
-    let rows = if let transaction = OpenTransaction.current {
-      try await transaction.run(query, logger: database.logger)
-    } else {
-      try await database.query(query)
-    }
+    // Inside a user's update, on its connection (`Database.query`).
+    let rows = try await database.query("SELECT survey_id, taken FROM survey_quotas")
     var taken: [SurveyID: Int] = [:]
     for row in rows {
       let (survey, count) = try row.decode((String, Int).self)
@@ -86,25 +76,3 @@ public final class PostgresQuotaStore: QuotaStore {
   }
 }
 
-/// The transaction of the user's update this task runs in (`PostgresUserStateStore.update`), for
-/// what must commit with it: a quota place. Closed when the update's body returns; a statement
-/// after that is refused rather than run on a connection back in the pool.
-final class OpenTransaction: Sendable {
-  @TaskLocal static var current: OpenTransaction?
-
-  private let connection: PostgresConnection
-  private let isOpen = Atomic(true)
-
-  init(_ connection: PostgresConnection) {
-    self.connection = connection
-  }
-
-  func run(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
-    guard isOpen.load(ordering: .acquiring) else { throw DatabaseUnavailable(reason: "the user's update has ended") }
-    return try await connection.run(query, logger: logger)
-  }
-
-  func close() {
-    isOpen.store(false, ordering: .releasing)
-  }
-}

@@ -24,37 +24,44 @@ public final class PostgresUserStateStore: UserStateStore {
     _ user: UserID,
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
-    try await withoutActuallyEscaping(body) { body in
+    // An update inside another (a login taking a guest into the account's user) joins its
+    // transaction: nothing inside an update leases a second connection.
+    if let outer = OpenTransaction.current { return try await update(user, in: outer, body) }
+    return try await withoutActuallyEscaping(body) { body in
       try await database.transaction { [logger = database.logger] connection in
-        try await connection.run("SELECT pg_advisory_xact_lock(\(Self.lockKey(user)))", logger: logger)
-        let saved = try await connection.run("SELECT state FROM users WHERE id = \(user.rawValue)", logger: logger)
-          .first?.decode(Data.self)
-        // What joins the update (a quota place) runs in its transaction, until the body returns.
-        let open = OpenTransaction(connection)
+        // What joins the update (a quota place, a session's end) runs in its transaction, until
+        // the body returns.
+        let open = OpenTransaction(connection, logger: logger)
         defer { open.close() }
-        let (save, result) = try await OpenTransaction.$current.withValue(open) { try await body(saved) }
-        open.close()
-        if let save {
-          for (name, data) in save.archive {
-            try await connection.run(
-              """
-              INSERT INTO user_archive (user_id, name, data) VALUES (\(user.rawValue), \(name), \(data))
-              ON CONFLICT (user_id, name) DO UPDATE SET data = excluded.data
-              """,
-              logger: logger
-            )
-          }
-          try await connection.run(
-            """
-            INSERT INTO users (id, state) VALUES (\(user.rawValue), \(save.state))
-            ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now()
-            """,
-            logger: logger
-          )
-        }
-        return result
+        return try await OpenTransaction.$current.withValue(open) { try await update(user, in: open, body) }
       }
     }
+  }
+
+  private func update<Result: Sendable>(
+    _ user: UserID, in transaction: OpenTransaction,
+    _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
+  ) async throws -> Result {
+    try await transaction.run("SELECT pg_advisory_xact_lock(\(Self.lockKey(user)))")
+    let saved = try await transaction.run("SELECT state FROM users WHERE id = \(user.rawValue)").first?.decode(Data.self)
+    let (save, result) = try await body(saved)
+    if let save {
+      for (name, data) in save.archive {
+        try await transaction.run(
+          """
+          INSERT INTO user_archive (user_id, name, data) VALUES (\(user.rawValue), \(name), \(data))
+          ON CONFLICT (user_id, name) DO UPDATE SET data = excluded.data
+          """
+        )
+      }
+      try await transaction.run(
+        """
+        INSERT INTO users (id, state) VALUES (\(user.rawValue), \(save.state))
+        ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now()
+        """
+      )
+    }
+    return result
   }
 
   public func read(_ user: UserID) async throws -> Data? {
@@ -65,80 +72,6 @@ public final class PostgresUserStateStore: UserStateStore {
     guard !names.isEmpty else { return [:] }
     let rows = try await database.query("SELECT name, data FROM user_archive WHERE user_id = \(user.rawValue) AND name = ANY(\(names))")
     return try Dictionary(rows.map { try $0.decode((String, Data).self) }) { first, _ in first }
-  }
-}
-
-/// JSON records by id in one of the database's record tables (`sessions`, `accounts`): what
-/// `RecordFolder` is to the file stores.
-struct PostgresRecordTable<Kind, Record: Codable & Sendable>: Sendable {
-  let database: Database
-  /// A table name from this file, never from input.
-  let table: String
-
-  func read(_ id: RandomID<Kind>) async throws -> Record? {
-    let rows = try await database.query(PostgresQuery(unsafeSQL: "SELECT record FROM \(table) WHERE id = $1", binds: binds(id.rawValue)))
-    guard let text = try rows.first?.decode(String.self) else { return nil }
-    return try SavedJSON.decode(Record.self, from: Data(text.utf8))
-  }
-
-  /// Writes `record` as `id`'s; with `exclusive`, only if `id` has none (the result says whether).
-  @discardableResult
-  func write(_ record: Record, as id: RandomID<Kind>, exclusive: Bool = false) async throws -> Bool {
-    let text = String(decoding: try SavedJSON.encode(record), as: UTF8.self)
-    let onConflict = exclusive ? "DO NOTHING" : "DO UPDATE SET record = excluded.record"
-    let rows = try await database.query(PostgresQuery(
-      unsafeSQL: "INSERT INTO \(table) (id, record) VALUES ($1, $2) ON CONFLICT (id) \(onConflict) RETURNING 1",
-      binds: binds(id.rawValue, text)
-    ))
-    return !rows.isEmpty
-  }
-
-  private func binds(_ values: String...) -> PostgresBindings {
-    var binds = PostgresBindings()
-    for value in values { binds.append(value) }
-    return binds
-  }
-}
-
-/// Session records in PostgreSQL (`sessions`).
-public final class PostgresSessionStore: SessionStore {
-  private let records: PostgresRecordTable<SessionKind, SessionRecord>
-
-  public init(_ database: Database) {
-    records = PostgresRecordTable(database: database, table: "sessions")
-  }
-
-  public func record(_ id: SessionID) async throws -> SessionRecord? {
-    try await records.read(id)
-  }
-
-  public func save(_ record: SessionRecord, as id: SessionID) async throws {
-    try await records.write(record, as: id)
-  }
-
-  public func create(_ record: SessionRecord, as id: SessionID) async throws -> Bool {
-    try await records.write(record, as: id, exclusive: true)
-  }
-}
-
-/// Accounts in PostgreSQL (`accounts`); the primary key makes one account of an address.
-public final class PostgresAccountStore: AccountStore {
-  private let records: PostgresRecordTable<AccountKind, Account>
-
-  public init(_ database: Database) {
-    records = PostgresRecordTable(database: database, table: "accounts")
-  }
-
-  public func account(_ id: AccountID) async throws -> Account? {
-    try await records.read(id)
-  }
-
-  public func create(_ account: Account) async throws -> Bool {
-    try await records.write(account, as: account.id, exclusive: true)
-  }
-
-  public func update(_ account: Account) async throws {
-    try await records.write(account, as: account.id)
   }
 }
 

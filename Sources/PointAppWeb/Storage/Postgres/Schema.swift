@@ -44,6 +44,12 @@ public enum Schema {
       "CREATE TABLE survey_quotas (survey_id text PRIMARY KEY, taken integer NOT NULL CHECK (taken >= 0))",
       "CREATE TABLE quota_places (survey_id text NOT NULL, user_id text NOT NULL, PRIMARY KEY (survey_id, user_id))",
     ]),
+    Migration(version: 3, name: "versioned records", statements: [
+      // Every record table (`PostgresRecordStorage`) has a version that moves on with each
+      // write: a write names the version it read, and loses to one that came between.
+      "ALTER TABLE sessions ADD COLUMN version bigint NOT NULL DEFAULT 1",
+      "ALTER TABLE accounts ADD COLUMN version bigint NOT NULL DEFAULT 1",
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }

@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+import NIOPosix
+import Synchronization
+
+/// Records as files in one folder (`<name>.json`), each its version on the first line and its
+/// bytes after it, written durably on the user store's file threads. (A file from before versions,
+/// bytes only, is version 1.)
+///
+/// A new record is created with `link(2)`, which refuses an existing name. A replacement or a
+/// deletion checks the version under the folder's lock (in this process, then a `flock` on
+/// `.lock`, which processes sharing the folder take in turns), so that of two writers that read
+/// one version, one wins and the other is told.
+///
+/// Every request reads its session's record: a record read shortly before is answered from
+/// memory after one `stat` on the caller's thread, while the file is the same version
+/// (`FileVersion`, as the user store does), so a write by another process is never missed.
+public final class FileRecordStorage: RecordStorage {
+  private let folder: String
+  private let threadPool: NIOThreadPool
+  private let recent = Mutex(RecentlyUsed<String, (file: FileVersion, data: Data, version: Int64)>(generation: 500))
+  private let writers = KeyedMutex<String>()
+
+  public init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
+    folder = directory.path
+    self.threadPool = threadPool
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try DurableFile.removeAbandonedTemporaries(in: folder)
+  }
+
+  public func read(_ name: String) async throws -> (data: Data, version: Int64)? {
+    let path = path(name)
+    if let kept = recent.withLock({ $0[name] }), FileVersion(path: path) == kept.file {
+      return (kept.data, kept.version)
+    }
+    guard let (bytes, file, readAt) = try await threadPool.runIfActive({ () throws -> (Data, FileVersion, timespec)? in
+      guard let (data, version) = try DurableFile.readVersioned(path) else { return nil }
+      var now = timespec()
+      clock_gettime(CLOCK_REALTIME, &now)
+      return (data, version, now)
+    }) else { return nil }
+    let (data, version) = try Self.parse(bytes, path: path)
+    if file.isSettled(at: readAt) {
+      recent.withLock { $0[name] = (file, data, version) }
+    }
+    return (data, version)
+  }
+
+  public func create(_ name: String, _ data: Data) async throws -> Bool {
+    let path = path(name)
+    return try await threadPool.runIfActive { try DurableFile.write(Self.file(data, version: 1), to: path, exclusive: true) }
+  }
+
+  public func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
+    let path = path(name)
+    return try await locked(name) {
+      guard let bytes = try DurableFile.read(path), try Self.parse(bytes, path: path).version == version else { return false }
+      try DurableFile.write(Self.file(data, version: version + 1), to: path)
+      return true
+    }
+  }
+
+  public func delete(_ name: String, at version: Int64) async throws -> Bool {
+    let path = path(name)
+    return try await locked(name) {
+      guard let bytes = try DurableFile.read(path), try Self.parse(bytes, path: path).version == version else { return false }
+      guard unlink(path) == 0 else { throw FileError("unlink", path) }
+      try DurableFile.syncFolder(self.folder)
+      return true
+    }
+  }
+
+  public func names(after name: String?, limit: Int) async throws -> [String] {
+    let folder = folder
+    return try await threadPool.runIfActive {
+      let names = try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { file -> String? in
+        guard file.hasSuffix(".json"), !file.hasPrefix(".") else { return nil }
+        let record = String(file.dropLast(5))
+        return name.map { record > $0 } ?? true ? record : nil
+      }
+      return Array(names.sorted().prefix(limit))
+    }
+  }
+
+  /// Runs `body` on the file threads holding the record's lock in this process and the folder's
+  /// across processes.
+  private func locked(_ name: String, _ body: @escaping @Sendable () throws -> Bool) async throws -> Bool {
+    let lockPath = "\(folder)/.lock"
+    return try await writers.withLock(name) {
+      try await threadPool.runIfActive {
+        let lock = try FileLock(path: lockPath)
+        defer { lock.unlock() }
+        return try body()
+      }
+    }
+  }
+
+  private func path(_ name: String) -> String {
+    precondition(!name.isEmpty && !name.contains("/") && !name.hasPrefix("."), "bad record name \(name)")
+    return "\(folder)/\(name).json"
+  }
+
+  private static func file(_ data: Data, version: Int64) -> Data {
+    var file = Data("\(version)\n".utf8)
+    file.append(data)
+    return file
+  }
+
+  private static func parse(_ file: Data, path: String) throws -> (data: Data, version: Int64) {
+    guard file.first != UInt8(ascii: "{") else { return (file, 1) }
+    guard let newline = file.firstIndex(of: UInt8(ascii: "\n")),
+      let version = Int64(String(decoding: file[file.startIndex..<newline], as: UTF8.self))
+    else { throw FileError("parse a record's version in", path, code: EINVAL) }
+    return (Data(file[(newline + 1)...]), version)
+  }
+}

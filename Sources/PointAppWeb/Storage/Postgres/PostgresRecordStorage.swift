@@ -1,0 +1,51 @@
+import Foundation
+import PostgresNIO
+
+/// Records in one of the database's record tables (`id`, `record` as JSON text, `version`): what
+/// `FileRecordStorage` is to a folder. A statement inside a user's update runs in its transaction
+/// (`Database.query`).
+public struct PostgresRecordStorage: RecordStorage {
+  let database: Database
+  /// A table name from this program, never from input.
+  let table: String
+
+  public init(_ database: Database, table: String) {
+    self.database = database
+    self.table = table
+  }
+
+  public func read(_ name: String) async throws -> (data: Data, version: Int64)? {
+    guard let row = try await run("SELECT record, version FROM \(table) WHERE id = $1", name).first else { return nil }
+    let (text, version) = try row.decode((String, Int64).self)
+    return (Data(text.utf8), version)
+  }
+
+  public func create(_ name: String, _ data: Data) async throws -> Bool {
+    try await !run(
+      "INSERT INTO \(table) (id, record, version) VALUES ($1, $2, 1) ON CONFLICT (id) DO NOTHING RETURNING 1",
+      name, String(decoding: data, as: UTF8.self)
+    ).isEmpty
+  }
+
+  public func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
+    try await !run(
+      "UPDATE \(table) SET record = $2, version = version + 1 WHERE id = $1 AND version = $3 RETURNING 1",
+      name, String(decoding: data, as: UTF8.self), version
+    ).isEmpty
+  }
+
+  public func delete(_ name: String, at version: Int64) async throws -> Bool {
+    try await !run("DELETE FROM \(table) WHERE id = $1 AND version = $2 RETURNING 1", name, version).isEmpty
+  }
+
+  public func names(after name: String?, limit: Int) async throws -> [String] {
+    try await run("SELECT id FROM \(table) WHERE id > $1 ORDER BY id LIMIT $2", name ?? "", Int64(limit))
+      .map { try $0.decode(String.self) }
+  }
+
+  private func run(_ sql: String, _ values: any PostgresDynamicTypeEncodable...) async throws -> [PostgresRow] {
+    var binds = PostgresBindings()
+    for value in values { binds.append(value) }
+    return try await database.query(PostgresQuery(unsafeSQL: sql, binds: binds))
+  }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+
+/// A name that can name a record in every storage: a file name, a table's key. Ids come from
+/// requests only once they are checked (`RandomID` is 32 hex digits), so a name never leaves its
+/// folder.
+public protocol RecordKey: Hashable, Sendable {
+  var recordName: String { get }
+  init?(recordName: String)
+}
+
+extension RandomID: RecordKey {
+  public var recordName: String { rawValue }
+  public init?(recordName: String) { self.init(recordName) }
+}
+
+/// Where one kind of record lives, as bytes by name, each with a version that moves on with every
+/// write: the one storage layer under sessions, accounts and the stores that come after them.
+/// Three implementations (memory, a folder of files, a PostgreSQL table) pass one contract suite
+/// (`RecordStoreContractTests`).
+///
+/// A write names the version it read (compare-and-swap): a write that lost a race is refused,
+/// never applied over a change it did not see.
+public protocol RecordStorage: Sendable {
+  /// The record's bytes and version; `nil` when there is none.
+  func read(_ name: String) async throws -> (data: Data, version: Int64)?
+  /// Creates the record unless one exists (`false` then), at version 1: of simultaneous
+  /// creators, processes and instances sharing the storage included, exactly one wins.
+  func create(_ name: String, _ data: Data) async throws -> Bool
+  /// Replaces the record if it is still at `version` (`false` otherwise: changed or deleted).
+  func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool
+  /// Deletes the record if it is still at `version` (`false` otherwise).
+  func delete(_ name: String, at version: Int64) async throws -> Bool
+  /// Up to `limit` names in ascending order, after `name` (from the first when `nil`).
+  func names(after name: String?, limit: Int) async throws -> [String]
+}
+
+/// A record as read, with the version a write must name.
+public struct Versioned<Record: Sendable>: Sendable {
+  public var record: Record
+  public var version: Int64
+}
+
+/// Typed records over a `RecordStorage`: keys and values in, JSON bytes out. Decoded records are
+/// kept while their bytes are the same, so that a record read on every request (a session) is
+/// decoded once.
+public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
+  public let storage: any RecordStorage
+  private let decoded = DecodedRecords<Record>()
+
+  public init(_ storage: any RecordStorage) {
+    self.storage = storage
+  }
+
+  public func read(_ key: Key) async throws -> Versioned<Record>? {
+    guard let (data, version) = try await storage.read(key.recordName) else { return nil }
+    return Versioned(record: try decoded.decode(data, as: key.recordName), version: version)
+  }
+
+  /// Creates `record` as `key`'s unless `key` has one (`false` then).
+  public func create(_ record: Record, as key: Key) async throws -> Bool {
+    try await storage.create(key.recordName, SavedJSON.encode(record))
+  }
+
+  /// Replaces `key`'s record if it is still at `version` (`false`: it changed since it was read).
+  public func replace(_ key: Key, with record: Record, at version: Int64) async throws -> Bool {
+    try await storage.replace(key.recordName, SavedJSON.encode(record), at: version)
+  }
+
+  public func delete(_ key: Key, at version: Int64) async throws -> Bool {
+    try await storage.delete(key.recordName, at: version)
+  }
+
+  /// Reads `key`'s record (`nil`: none), and writes what `change` makes of it (`nil`: nothing),
+  /// again from a fresh read whenever another write came between: a change is never lost, and
+  /// never applied to a record it did not see. `change` may throw to write nothing.
+  @discardableResult
+  public func modify<Result: Sendable>(
+    _ key: Key, _ change: (Record?) throws -> (record: Record?, result: Result)
+  ) async throws -> Result {
+    while true {
+      let current = try await read(key)
+      let (record, result) = try change(current?.record)
+      guard let record else { return result }
+      let written =
+        if let current { try await replace(key, with: record, at: current.version) } else { try await create(record, as: key) }
+      if written { return result }
+    }
+  }
+
+  /// Up to `limit` keys in ascending order of their names, after `key` (from the first: `nil`).
+  public func keys(after key: Key?, limit: Int) async throws -> [Key] {
+    try await storage.names(after: key?.recordName, limit: limit).compactMap(Key.init(recordName:))
+  }
+}
+
+/// Decoded records by name, with the bytes they were decoded from.
+private final class DecodedRecords<Record: Sendable>: Sendable where Record: Decodable {
+  private let recent = Mutex(RecentlyUsed<String, (data: Data, record: Record)>(generation: 500))
+
+  func decode(_ data: Data, as name: String) throws -> Record {
+    if let kept = recent.withLock({ $0[name] }), kept.data == data { return kept.record }
+    let record = try SavedJSON.decode(Record.self, from: data)
+    recent.withLock { $0[name] = (data, record) }
+    return record
+  }
+}
+
+/// Records in memory, for tests.
+public final class InMemoryRecordStorage: RecordStorage {
+  private let records = Mutex<[String: (data: Data, version: Int64)]>([:])
+
+  public init() {}
+
+  public func read(_ name: String) async throws -> (data: Data, version: Int64)? {
+    records.withLock { $0[name] }
+  }
+
+  public func create(_ name: String, _ data: Data) async throws -> Bool {
+    records.withLock { records in
+      guard records[name] == nil else { return false }
+      records[name] = (data, 1)
+      return true
+    }
+  }
+
+  public func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
+    records.withLock { records in
+      guard let current = records[name], current.version == version else { return false }
+      records[name] = (data, version + 1)
+      return true
+    }
+  }
+
+  public func delete(_ name: String, at version: Int64) async throws -> Bool {
+    records.withLock { records in
+      guard records[name]?.version == version else { return false }
+      records[name] = nil
+      return true
+    }
+  }
+
+  public func names(after name: String?, limit: Int) async throws -> [String] {
+    let names = records.withLock { Array($0.keys) }
+    return Array(names.filter { name == nil || $0 > name! }.sorted().prefix(limit))
+  }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// What the server keeps of a session; the cookie carries only its id.
+public struct SessionRecord: Codable, Equatable, Sendable {
+  /// Whose data the session reads and changes; `nil` once the session has ended (logged out, or
+  /// replaced by a new id at sign-in). An ended id is never taken up again: a copied cookie stays
+  /// dead.
+  public var user: UserID?
+  /// The account signed in, if any, and its session epoch then: logging out of every device
+  /// moves the account's epoch on, which ends every session of an older one.
+  public var account: AccountID?
+  public var epoch: Int
+  /// The last request, to the hour or so (`Sessions.touchInterval`): sessions end after a while
+  /// without one.
+  public var lastSeen: Date
+  /// When the password was last typed in this session: exchanges ask again after a while.
+  public var passwordConfirmedAt: Date?
+
+  public init(user: UserID?, account: AccountID? = nil, epoch: Int = 0, lastSeen: Date, passwordConfirmedAt: Date? = nil) {
+    self.user = user
+    self.account = account
+    self.epoch = epoch
+    self.lastSeen = lastSeen
+    self.passwordConfirmedAt = passwordConfirmedAt
+  }
+}
+
+/// Where sessions live (`data/sessions/`, the `sessions` table, or memory).
+public typealias SessionRecords = Records<SessionID, SessionRecord>
