@@ -38,10 +38,10 @@ def open_surveys():
     """The catalog's open surveys that anyone may answer straight away (targeted ones need a fitting
     profile, screened ones their screening first; a full one, or one past its deadline, takes no
     answer). Those with a quota close once its places are taken."""
-    now = datetime.datetime.now(datetime.timezone.utc)
-    parse = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
+    # The shipped catalog's dates count in days from the day the server seeded it (today, for a
+    # fresh data folder): published days ago, closing days ahead.
     return [s for s in catalog() if not s.get("targeting") and not s.get("screening") and places(s) != 0
-            and parse(s["publishedAt"]) <= now and (not s.get("expiresAt") or now < parse(s["expiresAt"]))]
+            and s["publishedDaysAgo"] >= 0 and s.get("closesInDays", 1) > 0]
 
 
 def answers(survey):

@@ -60,18 +60,6 @@ public func buildApplication(
   let renderer = try await PageRenderer(
     directory: configuration.templatesDirectory, stylesheet: PageRenderer.versionedURL("/styles.css", of: stylesheet)
   )
-  var resolved = withDependencies {
-    $0.calendar = .tokyo
-    // Every dependency the features read, kept in the values themselves: one the values do not
-    // hold is looked up in the library's shared cache, under its lock, on every read.
-    $0.date = $0.date
-    $0.uuid = $0.uuid
-    $0.surveyClient = $0.surveyClient
-    $0.ledgerArchive = $0.ledgerArchive
-    dependencies(&$0)
-  } operation: {
-    DependencyValues._current
-  }
   // The product's figures go to the registry served on the metrics port; Hummingbird's, to the
   // process's backend (`MetricsExport.bootstrap`, the same registry when the command runs).
   let metrics = ProductMetrics(factory: registry.map(MetricsExport.factory) ?? NOOPMetricsHandler.instance)
@@ -91,6 +79,23 @@ public func buildApplication(
   } else {
     stores = try Stores(configuration.dataDirectory)
   }
+  // The catalog in the store, seeded on the first start (dated from then) and read again when
+  // another instance changed it. Tests may serve a fixed catalog of their own instead.
+  let catalogStore = CatalogStore(stores.catalog)
+  var resolved = withDependencies {
+    $0.calendar = .tokyo
+    // Every dependency the features read, kept in the values themselves: one the values do not
+    // hold is looked up in the library's shared cache, under its lock, on every read.
+    $0.date = $0.date
+    $0.uuid = $0.uuid
+    $0.surveyClient = catalogStore.client
+    $0.ledgerArchive = $0.ledgerArchive
+    dependencies(&$0)
+  } operation: {
+    DependencyValues._current
+  }
+  try await catalogStore.start(seed: Catalog.shipped(seededAt:), now: resolved.date.now)
+  services.append(CatalogRefresh(catalog: catalogStore, logger: logger))
   let files = users ?? stores.users
   let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
   let accounts = AccountRecords(accountStore ?? stores.accounts)
@@ -152,6 +157,7 @@ struct Stores {
   let users: any UserStateStore
   let sessions: any RecordStorage
   let accounts: any RecordStorage
+  let catalog: any RecordStorage
   let throttle: any LoginThrottle
   let quotas: any QuotaStore
   /// The key that signs cookies and CSRF tokens.
@@ -162,6 +168,7 @@ struct Stores {
     users = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
     sessions = try FileRecordStorage(data.appendingPathComponent("sessions"))
     accounts = try FileRecordStorage(data.appendingPathComponent("accounts"))
+    catalog = try FileRecordStorage(data.appendingPathComponent("catalog"))
     // One process serves a data folder's logins: its memory is where they are counted.
     throttle = InMemoryLoginThrottle()
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
@@ -172,6 +179,7 @@ struct Stores {
     users = PostgresUserStateStore(database)
     sessions = PostgresRecordStorage(database, table: "sessions")
     accounts = PostgresRecordStorage(database, table: "accounts")
+    catalog = PostgresRecordStorage(database, table: "catalog")
     throttle = PostgresLoginThrottle(database)
     quotas = PostgresQuotaStore(database)
     secret = { try await database.sessionSecret() }

@@ -25,7 +25,7 @@ struct Micro: AsyncParsableCommand {
   @Option(help: "Templates folder.") var templates = "Templates"
 
   func run() async throws {
-    let catalog = Catalog.shipped.filter { $0.isAvailable(at: Date()) }
+    let catalog = Catalog.shipped(seededAt: Date()).filter { $0.isAvailable(at: Date()) }
     try await withDependencies {
       $0.date = .constant(Date())
       $0.uuid = .incrementing

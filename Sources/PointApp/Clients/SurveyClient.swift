@@ -26,8 +26,9 @@ extension SurveyClient {
 }
 
 extension SurveyClient: DependencyKey {
-  /// The catalog shipped with the package, read once.
-  public static let liveValue = SurveyClient.catalog(Catalog.shipped)
+  /// The catalog shipped with the package, dated from the moment the process started. A server
+  /// serves its store's catalog instead (seeded once from the shipped one).
+  public static let liveValue = SurveyClient.catalog(Catalog.shipped(seededAt: Date()))
   public static let previewValue = liveValue
   public static let testValue = SurveyClient()
 }
@@ -40,6 +41,10 @@ extension DependencyValues {
 }
 
 /// The surveys shipped as a package resource.
+///
+/// Its dates are written relative to the moment it is seeded (`publishedDaysAgo`, `closesInDays`:
+/// days from the start of that day in Tokyo), so that a new install on any date has the same open
+/// catalog: a catalog of fixed dates would close itself one deadline at a time.
 public enum Catalog {
   /// Decodes a catalog file.
   public static func decode(_ data: Data) throws -> [Survey] {
@@ -48,15 +53,40 @@ public enum Catalog {
     return try decoder.decode([Survey].self, from: data)
   }
 
-  /// The shipped catalog. A broken resource is a packaging bug: it stops the program at start-up.
-  public static let shipped: [Survey] = {
+  /// The shipped catalog as seeded at `moment`. A broken resource is a packaging bug: it stops the
+  /// program.
+  public static func shipped(seededAt moment: Date) -> [Survey] {
     do {
-      guard let url = Bundle.module.url(forResource: "catalog", withExtension: "json") else {
-        fatalError("catalog.json is missing from the PointApp bundle")
-      }
-      return try decode(Data(contentsOf: url))
+      return try dated(resource, from: moment)
     } catch {
       fatalError("catalog.json cannot be read: \(error)")
     }
+  }
+
+  /// A catalog whose dates are days from `moment`'s day, as dated surveys.
+  public static func dated(_ data: Data, from moment: Date) throws -> [Survey] {
+    guard let entries = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+      throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a catalog is a list of surveys"))
+    }
+    let day = Calendar.tokyo.startOfDay(for: moment)
+    let format = ISO8601DateFormatter()
+    let dated = entries.map { entry -> [String: Any] in
+      var entry = entry
+      if let days = entry.removeValue(forKey: "publishedDaysAgo") as? Int {
+        entry["publishedAt"] = format.string(from: day.addingTimeInterval(-Double(days) * 86_400))
+      }
+      if let days = entry.removeValue(forKey: "closesInDays") as? Int {
+        entry["expiresAt"] = format.string(from: day.addingTimeInterval(Double(days) * 86_400))
+      }
+      return entry
+    }
+    return try decode(JSONSerialization.data(withJSONObject: dated))
+  }
+
+  private static let resource: Data = {
+    guard let url = Bundle.module.url(forResource: "catalog", withExtension: "json"), let data = try? Data(contentsOf: url) else {
+      fatalError("catalog.json is missing from the PointApp bundle")
+    }
+    return data
   }()
 }

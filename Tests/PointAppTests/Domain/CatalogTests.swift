@@ -4,7 +4,21 @@ import Testing
 
 /// The catalog shipped in the package is what a new server serves.
 struct CatalogTests {
-  let surveys = Catalog.shipped
+  let surveys = Catalog.shipped(seededAt: noon)
+
+  /// Dated from the moment it is seeded: a new install on any date (two years on, a leap day) has
+  /// the same open catalog, with the same places and deadlines still ahead.
+  @Test(arguments: [0.0, 37.0, 400.0, 464.0, 730.0] as [Double])
+  func aNewInstallOnAnyDateOpensTheSameCatalog(daysLater: Double) {
+    let moment = noon.addingTimeInterval(daysLater * 86_400)
+    let later = Catalog.shipped(seededAt: moment)
+    let open = { (surveys: [Survey], at: Date) in Set(surveys.filter { $0.isAvailable(at: at) }.map(\.id)) }
+    #expect(open(later, moment) == open(surveys, noon))
+    #expect(open(later, moment).count == 32)
+    for (then, now) in zip(surveys, later) {
+      #expect(now.expiresAt.map { $0.timeIntervalSince(moment) } == then.expiresAt.map { $0.timeIntervalSince(noon) })
+    }
+  }
 
   @Test func shipsEnoughSurveysAcrossCategories() {
     #expect(surveys.count >= 24)

@@ -20,6 +20,8 @@ public enum FileImport {
     public var usersPresent = 0
     public var sessions = 0
     public var accounts = 0
+    /// The survey catalog: 1 when the folder's was copied.
+    public var catalogs = 0
     /// Users whose balance is not the sum of their ledger's movements, with why.
     public var mismatches: [String] = []
     /// Users whose ledger was checked.
@@ -73,6 +75,9 @@ public enum FileImport {
     }
     report.sessions = try await copyRecords(from: data.appendingPathComponent("sessions"), table: "sessions", into: database)
     report.accounts = try await copyRecords(from: data.appendingPathComponent("accounts"), table: "accounts", into: database)
+    // The catalog as the folder's server had it (seeded there, maybe edited since), unless the
+    // database has one.
+    report.catalogs = try await copyRecords(from: data.appendingPathComponent("catalog"), table: "catalog", into: database) { _ in true }
     if let secret = try DurableFile.read(data.appendingPathComponent("session.key").path), secret.count == 32 {
       try await database.query("INSERT INTO settings (name, value) VALUES ('session-secret', \(secret)) ON CONFLICT (name) DO NOTHING")
     }
@@ -100,14 +105,16 @@ public enum FileImport {
   }
 
   /// Copies each record of a folder unless the table has its id; returns how many.
-  private static func copyRecords(from folder: URL, table: String, into database: Database) async throws -> Int {
+  private static func copyRecords(
+    from folder: URL, table: String, into database: Database, where named: (String) -> Bool = { RandomID<SessionKind>($0) != nil }
+  ) async throws -> Int {
     let files = try FileRecordStorage(folder)
     let rows = PostgresRecordStorage(database, table: table)
     var copied = 0
     var after: String?
     while true {
       let names = try await files.names(after: after, limit: 1_000)
-      for name in names where RandomID<SessionKind>(name) != nil {
+      for name in names where named(name) {
         if let (data, _) = try await files.read(name), try await rows.create(name, data) { copied += 1 }
       }
       guard names.count == 1_000 else { return copied }

@@ -50,6 +50,11 @@ public enum Schema {
       "ALTER TABLE sessions ADD COLUMN version bigint NOT NULL DEFAULT 1",
       "ALTER TABLE accounts ADD COLUMN version bigint NOT NULL DEFAULT 1",
     ]),
+    Migration(version: 4, name: "survey catalog", statements: [
+      // The catalog as one record (`CatalogStore`): a change is whole, and its version is what
+      // every instance checks each second.
+      "CREATE TABLE catalog (id text PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)",
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }

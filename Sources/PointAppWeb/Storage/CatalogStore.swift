@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import PointApp
+import ServiceLifecycle
+import Synchronization
+
+/// The survey catalog as the store keeps it: one record (`catalog/surveys.json`, the `catalog`
+/// table), so that a change is whole or not at all, and its version tells every instance whether
+/// it changed.
+public struct SavedCatalog: Codable, Equatable, Sendable {
+  /// When the shipped catalog was seeded: its dates count from this moment's day.
+  public var seededAt: Date
+  public var surveys: [Survey]
+}
+
+/// The catalog in the store, served from memory. Seeded once, on the first start of a data folder
+/// or database, from the shipped catalog dated from that moment; read again only when its version
+/// moved (`refresh`, a `stat` on files, one short statement on PostgreSQL), by each instance every
+/// second: a published change reaches every instance within seconds, and a request reads no
+/// catalog.
+public final class CatalogStore: Sendable {
+  enum Name: String, RecordKey {
+    case surveys
+    var recordName: String { rawValue }
+    init?(recordName: String) { self.init(rawValue: recordName) }
+  }
+
+  private struct Loaded: Sendable {
+    let version: Int64
+    let surveys: [Survey]
+    let byID: [SurveyID: Survey]
+  }
+
+  private let records: Records<Name, SavedCatalog>
+  private let loaded = Mutex<Loaded?>(nil)
+
+  public init(_ storage: any RecordStorage) {
+    records = Records(storage)
+  }
+
+  /// Seeds the catalog unless the store has one (of instances starting together, one seeds and
+  /// the others read it), then loads it.
+  public func start(seed: (Date) -> [Survey], now: Date) async throws {
+    if try await records.read(.surveys) == nil {
+      _ = try await records.create(SavedCatalog(seededAt: now, surveys: seed(now)), as: .surveys)
+    }
+    try await refresh()
+  }
+
+  /// Loads the catalog again if its version moved; whether it did.
+  @discardableResult
+  public func refresh() async throws -> Bool {
+    guard let read = try await records.read(.surveys) else { throw CatalogMissing() }
+    return loaded.withLock { loaded in
+      guard loaded?.version != read.version else { return false }
+      let surveys = read.record.surveys
+      loaded = Loaded(version: read.version, surveys: surveys, byID: Dictionary(surveys.map { ($0.id, $0) }) { first, _ in first })
+      return true
+    }
+  }
+
+  /// Changes the catalog over its version as read (again from a fresh read when another change
+  /// came between), then serves the change here at once.
+  @discardableResult
+  public func modify<Result: Sendable>(_ change: (inout [Survey]) throws -> Result) async throws -> Result {
+    let result = try await records.modify(.surveys) { saved in
+      guard var saved else { throw CatalogMissing() }
+      let result = try change(&saved.surveys)
+      return (saved, result)
+    }
+    try await refresh()
+    return result
+  }
+
+  /// The catalog as last loaded.
+  public var surveys: [Survey] { loaded.withLock { $0?.surveys ?? [] } }
+
+  /// The surveys as the features reach them.
+  public var client: SurveyClient {
+    SurveyClient(
+      fetchAll: { [self] in surveys },
+      fetchByCategory: { [self] category in surveys.filter { $0.category == category } },
+      fetch: { [self] id in loaded.withLock { $0?.byID[id] } }
+    )
+  }
+}
+
+/// The store has no catalog: it was never seeded, or was emptied by hand.
+struct CatalogMissing: Error, CustomStringConvertible {
+  var description: String { "the store has no survey catalog" }
+}
+
+/// Reads the catalog again every `interval` when it changed (another instance published).
+struct CatalogRefresh: Service {
+  let catalog: CatalogStore
+  let logger: Logger
+  var interval: Duration = .seconds(1)
+
+  func run() async throws {
+    while !Task.isShuttingDownGracefully {
+      do {
+        try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+      } catch {
+        return
+      }
+      do {
+        if try await catalog.refresh() { logger.info("survey catalog changed: loaded again") }
+      } catch {
+        logger.warning("reading the survey catalog failed", metadata: ["error": "\(error)"])
+      }
+    }
+  }
+}
