@@ -1,0 +1,32 @@
+import Dependencies
+import DependenciesMacros
+import Foundation
+
+/// What operators change, as their features reach it. The web layer binds it to the operator of
+/// each request, and records every change in the audit log with the operator's address.
+@DependencyClient
+public struct OperatorClient: Sendable {
+  /// Checks an operator's address and password; the address signed in to.
+  public var signIn: @Sendable (_ email: String, _ password: Secret) async throws -> String
+  /// Closes a survey now (its deadline becomes now); the survey as it is then.
+  public var closeSurvey: @Sendable (_ id: SurveyID) async throws -> Survey
+  /// A page of the audit log, newest first, from `cursor` (`nil`: the newest).
+  public var auditPage: @Sendable (_ cursor: String?) async throws -> AuditPage
+}
+
+extension OperatorClient: TestDependencyKey {
+  public static let testValue = OperatorClient()
+}
+
+extension DependencyValues {
+  public var operators: OperatorClient {
+    get { self[OperatorClient.self] }
+    set { self[OperatorClient.self] = newValue }
+  }
+}
+
+/// Why an operator's action did not happen.
+public enum OperatorError: Error, Equatable, Sendable {
+  case notFound
+  case unavailable
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// One operator action as the audit log keeps it: who, what, when, the value before and after.
+/// Entries are only ever added: no page or form changes or removes one.
+public struct AuditEntry: Codable, Equatable, Sendable {
+  public let at: Date
+  /// The operator's address.
+  public let operatorEmail: String
+  public let action: Action
+  /// What it was done to (a survey's id); empty for a sign-in.
+  public let subject: String
+  /// The value before and after, as an operator reads it (`nil`: none).
+  public let before: String?
+  public let after: String?
+
+  public init(at: Date, operatorEmail: String, action: Action, subject: String = "", before: String? = nil, after: String? = nil) {
+    self.at = at
+    self.operatorEmail = operatorEmail
+    self.action = action
+    self.subject = subject
+    self.before = before
+    self.after = after
+  }
+
+  public enum Action: String, Codable, CaseIterable, Sendable {
+    case signedIn, signedOut, surveyClosed
+
+    /// The name the audit page shows.
+    public var title: String {
+      switch self {
+      case .signedIn: "ログイン"
+      case .signedOut: "ログアウト"
+      case .surveyClosed: "アンケートを締め切り"
+      }
+    }
+  }
+}
+
+/// A page of the audit log, newest first, and where the next (older) page starts.
+public struct AuditPage: Equatable, Sendable {
+  public var entries: [AuditEntry]
+  /// The cursor of the next page; `nil`: this is the last.
+  public var next: String?
+
+  public init(entries: [AuditEntry], next: String?) {
+    self.entries = entries
+    self.next = next
+  }
+}

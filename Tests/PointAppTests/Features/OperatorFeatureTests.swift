@@ -1,0 +1,125 @@
+import ComposableTesting
+import Dependencies
+import Foundation
+import PointApp
+import Testing
+
+/// The operators' root feature: signing in, the surveys with their states, closing one early,
+/// the audit log; and where each leads.
+struct OperatorFeatureTests {
+  func makeStore(signedIn: String? = "ops@example.jp", _ operators: (inout OperatorClient) -> Void = { _ in }) -> TestStoreOf<OperatorFeature> {
+    TestStore(initialState: OperatorFeature.State(signedIn: signedIn)) {
+      OperatorFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.surveyClient = .catalog([.breakfast, .sweets, .expired])
+      operators(&$0.operators)
+    }
+  }
+
+  @Test func aSignedOutBrowserAtTheConsoleIsAskedToSignIn() async {
+    let store = makeStore(signedIn: nil)
+    await store.send(.homeRequested) { $0.destination = .login }
+    await store.send(.loginPageRequested)
+  }
+
+  @Test func signingInLeadsToTheSurveys() async {
+    let store = makeStore(signedIn: nil) { $0.signIn = { email, password in
+      #expect(password == "correct horse battery")
+      return email
+    } }
+    await store.send(.loginSubmitted(email: "ops@example.jp", password: "correct horse battery"))
+    await store.receive(\.loginFinished.success) {
+      $0.identityChange = .signedIn("ops@example.jp")
+      $0.destination = .surveys
+    }
+  }
+
+  @Test func aWrongPasswordLeadsBackToTheFormSayingWhyAndTooManyAre429() async {
+    let store = makeStore(signedIn: nil) { $0.signIn = { _, _ in throw AccountError.wrongCredentials } }
+    await store.send(.loginSubmitted(email: "ops@example.jp", password: "wrong"))
+    await store.receive(\.loginFinished.failure) {
+      $0.refusal = .wrongCredentials
+      $0.destination = .login
+    }
+    store.dependencies.operators.signIn = { _, _ in throw AccountError.throttled }
+    await store.send(.loginSubmitted(email: "ops@example.jp", password: "wrong")) { $0.refusal = nil }
+    await store.receive(\.loginFinished.failure) {
+      $0.refusal = .throttled
+      $0.destination = .tooManyAttempts
+    }
+  }
+
+  @Test func theSurveysPageListsEverySurveyNewestFirstWithItsStateNow() async {
+    let store = makeStore()
+    await store.send(.surveysPageRequested) { $0.now = noon }
+    await store.receive(\.surveysLoaded.success) {
+      $0.surveys = SurveySort.newest.sorted([.breakfast, .sweets, .expired])
+      $0.destination = .surveys
+    }
+    #expect(store.state.surveys.map { $0.status(at: noon) } == store.state.surveys.map { $0.id == Survey.expired.id ? .closed : .open })
+  }
+
+  @Test func closingASurveyEarlyLeadsBackToTheSurveys() async {
+    let store = makeStore { $0.closeSurvey = { id in
+      #expect(id == Survey.sweets.id)
+      return Survey.sweets.closed(at: noon)
+    } }
+    await store.send(.closeSurveyButtonTapped(Survey.sweets.id))
+    await store.receive(\.surveyClosed.success) { $0.now = noon }
+    await store.receive(\.surveysLoaded.success) {
+      $0.surveys = SurveySort.newest.sorted([.breakfast, .sweets, .expired])
+      $0.destination = .surveys
+    }
+  }
+
+  @Test func closingAnUnknownSurveyIsNotFound() async {
+    let store = makeStore { $0.closeSurvey = { _ in throw OperatorError.notFound } }
+    await store.send(.closeSurveyButtonTapped(SurveyID("nope")))
+    await store.receive(\.surveyClosed.failure) { $0.destination = .notFound }
+  }
+
+  @Test func theAuditLogIsShownAPageAtATime() async {
+    let entry = AuditEntry(at: noon, operatorEmail: "ops@example.jp", action: .surveyClosed, subject: "sweets", before: "期限なし", after: "2026/11/22 12:00")
+    let store = makeStore { $0.auditPage = { cursor in
+      #expect(cursor == "c1")
+      return AuditPage(entries: [entry], next: nil)
+    } }
+    await store.send(.auditPageRequested(cursor: "c1")) { $0.auditCursor = "c1" }
+    await store.receive(\.auditLoaded.success) {
+      $0.auditPage = AuditPage(entries: [entry], next: nil)
+      $0.destination = .audit
+    }
+  }
+
+  /// The web layer answers 404 before any of these reach a signed-out browser; if one ever did,
+  /// it would find nothing, and no client would be asked.
+  @Test func nothingButSigningInIsForASignedOutBrowser() async {
+    let store = makeStore(signedIn: nil)
+    await store.send(.surveysPageRequested) { $0.destination = .notFound }
+    for action: OperatorFeature.Action in [.closeSurveyButtonTapped(Survey.sweets.id), .auditPageRequested(cursor: nil), .logoutButtonTapped] {
+      await store.send(action)
+    }
+  }
+
+  @Test func loggingOutLeadsToTheSignInPage() async {
+    let store = makeStore()
+    await store.send(.logoutButtonTapped) {
+      $0.identityChange = .signedOut
+      $0.destination = .login
+    }
+  }
+}
+
+/// A survey's state for its operators.
+struct SurveyStatusTests {
+  @Test func aSurveyIsScheduledOpenFullOrClosed() {
+    #expect(Survey.sweets.status(at: Survey.sweets.publishedAt - 1) == .scheduled)
+    #expect(Survey.sweets.status(at: noon) == .open)
+    #expect(Survey.expired.status(at: noon) == .closed)
+    let closed = Survey.sweets.closed(at: noon)
+    #expect(closed.status(at: noon - 1) == .open)
+    #expect(closed.status(at: noon) == .closed)
+    #expect(closed.closed(at: noon + 60).expiresAt == noon, "closing again keeps the earlier deadline")
+  }
+}
