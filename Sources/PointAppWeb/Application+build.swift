@@ -7,6 +7,7 @@ import Metrics
 import PointApp
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// How a server runs: where it listens, where it keeps data, what it serves.
 public struct AppConfiguration: Sendable {
@@ -50,6 +51,7 @@ public func buildApplication(
   logger: Logger? = nil,
   metrics registry: PrometheusCollectorRegistry? = nil,
   passwordHasher: PasswordHasher = PasswordHasher(),
+  routes: RouteList? = nil,
   dependencies: @escaping @Sendable (inout DependencyValues) -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
   var logger = logger ?? Logger(label: "pointapp")
@@ -132,10 +134,27 @@ public func buildApplication(
     cache: cache,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
-  let router = buildRouter(
-    loop: loop, publicDirectory: configuration.publicDirectory, strictTransportSecurity: configuration.secureCookies,
-    measured: registry != nil, logger: logger
+  let operatorSessions = OperatorSessions(
+    sessions: sessions, operators: OperatorRecords(stores.operators), secureCookies: configuration.secureCookies
   )
+  let console = OperatorLoop(
+    sessions: operatorSessions,
+    service: OperatorService(
+      operators: operatorSessions.operators, hasher: passwordHasher, throttle: stores.throttle, catalog: catalogStore,
+      audit: AuditLog(stores.audit)
+    ),
+    renderer: renderer,
+    dependencies: resolved,
+    maxBodySize: configuration.maxBodySize,
+    effectDeadline: configuration.effectDeadline,
+    trustedProxies: configuration.trustedProxies,
+    app: withDependencies { $0 = resolved } operation: { PreparedReducer(OperatorFeature()) }
+  )
+  let router = buildRouter(
+    loop: loop, console: console, publicDirectory: configuration.publicDirectory,
+    strictTransportSecurity: configuration.secureCookies, measured: registry != nil, logger: logger
+  )
+  routes?.routes.withLock { $0 = router.routes.map { ($0.method.rawValue, $0.path.description) } }
   if let port = configuration.metricsPort, let registry {
     services.append(Application(
       router: MetricsExport.router(registry),
@@ -158,6 +177,8 @@ struct Stores {
   let sessions: any RecordStorage
   let accounts: any RecordStorage
   let catalog: any RecordStorage
+  let operators: any RecordStorage
+  let audit: any RecordStorage
   let throttle: any LoginThrottle
   let quotas: any QuotaStore
   /// The key that signs cookies and CSRF tokens.
@@ -169,6 +190,8 @@ struct Stores {
     sessions = try FileRecordStorage(data.appendingPathComponent("sessions"))
     accounts = try FileRecordStorage(data.appendingPathComponent("accounts"))
     catalog = try FileRecordStorage(data.appendingPathComponent("catalog"))
+    operators = try FileRecordStorage(data.appendingPathComponent("operators"))
+    audit = try FileRecordStorage(data.appendingPathComponent("audit"))
     // One process serves a data folder's logins: its memory is where they are counted.
     throttle = InMemoryLoginThrottle()
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
@@ -180,6 +203,8 @@ struct Stores {
     sessions = PostgresRecordStorage(database, table: "sessions")
     accounts = PostgresRecordStorage(database, table: "accounts")
     catalog = PostgresRecordStorage(database, table: "catalog")
+    operators = PostgresRecordStorage(database, table: "operators")
+    audit = PostgresRecordStorage(database, table: "audit")
     throttle = PostgresLoginThrottle(database)
     quotas = PostgresQuotaStore(database)
     secret = { try await database.sessionSecret() }
@@ -187,7 +212,7 @@ struct Stores {
 }
 
 func buildRouter(
-  loop: RequestLoop, publicDirectory: URL, strictTransportSecurity: Bool, measured: Bool, logger: Logger
+  loop: RequestLoop, console: OperatorLoop, publicDirectory: URL, strictTransportSecurity: Bool, measured: Bool, logger: Logger
 ) -> Router<AppRequestContext> {
   let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
   router.addMiddleware {
@@ -216,5 +241,13 @@ func buildRouter(
   MissionsController(loop: loop).addRoutes(to: router)
   AccountController(loop: loop).addRoutes(to: router)
   ProfileController(loop: loop).addRoutes(to: router)
+  AdminController(loop: console).addRoutes(to: router)
   return router
+}
+
+/// The routes the router was built with, as "METHOD" and path pattern: for tests that must reach
+/// every one (every `/admin` route answers 404 to guests and users).
+public final class RouteList: Sendable {
+  public let routes = Mutex<[(method: String, path: String)]>([])
+  public init() {}
 }

@@ -4,14 +4,14 @@ import Hummingbird
 import Logging
 import PointAppWeb
 
-/// PointApp's commands: `serve` (the default), `migrate`, `import-files`. Every option also
+/// PointApp's commands: `serve` (the default), `migrate`, `import-files`, `create-operator`. Every option also
 /// reads an environment variable; flags win.
 @main
 struct PointAppCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pointapp",
     abstract: "PointApp: a point-earning survey app served as plain HTML.",
-    subcommands: [Serve.self, Migrate.self, ImportFiles.self],
+    subcommands: [Serve.self, Migrate.self, ImportFiles.self, CreateOperator.self],
     defaultSubcommand: Serve.self
   )
 }
@@ -148,5 +148,73 @@ struct ImportFiles: AsyncParsableCommand {
       await database.close()
       throw error
     }
+  }
+}
+
+/// Makes an operator, who signs in at /admin/login. The password is read from the terminal (not
+/// shown) or from standard input, never from a flag or the environment, where other users of the
+/// machine or the shell's history could read it.
+struct CreateOperator: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "create-operator",
+    abstract: "Make an operator account for the console at /admin (the password is read from the terminal or standard input)."
+  )
+
+  @Option(help: "The operator's email address.")
+  var email: String
+
+  @Option(help: "The data folder (POINTAPP_DATA), when the database is not used.")
+  var data = ProcessInfo.processInfo.environment["POINTAPP_DATA"] ?? "data"
+
+  @OptionGroup var database: DatabaseOptions
+
+  func run() async throws {
+    guard let password = Self.readPassword() else { throw ValidationError("no password was given on standard input") }
+    if database.databaseURL != nil {
+      let database = try database.open(logger: Logger(label: "pointapp"))
+      do {
+        try await Schema.migrate(database)
+        try await createOperator(
+          email: email, password: password, operators: PostgresRecordStorage(database, table: "operators"),
+          audit: PostgresRecordStorage(database, table: "audit")
+        )
+        await database.close()
+      } catch {
+        await database.close()
+        throw Self.explained(error)
+      }
+    } else {
+      let folder = URL(fileURLWithPath: data)
+      do {
+        try await createOperator(
+          email: email, password: password, operators: FileRecordStorage(folder.appendingPathComponent("operators")),
+          audit: FileRecordStorage(folder.appendingPathComponent("audit"))
+        )
+      } catch {
+        throw Self.explained(error)
+      }
+    }
+    print("operator \(email) created: sign in at /admin/login")
+  }
+
+  private static func explained(_ error: any Error) -> any Error {
+    (error as? OperatorCreationRefused).map { ValidationError($0.description) } ?? error
+  }
+
+  /// A line from standard input; from a terminal, asked for without echo.
+  private static func readPassword() -> String? {
+    guard isatty(STDIN_FILENO) != 0 else { return readLine(strippingNewline: true) }
+    var original = termios()
+    tcgetattr(STDIN_FILENO, &original)
+    var silent = original
+    silent.c_lflag &= ~tcflag_t(ECHO)
+    tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+    defer {
+      tcsetattr(STDIN_FILENO, TCSANOW, &original)
+      print()
+    }
+    print("password: ", terminator: "")
+    fflush(nil)  // every output stream: the prompt shows before the read
+    return readLine(strippingNewline: true)
   }
 }

@@ -58,7 +58,8 @@ struct TestServer {
   func application(
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
-    trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4
+    trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
+    storeCatalog: Bool = false, routes: RouteList? = nil
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     // With a database, every store is the database's: an instance of several.
@@ -71,11 +72,13 @@ struct TestServer {
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
     return try await buildApplication(configuration, users: databaseURL == nil ? store ?? users : store, sessions: sessions, secret: secret, logger: logger, metrics: metrics,
-      passwordHasher: Self.hasher
+      passwordHasher: Self.hasher, routes: routes
     ) {
       $0.date.now = noon
       $0.uuid = .incrementing
-      $0.surveyClient = surveyClient ?? .catalog(catalog)
+      // With `storeCatalog`, the catalog in the store (the shipped one, seeded at noon), which
+      // operators change.
+      if !storeCatalog { $0.surveyClient = surveyClient ?? .catalog(catalog) }
     }
   }
 

@@ -23,11 +23,12 @@ public struct AuditEntry: Codable, Equatable, Sendable {
   }
 
   public enum Action: String, Codable, CaseIterable, Sendable {
-    case signedIn, signedOut, surveyClosed
+    case operatorCreated, signedIn, signedOut, surveyClosed
 
     /// The name the audit page shows.
     public var title: String {
       switch self {
+      case .operatorCreated: "運営者を作成"
       case .signedIn: "ログイン"
       case .signedOut: "ログアウト"
       case .surveyClosed: "アンケートを締め切り"

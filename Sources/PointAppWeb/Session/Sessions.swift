@@ -149,7 +149,10 @@ public struct Sessions: Sendable {
     var pruned = 0
     for id in ids {
       guard let read = try await store.read(id) else { continue }
-      let idle = read.record.user != nil && read.record.account != nil ? Self.accountIdleLimit : Self.guestIdleLimit
+      let idle =
+        if read.record.operator != nil { OperatorSessions.idleLimit }
+        else if read.record.user != nil && read.record.account != nil { Self.accountIdleLimit }
+        else { Self.guestIdleLimit }
       // Deleted only as read: a request that touched it meanwhile keeps it.
       if now.timeIntervalSince(read.record.lastSeen) >= idle, try await store.delete(id, at: read.version) { pruned += 1 }
     }
@@ -199,17 +202,25 @@ public struct Sessions: Sendable {
     hex(HMAC<SHA256>.authenticationCode(for: Data("issued \(id.rawValue)".utf8), using: key).prefix(8))
   }
 
-  private func isIssued(_ id: SessionID, mark given: Substring) -> Bool {
+  func isIssued(_ id: SessionID, mark given: Substring) -> Bool {
     constantTimeEqual(mark(id), given)
   }
 
   public func csrfToken(for session: Session) -> String {
-    hex(HMAC<SHA256>.authenticationCode(for: Data(session.id.rawValue.utf8), using: key))
+    csrfToken(for: session.id)
+  }
+
+  func csrfToken(for id: SessionID) -> String {
+    hex(HMAC<SHA256>.authenticationCode(for: Data(id.rawValue.utf8), using: key))
   }
 
   /// Whether `token` is this session's CSRF token, compared in constant time.
   public func isValid(csrfToken token: String, for session: Session) -> Bool {
-    constantTimeEqual(csrfToken(for: session), token[...])
+    isValid(csrfToken: token, for: session.id)
+  }
+
+  func isValid(csrfToken token: String, for id: SessionID) -> Bool {
+    constantTimeEqual(csrfToken(for: id), token[...])
   }
 
   private func constantTimeEqual(_ expected: String, _ given: Substring) -> Bool {

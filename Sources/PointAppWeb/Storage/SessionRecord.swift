@@ -15,8 +15,14 @@ public struct SessionRecord: Codable, Equatable, Sendable {
   public var lastSeen: Date
   /// When the password was last typed in this session: exchanges ask again after a while.
   public var passwordConfirmedAt: Date?
+  /// The operator signed in, for an operator's session (`/admin`, its own cookie), which never
+  /// leads to a user (`user` is `nil`), as a user's never leads to an operator.
+  public var `operator`: OperatorID?
 
-  public init(user: UserID?, account: AccountID? = nil, epoch: Int = 0, lastSeen: Date, passwordConfirmedAt: Date? = nil) {
+  public init(
+    user: UserID?, account: AccountID? = nil, epoch: Int = 0, lastSeen: Date, passwordConfirmedAt: Date? = nil, operator: OperatorID? = nil
+  ) {
+    self.operator = `operator`
     self.user = user
     self.account = account
     self.epoch = epoch

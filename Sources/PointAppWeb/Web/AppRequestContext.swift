@@ -7,6 +7,8 @@ import NIOCore
 public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
   public var coreContext: CoreRequestContextStorage
   public let remoteAddress: SocketAddress?
+  /// Under `/admin`, the operator's session `OperatorGate` admitted.
+  public var operatorSession: OperatorSession?
 
   public init(source: ApplicationRequestContextSource) {
     coreContext = .init(source: source)

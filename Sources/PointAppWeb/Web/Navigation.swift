@@ -9,9 +9,8 @@ import PointApp
 /// an error page (404, 503). A refused form leads back to its page, which shows the kept draft:
 /// no page lives at a POST's URL, so Back and Refresh never ask to send a form again.
 enum Navigation {
-  /// What a request gets.
-  enum Reply: Equatable {
-    /// A page of `Pages`.
+  /// What a request gets: a page of `Pages` (a user's, or an operator's), a 303, an error page.
+  enum Reply<Page: Equatable>: Equatable {
     case page(Page)
     case redirect(String)
     case error(HTTPResponse.Status)
@@ -42,7 +41,7 @@ enum Navigation {
   }
 
   /// The reply to a request for `path` (a form's when `isForm`) that led to `destination`.
-  static func reply(to destination: AppFeature.Destination?, path: String, isForm: Bool) -> Reply {
+  static func reply(to destination: AppFeature.Destination?, path: String, isForm: Bool) -> Reply<Page> {
     let (page, url): (Page, String)
     switch destination {
     case nil:

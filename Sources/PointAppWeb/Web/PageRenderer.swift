@@ -9,7 +9,7 @@ public struct PageRenderer: Sendable {
   /// Every template a page may use; all must exist at start-up.
   static let templateNames = [
     "layout", "current-tab", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange", "confirmation",
-    "profile", "survey-ineligible", "screened-out", "survey-invalid",
+    "profile", "survey-ineligible", "screened-out", "survey-invalid", "admin-login", "admin-surveys", "admin-audit",
   ]
 
   private let library: MustacheLibrary

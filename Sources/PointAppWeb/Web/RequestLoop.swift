@@ -38,7 +38,7 @@ struct RequestLoop: Sendable {
   /// is read or changed. `client` is the address it comes from, where it counts (logins).
   func form(_ request: Request, client: String? = nil, _ decode: (FormBody) throws -> AppFeature.Action) async throws -> Response {
     let session = try await sessions.session(for: request, now: dependencies.date.now)
-    guard !session.isNew, isSameOrigin(request) else { throw HTTPError(.forbidden) }
+    guard !session.isNew, Self.isSameOrigin(request) else { throw HTTPError(.forbidden) }
     let form = try await FormBody(request: request, limit: maxBodySize)
     guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
       throw HTTPError(.forbidden)
@@ -135,7 +135,7 @@ struct RequestLoop: Sendable {
   }
 
   /// A browser sends Origin with every form POST; one from another site (or "null") is refused.
-  private func isSameOrigin(_ request: Request) -> Bool {
+  static func isSameOrigin(_ request: Request) -> Bool {
     guard let origin = request.headers[.origin] else { return true }
     guard let host = request.head.authority else { return false }
     return origin == "http://\(host)" || origin == "https://\(host)"

@@ -1,6 +1,6 @@
 import Hummingbird
 
-extension Router {
+extension RouterMethods {
   /// A page, read with GET (and HEAD, answered as GET). Any other method on its path is a 405 that
   /// names the ones it takes. A path is a page, a form, or a page whose form posts to it.
   @discardableResult

@@ -20,7 +20,8 @@ struct OperatorFeatureTests {
   @Test func aSignedOutBrowserAtTheConsoleIsAskedToSignIn() async {
     let store = makeStore(signedIn: nil)
     await store.send(.homeRequested) { $0.destination = .login }
-    await store.send(.loginPageRequested)
+    await store.send(.loginPageRequested(refused: false))
+    await store.send(.loginPageRequested(refused: true)) { $0.refusal = .wrongCredentials }
   }
 
   @Test func signingInLeadsToTheSurveys() async {
@@ -90,6 +91,12 @@ struct OperatorFeatureTests {
       $0.auditPage = AuditPage(entries: [entry], next: nil)
       $0.destination = .audit
     }
+  }
+
+  @Test func anAuditPageFromACursorNoPageGaveIsNotFound() async {
+    let store = makeStore { $0.auditPage = { _ in throw OperatorError.notFound } }
+    await store.send(.auditPageRequested(cursor: "made-up")) { $0.auditCursor = "made-up" }
+    await store.receive(\.auditLoaded.failure) { $0.destination = .notFound }
   }
 
   /// The web layer answers 404 before any of these reach a signed-out browser; if one ever did,

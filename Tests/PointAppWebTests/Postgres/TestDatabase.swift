@@ -56,8 +56,8 @@ enum TestDatabase {
   static let clusterFolder = FileManager.default.temporaryDirectory
     .appendingPathComponent("pointapp-tests-postgres-\(ProcessInfo.processInfo.processIdentifier)").path
 
-  /// The cluster's own database, where new ones are made.
-  static let admin = Task { try Database(url: url, poolSize: 2, logger: logger) }
+  /// The cluster's own database, where new ones are made (one at a time each: many tests may wait).
+  static let admin = Task { try Database(url: url, poolSize: 2, waitLimit: .seconds(60), logger: logger) }
 
   /// A new, empty database (migrated unless `migrated` is false), with a pool of its own.
   static func make(migrated: Bool = true, poolSize: Int = 4, waitLimit: Duration = .seconds(10)) async throws -> Database {

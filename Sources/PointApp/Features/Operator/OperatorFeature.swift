@@ -47,7 +47,8 @@ public struct OperatorFeature: Reducer, Sendable {
   public enum Action: Equatable, Sendable {
     /// `/admin`: the console's first page.
     case homeRequested
-    case loginPageRequested
+    /// The sign-in page; `refused` after a sign-in that was (the page says why).
+    case loginPageRequested(refused: Bool)
     case loginSubmitted(email: String, password: Secret)
     case loginFinished(Result<String, AccountError>)
     case surveysPageRequested
@@ -86,9 +87,11 @@ public struct OperatorFeature: Reducer, Sendable {
         }
         return loadSurveys(&state)
 
-      case .loginPageRequested:
-        state.destination = state.signedIn == nil ? .login : .surveys
-        return state.signedIn == nil ? .none : loadSurveys(&state)
+      case let .loginPageRequested(refused):
+        guard state.signedIn == nil else { return loadSurveys(&state) }
+        if refused { state.refusal = .wrongCredentials }
+        state.destination = .login
+        return .none
 
       case let .loginSubmitted(email, password):
         state.refusal = nil
@@ -144,7 +147,7 @@ public struct OperatorFeature: Reducer, Sendable {
           do {
             await send(.auditLoaded(.success(try await operators.auditPage(cursor))))
           } catch {
-            await send(.auditLoaded(.failure(.unavailable)))
+            await send(.auditLoaded(.failure(error as? OperatorError ?? .unavailable)))
           }
         }
 
@@ -153,8 +156,9 @@ public struct OperatorFeature: Reducer, Sendable {
         state.destination = .audit
         return .none
 
-      case .auditLoaded(.failure):
-        state.destination = .unavailable
+      case let .auditLoaded(.failure(error)):
+        // A cursor that no page gave is no page.
+        state.destination = error == .notFound ? .notFound : .unavailable
         return .none
 
       case .logoutButtonTapped:

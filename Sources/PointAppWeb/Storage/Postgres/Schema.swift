@@ -55,6 +55,11 @@ public enum Schema {
       // every instance checks each second.
       "CREATE TABLE catalog (id text PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)",
     ]),
+    Migration(version: 5, name: "operators and the audit log", statements: [
+      "CREATE TABLE operators (id text PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)",
+      // Entries are only inserted: names count down in time, so the primary key's order is newest first.
+      "CREATE TABLE audit (id text PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)",
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }

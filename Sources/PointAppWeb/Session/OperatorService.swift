@@ -1,0 +1,81 @@
+import Dependencies
+import Foundation
+import PointApp
+
+/// What operators change, behind `OperatorClient`: bound to one request's session, it signs in
+/// (the users' bcrypt and login limits, counted apart from theirs), closes surveys in the catalog,
+/// and writes every action to the audit log with who, when, before and after.
+struct OperatorService: Sendable {
+  let operators: OperatorRecords
+  let hasher: PasswordHasher
+  let throttle: any LoginThrottle
+  let catalog: CatalogStore
+  let audit: AuditLog
+
+  /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown).
+  func client(for session: OperatorSession, from client: String?) -> OperatorClient {
+    @Dependency(\.date.now) var now
+
+    return OperatorClient(
+      signIn: { email, password in
+        let now = now
+        guard let address = EmailAddress(email) else { throw AccountError.wrongCredentials }
+        // An operator's failures are counted apart from a user's of the same address.
+        let key = "operator \(address.value)"
+        try await throttle.admit(email: key, client: client, now: now)
+        let found = try await operators.read(OperatorID(email: address.value))?.record
+        guard try await hasher.verify(password.value, against: found?.passwordHash), let found else {
+          throw AccountError.wrongCredentials
+        }
+        try await throttle.succeeded(email: key)
+        try await audit.append(AuditEntry(at: now, operatorEmail: found.email, action: .signedIn))
+        return found.email
+      },
+      closeSurvey: { id in
+        guard let email = session.email else { throw OperatorError.notFound }
+        let now = now
+        let (before, after) = try await catalog.modify { surveys -> (Survey, Survey) in
+          guard let index = surveys.firstIndex(where: { $0.id == id }) else { throw OperatorError.notFound }
+          let before = surveys[index]
+          surveys[index] = before.closed(at: now)
+          return (before, surveys[index])
+        }
+        try await audit.append(AuditEntry(
+          at: now, operatorEmail: email, action: .surveyClosed, subject: id.rawValue,
+          before: Self.deadline(before), after: Self.deadline(after)
+        ))
+        return after
+      },
+      auditPage: { cursor in try await audit.page(after: cursor) }
+    )
+  }
+
+  func signedOut(_ session: OperatorSession, at now: Date) async throws {
+    guard let email = session.email else { return }
+    try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .signedOut))
+  }
+
+  static func deadline(_ survey: Survey) -> String {
+    survey.expiresAt.map { "締切 \(Pages.date($0))" } ?? "締切なし"
+  }
+}
+
+/// Why `pointapp create-operator` made no operator.
+public struct OperatorCreationRefused: Error, CustomStringConvertible {
+  public let description: String
+}
+
+/// `pointapp create-operator`: makes an operator of `email` with `password` (the users' rules:
+/// 8 to 128 characters, not a common one) in `storage`, and writes it to the audit log.
+public func createOperator(
+  email: String, password: String, operators storage: any RecordStorage, audit: any RecordStorage,
+  hasher: PasswordHasher = PasswordHasher(), now: Date = Date()
+) async throws {
+  guard let address = EmailAddress(email) else { throw OperatorCreationRefused(description: "not an email address: \(email)") }
+  if let problem = PasswordPolicy.problem(with: password) { throw OperatorCreationRefused(description: problem.message) }
+  let made = Operator(email: address.value, passwordHash: try await hasher.hash(password), created: now)
+  guard try await OperatorRecords(storage).create(made, as: made.id) else {
+    throw OperatorCreationRefused(description: "an operator of \(address.value) exists already")
+  }
+  try await AuditLog(audit).append(AuditEntry(at: now, operatorEmail: address.value, action: .operatorCreated))
+}

@@ -1,0 +1,103 @@
+import Composable
+import Dependencies
+import Foundation
+import Hummingbird
+import PointApp
+
+/// One request of an operator: session → send the request's action to `OperatorFeature` → respond
+/// from where it led (`OperatorNavigation`). The console's shell, as `RequestLoop` is the users';
+/// controllers only decode requests into actions. Who may reach it at all is `OperatorGate`'s.
+struct OperatorLoop: Sendable {
+  let sessions: OperatorSessions
+  let service: OperatorService
+  let renderer: PageRenderer
+  /// Resolved once at start-up, as the users' loop's.
+  let dependencies: DependencyValues
+  let maxBodySize: Int
+  let effectDeadline: Duration
+  let trustedProxies: Set<String>
+  let app: PreparedReducer<OperatorFeature.State, OperatorFeature.Action>
+
+  /// Runs a page (GET) as `action` for the session the gate admitted.
+  func page(_ request: Request, _ context: AppRequestContext, _ action: OperatorFeature.Action) async throws -> Response {
+    try await run(context.admitted(), request: request, isForm: false, client: nil, action)
+  }
+
+  /// Runs a form POST as the action `decode` makes of its fields: the Origin (when sent) ours and
+  /// the CSRF token the session's; otherwise 403 and nothing is changed.
+  func form(
+    _ request: Request, _ context: AppRequestContext, _ decode: (FormBody) throws -> OperatorFeature.Action
+  ) async throws -> Response {
+    let session = try context.admitted()
+    guard RequestLoop.isSameOrigin(request) else { throw HTTPError(.forbidden) }
+    let form = try await FormBody(request: request, limit: maxBodySize)
+    guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
+      throw HTTPError(.forbidden)
+    }
+    let client = context.client(of: request, trustedProxies: trustedProxies)
+    return try await run(session, request: request, isForm: true, client: client, try decode(form))
+  }
+
+  private func run(
+    _ session: OperatorSession, request: Request, isForm: Bool, client: String?, _ action: OperatorFeature.Action
+  ) async throws -> Response {
+    var dependencies = dependencies
+    dependencies.operators = service.client(for: session, from: client)
+    let store = Store(initialState: OperatorFeature.State(signedIn: session.email), reducer: app, dependencies: dependencies)
+    guard await store.send(action, deadline: effectDeadline) == .finished else {
+      throw HTTPError(.serviceUnavailable, message: "effects timed out")
+    }
+    let state = store.state
+    var response: Response
+    switch OperatorNavigation.reply(to: state, path: request.uri.path, isForm: isForm) {
+    case let .page(page):
+      response = .html(Pages.render(page, state, csrf: sessions.csrfToken(for: session), renderer: renderer))
+    case let .redirect(location):
+      response = .redirect(to: location, type: .normal)
+    case .error(.internalServerError):
+      throw HTTPError(.internalServerError, message: "\(action) led nowhere")
+    case let .error(status):
+      response = .html(renderer.render("error", Pages.error(status)), status: status)
+    }
+    let now = dependencies.date.now
+    switch state.identityChange {
+    case let .signedIn(email)?:
+      // A new session id for the operator: an id known before never carries the sign-in.
+      response.setCookie(sessions.cookie(for: try await sessions.signIn(session, as: email, now: now)))
+    case .signedOut?:
+      try await service.signedOut(session, at: now)
+      response.setCookie(sessions.cookie(for: try await sessions.signOut(session, now: now)))
+    case nil:
+      if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }
+    }
+    return response
+  }
+}
+
+/// Who reaches `/admin` at all: a signed-in operator everywhere under it; a browser signed in to
+/// nobody (no user's session either) only at `/admin` (sent on to the sign-in page) and
+/// `/admin/login`. Everyone else, guests and users, gets 404 from every URL under it, whatever
+/// its method: nothing tells them the console exists.
+struct OperatorGate: RouterMiddleware {
+  typealias Context = AppRequestContext
+  let sessions: OperatorSessions
+  let now: @Sendable () -> Date
+
+  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    let session = try await sessions.session(for: request, now: now())
+    guard session.email != nil || !sessions.carriesUserSession(request) && ["/admin", "/admin/login"].contains(request.uri.path) else {
+      throw HTTPError(.notFound)
+    }
+    var context = context
+    context.operatorSession = session
+    return try await next(request, context)
+  }
+}
+
+extension AppRequestContext {
+  /// The session `OperatorGate` admitted; a route under `/admin` outside the gate is a bug.
+  func admitted() throws -> OperatorSession {
+    guard let operatorSession else { throw HTTPError(.notFound) }
+    return operatorSession
+  }
+}

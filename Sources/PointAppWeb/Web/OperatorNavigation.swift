@@ -1,0 +1,45 @@
+import Hummingbird
+import PointApp
+
+/// How the web shows where an operator is, as `Navigation` does for users: after a form, a 303 to
+/// the destination's URL; for a page, the destination's page at its own URL (or a 303 to it); or
+/// an error page.
+enum OperatorNavigation {
+  enum Page: Equatable {
+    case login
+    case surveys
+    case audit
+  }
+
+  static func reply(to state: OperatorFeature.State, path: String, isForm: Bool) -> Navigation.Reply<Page> {
+    let (page, url): (Page, String)
+    switch state.destination {
+    case nil:
+      return .error(.internalServerError)
+    case .notFound?:
+      return .error(.notFound)
+    case .unavailable?:
+      return .error(.serviceUnavailable)
+    case .tooManyAttempts?:
+      return .error(.tooManyRequests)
+    case .login?:
+      // A refused sign-in says so on the page it leads back to.
+      (page, url) = (.login, isForm && state.refusal != nil ? "/admin/login?refused=1" : "/admin/login")
+    case .surveys?:
+      (page, url) = (.surveys, "/admin/surveys")
+    case .audit?:
+      (page, url) = (.audit, "/admin/audit")
+    }
+    return isForm || url != path ? .redirect(url) : .page(page)
+  }
+}
+
+extension Pages {
+  static func render(_ page: OperatorNavigation.Page, _ state: OperatorFeature.State, csrf: String, renderer: PageRenderer) -> String {
+    switch page {
+    case .login: renderer.render("admin-login", adminLogin(state, csrf: csrf))
+    case .surveys: renderer.render("admin-surveys", adminSurveys(state, csrf: csrf))
+    case .audit: renderer.render("admin-audit", adminAudit(state, csrf: csrf))
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PointApp
+import Testing
+
+@testable import PointAppWeb
+
+/// The console under /admin: who reaches it, signing in and out, closing a survey early, the
+/// audit log.
+struct AdminTests {
+  static let email = "ops@example.jp"
+  static let password = "correct horse battery"
+
+  /// A server on a fresh folder with one operator, serving the catalog in its store.
+  static func server() async throws -> TestServer {
+    let server = try TestServer()
+    try await createOperator(
+      email: email, password: password,
+      operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
+      audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")),
+      hasher: TestServer.hasher, now: noon - 3_600
+    )
+    return server
+  }
+
+  /// An operator's browser, signed in.
+  static func signIn(_ client: some TestClientProtocol) async throws -> Console {
+    var console = Console(client: client)
+    let form = try await console.get("/admin/login")
+    #expect(form.status == .ok)
+    let csrf = try console.csrf(in: form)
+    let signedIn = try await console.post("/admin/login", form: "csrf=\(csrf)&email=ops%40example.jp&password=correct+horse+battery")
+    #expect(signedIn.status == .seeOther)
+    #expect(signedIn.headers[.location] == "/admin/surveys")
+    return console
+  }
+
+  /// Every route the router has under /admin, every method it takes there, with a guest's and
+  /// with a signed-in user's session: each is 404, whatever the method. The list is the router's.
+  @Test func everyAdminRouteIs404ToAGuestAndToAUser() async throws {
+    let server = try await Self.server()
+    let routes = RouteList()
+    try await server.application(storeCatalog: true, routes: routes).test(.router) { client in
+      let admin = routes.routes.withLock { $0 }.filter { $0.path.hasPrefix("/admin") }
+      #expect(Set(admin.map(\.path)).count >= 6, "\(admin)")
+      var guest = Browser(client: client)
+      try await guest.get("/surveys")
+      try await guest.get("/surveys")
+      var user = Browser(client: client)
+      try await user.get("/surveys")
+      let csrf = try await user.csrf(from: "/register")
+      let registered = try await user.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(registered.headers[.location] == "/points")
+      for visitor in [guest, user] {
+        for route in admin {
+          let path = route.path.split(separator: "/").map { $0.hasPrefix(":") || $0.hasPrefix("{") ? "food-001" : String($0) }.joined(separator: "/")
+          var browser = visitor
+          let response = try await browser.request(
+            "/" + path, method: .init(route.method)!, headers: [.contentType: "application/x-www-form-urlencoded"], body: "csrf=x"
+          )
+          #expect(response.status == .notFound, "\(route.method) \(path)")
+          #expect(!response.html.contains("admin"), "nothing tells them the console exists")
+        }
+      }
+    }
+  }
+
+  @Test func aSignedOutBrowserIsSentToTheSignInPageFromAdminOnly() async throws {
+    let server = try await Self.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var console = Console(client: client)
+      let home = try await console.get("/admin")
+      #expect(home.status == .seeOther)
+      #expect(home.headers[.location] == "/admin/login")
+      #expect(try await console.get("/admin/surveys").status == .notFound)
+      #expect(try await console.get("/admin/audit").status == .notFound)
+      let login = try await console.get("/admin/login")
+      #expect(login.status == .ok)
+      #expect(login.html.contains("運営コンソールにログイン"))
+    }
+  }
+
+  @Test func aWrongPasswordIsRefusedSayingSoAndSignsNobodyIn() async throws {
+    let server = try await Self.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var console = Console(client: client)
+      let csrf = try console.csrf(in: try await console.get("/admin/login"))
+      let refused = try await console.post("/admin/login", form: "csrf=\(csrf)&email=ops%40example.jp&password=wrong+guess+here")
+      #expect(refused.headers[.location] == "/admin/login?refused=1")
+      #expect(try await console.get("/admin/login?refused=1").html.contains("メールアドレスまたはパスワードが正しくありません。"))
+      #expect(try await console.get("/admin/surveys").status == .notFound)
+      let forged = try await console.post("/admin/login", form: "csrf=forged&email=ops%40example.jp&password=correct+horse+battery")
+      #expect(forged.status == .forbidden)
+    }
+  }
+
+  /// An operator signs in, sees every survey with its state, closes one early: a user's list then
+  /// shows it closed; the audit log has the sign-in and the closing with the deadline before and
+  /// after; signing out ends the session.
+  @Test func anOperatorClosesASurveyEarlyAndTheAuditLogSaysWhoWhenAndWhat() async throws {
+    let server = try await Self.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var console = try await Self.signIn(client)
+      let surveys = try await console.get("/admin/surveys")
+      #expect(surveys.status == .ok)
+      #expect(surveys.html.contains("朝ごはんに関するアンケート"))
+      #expect(surveys.html.contains("公開中") && surveys.html.contains("終了") && surveys.html.contains("満了"))
+      #expect(surveys.html.contains(Self.email))
+      let csrf = try console.csrf(in: surveys)
+      let closed = try await console.post("/admin/surveys/food-002/close", form: "csrf=\(csrf)")
+      #expect(closed.headers[.location] == "/admin/surveys")
+      #expect(try await console.post("/admin/surveys/no-such/close", form: "csrf=\(csrf)").status == .notFound)
+
+      var user = Browser(client: client)
+      try await user.get("/surveys")
+      let page = try await user.get("/surveys/food-002")
+      #expect(page.html.contains("受付終了") || page.html.contains("受付は終了"))
+
+      let audit = try await console.get("/admin/audit")
+      #expect(audit.status == .ok)
+      #expect(audit.html.contains("アンケートを締め切り") && audit.html.contains("food-002"))
+      #expect(audit.html.contains("変更前: 締切なし"))
+      #expect(audit.html.contains("ログイン") && audit.html.contains("運営者を作成"))
+      #expect(try await console.get("/admin/audit?from=../../etc").status == .notFound)
+
+      let out = try await console.post("/admin/logout", form: "csrf=\(csrf)")
+      #expect(out.headers[.location] == "/admin/login")
+      #expect(try await console.get("/admin/surveys").status == .notFound)
+    }
+    let entries = try await AuditLog(FileRecordStorage(server.dataDirectory.appendingPathComponent("audit"))).page(after: nil).entries
+    #expect(entries.map(\.action) == [.signedOut, .surveyClosed, .signedIn, .operatorCreated])
+    #expect(entries.allSatisfy { $0.operatorEmail == Self.email })
+  }
+
+  /// An operator's session is never a user's, and the reverse; an operator idle for 8 hours is
+  /// signed out.
+  @Test func anOperatorsSessionIsNeverAUsersAndEndsAfterEightIdleHours() async throws {
+    let server = try await Self.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      let console = try await Self.signIn(client)
+      let value = try #require(console.cookie?.split(separator: "=", maxSplits: 1).last.map(String.init))
+      var asUser = Browser(client: client, cookie: "\(Sessions.cookieName)=\(value)")
+      #expect(AccountTests.balance(try await asUser.get("/points")) == "0pt")
+      #expect(asUser.sessionID != value.split(separator: ".").first.map(String.init), "a new visitor")
+
+      var user = Browser(client: client)
+      try await user.get("/surveys")
+      try await user.get("/surveys")
+      let userValue = try #require(user.cookie?.split(separator: "=", maxSplits: 1).last.map(String.init))
+      var asOperator = Console(client: client, cookie: "\(OperatorSessions.cookieName)=\(userValue)")
+      #expect(try await asOperator.get("/admin/surveys").status == .notFound)
+      _ = try await user.get("/points")
+    }
+    let records = try server.sessionRecords()
+    let id = SessionID.random()
+    #expect(try await records.create(
+      SessionRecord(user: nil, lastSeen: noon - OperatorSessions.idleLimit, operator: OperatorID(email: Self.email)), as: id
+    ))
+    try await server.application(storeCatalog: true).test(.router) { client in
+      let sessions = Sessions(secret: secret, secureCookies: false, store: records, accounts: AccountRecords(InMemoryRecordStorage()), users: server.users)
+      var idle = Console(client: client, cookie: "\(OperatorSessions.cookieName)=\(id.rawValue).\(sessions.mark(id))")
+      let response = try await idle.get("/admin/surveys")
+      #expect(response.status == .notFound)
+    }
+  }
+}
+
+/// A browser on the console: its own cookie, kept between requests.
+struct Console {
+  let client: any TestClientProtocol
+  var cookie: String?
+
+  @discardableResult
+  mutating func get(_ uri: String) async throws -> TestResponse {
+    try await request(uri, method: .get)
+  }
+
+  mutating func post(_ uri: String, form: String) async throws -> TestResponse {
+    try await request(uri, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: form)
+  }
+
+  mutating func request(_ uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: String = "") async throws -> TestResponse {
+    var headers = headers
+    if let cookie { headers[.cookie] = cookie }
+    let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))
+    if let setCookie = response.headers[values: .setCookie].first(where: { $0.hasPrefix("\(OperatorSessions.cookieName)=") }) {
+      cookie = String(setCookie.prefix { $0 != ";" })
+    }
+    return response
+  }
+
+  func csrf(in page: TestResponse) throws -> String {
+    let marker = "name=\"csrf\" value=\""
+    let start = try #require(page.html.range(of: marker)).upperBound
+    return String(page.html[start...].prefix { $0 != "\"" })
+  }
+}
