@@ -46,6 +46,7 @@ class Server:
     """The server process on its own data folder and port."""
 
     def __init__(self, binary: Path, data: Path, log: Path):
+        self.binary = binary
         self.data = data
         self.log = log
         self.port, self.metrics_port = free_port(), free_port()
@@ -88,6 +89,11 @@ class Server:
             self.process.kill()
             self.process.wait()
             pytest.fail(f"the server did not stop within 15s of SIGTERM:\n{self.log_tail()}", pytrace=False)
+
+    def create_operator(self, email: str, password: str):
+        """Makes an operator as the README says, with the password on standard input."""
+        subprocess.run([str(self.binary), "create-operator", "--email", email, "--data", str(self.data)],
+                       input=password + "\n", text=True, check=True, capture_output=True)
 
     def seed_user(self, points: int) -> str:
         """A returning user who already holds `points` from one old reward, as the server saves

@@ -141,6 +141,26 @@ struct PageSnapshotTests {
     }
   }
 
+  /// The console's pages: sign-in (and refused), the surveys of the shipped catalog seeded at
+  /// noon with their states, one closed, and the audit log.
+  @Test func consolePages() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var console = Console(client: client)
+      func pin(_ uri: String, _ name: String, line: UInt = #line) async throws {
+        let html = try await console.get(uri).html
+        assertSnapshot(of: pinned(html), as: .lines, named: name, testName: "page", line: line)
+      }
+      try await pin("/admin/login", "admin-login")
+      try await pin("/admin/login?refused=1", "admin-login-refused")
+      console = try await AdminTests.signIn(client)
+      try await pin("/admin/surveys", "admin-surveys")
+      let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
+      _ = try await console.post("/admin/surveys/food-002/close", form: "csrf=\(csrf)")
+      try await pin("/admin/audit", "admin-audit")
+    }
+  }
+
   /// Pins the page at `uri`, as `browser` gets it, under `name`.
   func snapshot(
     _ uri: String, named name: String, with browser: inout Browser,

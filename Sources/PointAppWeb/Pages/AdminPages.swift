@@ -41,10 +41,12 @@ extension Pages {
   /// A page of the audit log, newest first.
   static func adminAudit(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
     let entries: [[String: Any]] = state.auditPage.entries.map { entry in
-      [
-        "at": date(entry.at), "operator": entry.operatorEmail, "action": entry.action.title,
-        "subject": entry.subject, "before": entry.before ?? "", "after": entry.after ?? "",
-      ]
+      var row: [String: Any] = ["at": date(entry.at), "operator": entry.operatorEmail, "action": entry.action.title]
+      // Only what the entry has: a sign-in has no subject, no before and after.
+      if !entry.subject.isEmpty { row["subject"] = entry.subject }
+      if let before = entry.before { row["before"] = before }
+      if let after = entry.after { row["after"] = after }
+      return row
     }
     var body: [String: Any] = ["entries": entries, "isEmpty": entries.isEmpty, "isFirst": state.auditCursor == nil]
     if let next = state.auditPage.next { body["next"] = next }
