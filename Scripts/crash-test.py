@@ -152,6 +152,78 @@ class User:
             return None
 
 
+class Console:
+    """An operator on the console, made with `create-operator` as the README says."""
+    EMAIL, PASSWORD = "ops@example.jp", "correct horse battery"
+
+    @classmethod
+    def create(cls, binary, data):
+        subprocess.run([binary, "create-operator", "--email", cls.EMAIL, "--data", data],
+                       input=cls.PASSWORD + "\n", text=True, check=True, capture_output=True)
+
+    def __init__(self, port):
+        """Signs in."""
+        self.port, self.cookie = port, None
+        page = self.request("GET", "/admin/login")[2]
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+        status, location, _ = self.request("POST", "/admin/login", [("csrf", csrf), ("email", self.EMAIL), ("password", self.PASSWORD)])
+        if (status, location) != (303, "/admin/surveys"):
+            raise RuntimeError("the operator's sign-in answered %s %s" % (status, location))
+        self.csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', self.request("GET", "/admin/surveys")[2]).group(1)
+
+    def request(self, method, path, form=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Cookie": self.cookie} if self.cookie else {}
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form)
+            headers.update({"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:%d" % self.port})
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        page = r.read().decode()
+        issued = r.getheader("Set-Cookie") or ""
+        if issued.startswith("pointapp_admin="):
+            self.cookie = issued.split(";")[0]
+        return r.status, r.getheader("Location"), page
+
+    def close(self, survey):
+        """Closes a survey now; True when acknowledged."""
+        try:
+            status, location, _ = self.request("POST", "/admin/surveys/%s/close" % survey, [("csrf", self.csrf)])
+            return (status, location) == (303, "/admin/surveys")
+        except OSError:
+            return False
+
+
+def saved_catalog(data):
+    """The catalog as the store keeps it: its version line, then the whole catalog (a torn file
+    raises)."""
+    with open(os.path.join(data, "catalog", "surveys.json"), encoding="utf-8") as f:
+        f.readline()
+        return {s["id"]: s for s in json.load(f)["surveys"]}
+
+
+def check_closed(data, shut):
+    """Every close acknowledged (`shut`) is in the catalog, and no completed answer to a closed
+    survey is dated after its deadline, beyond a second for a request already past its checks."""
+    problems, catalog = [], saved_catalog(data)
+    parse = lambda s: datetime.datetime.fromisoformat(s.replace("Z", "+00:00"))
+    folder = os.path.join(data, "users")
+    for survey in shut:
+        deadline = catalog[survey].get("expiresAt")
+        if not deadline:
+            problems.append("%s: an acknowledged close is lost (no deadline in the catalog)" % survey)
+            continue
+        for name in os.listdir(folder):
+            if not name.endswith(".json"):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                answer = json.load(f)["progress"]["answered"].get(survey)
+            if answer and "outcome" not in answer and parse(answer["date"]) > parse(deadline) + datetime.timedelta(seconds=1):
+                problems.append("%s: %s paid at %s, after its close at %s" % (name[:-5], survey, answer["date"], deadline))
+    return problems
+
+
 def ledger(folder, user, state):
     """A user's whole ledger, oldest first: the archived segments, then the movements in the state."""
     archived = state["progress"]["ledger"]["archivedCount"]
@@ -247,9 +319,14 @@ def check_quotas(data):
 
 def crash_safety(binary, kills, users_count, threads):
     data = tempfile.mkdtemp(prefix="pointapp-crash-")
+    Console.create(binary, data)
     server = Server(binary, data, free_port())
     server.start()
     surveys = open_surveys()
+    # An operator closes one of these in every fifth round, while users answer: an acknowledged
+    # close survives the kill, and nothing is paid for a survey after its close.
+    closable = [s["id"] for s in surveys if not s.get("quota")][-max(1, kills // 5):]
+    shut = set()
     # Surveys with few places (life-007's 8; with 500 users, money-003's 40) are answered first:
     # their last places are raced for early in the run, and 受付終了 answered in every round after.
     scarce = {s["id"] for s in surveys if s.get("quota") and places(s) < max(10, users_count / 10)}
@@ -262,7 +339,7 @@ def crash_safety(binary, kills, users_count, threads):
     worst = []
 
     def todo(user):
-        return [s for s in surveys if s["id"] not in acknowledged[user.owner] and s["id"] not in full]
+        return [s for s in surveys if s["id"] not in acknowledged[user.owner] and s["id"] not in full and s["id"] not in shut]
 
     for kill in range(kills):
         stop = threading.Event()
@@ -311,8 +388,20 @@ def crash_safety(binary, kills, users_count, threads):
         guest = next((u for u in users if not u.retired and u.owner not in {o for _, o in registered.values()}), None)
         if guest:
             register_guest(guest)
+        def close_one():
+            survey = closable.pop()
+            try:
+                acknowledged_close = Console(server.port).close(survey)
+            except (OSError, RuntimeError, AttributeError):  # the kill came first
+                return
+            if acknowledged_close:
+                with lock:
+                    shut.add(survey)
+
         workers = [threading.Thread(target=load, args=(kill * 100 + n,)) for n in range(threads)]
         workers.append(threading.Thread(target=register, args=(kill,)))
+        if kill % 5 == 2 and closable:
+            workers.append(threading.Thread(target=close_one))
         for w in workers: w.start()
         time.sleep(rng.uniform(0.05, 0.6))
         server.kill()
@@ -320,6 +409,7 @@ def crash_safety(binary, kills, users_count, threads):
         for w in workers: w.join()
         server.start()
         files, problems = check(data, {u: s for u, s in acknowledged.items() if s})
+        problems += check_closed(data, shut)
         for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
             visitor = User(server.port, data)
             if not visitor.sign_in(server.port, "/login", email, password):
@@ -349,10 +439,11 @@ def crash_safety(binary, kills, users_count, threads):
     print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged, "
           "%d answered 受付終了 (%s full), %d registrations acknowledged, %d logins after restarts; after every restart all "
           "files parsed and 0 acknowledged awards were lost, 0 paid twice, every registration checked logged in to its own "
-          "data; after the last, no quota place was open and each survey's kept places were its completed answers "
+          "data; after the last, no quota place was open and each survey's kept places were its completed answers; "
+          "%d surveys closed by an operator during the load (%s): each close kept, nothing paid after it, the catalog whole "
           "(%d temporary files orphaned by the kills; a restart removes those over a minute old)"
           % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0],
-             len(leftovers)))
+             len(shut), ", ".join(sorted(shut)) or "none", len(leftovers)))
     return awards > 0
 
 

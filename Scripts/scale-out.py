@@ -610,6 +610,61 @@ def forwarded_for(cluster, proxy, instances):
 
 # 4. Quotas after the run.
 
+def catalog_change(binary, url, instances):
+    """An operator closes a survey through one instance; the other serves it 受付終了 within 5
+    seconds, with no restart (each instance reads the catalog again once a second when its
+    version moved)."""
+    password = "correct horse battery"
+    subprocess.run([binary, "create-operator", "--email", "ops@example.jp", "--database-url", url],
+                   input=password + "\n", text=True, check=True, capture_output=True)
+    one, other = instances[0].port, instances[1].port
+    c = http.client.HTTPConnection("127.0.0.1", one, timeout=HANG)
+
+    def request(method, path, cookie, form=None):
+        headers = {"Cookie": cookie} if cookie else {}
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form)
+            headers.update({"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:%d" % one})
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        page = r.read().decode()
+        issued = r.getheader("Set-Cookie") or ""
+        if issued.startswith("pointapp_admin="):
+            cookie = issued.split(";")[0]
+        return r.status, r.getheader("Location"), page, cookie
+
+    _, _, page, cookie = request("GET", "/admin/login", None)
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    status, location, _, cookie = request("POST", "/admin/login", cookie, [("csrf", csrf), ("email", "ops@example.jp"), ("password", password)])
+    if (status, location) != (303, "/admin/surveys"):
+        return ["the operator's sign-in through :%d answered %s %s" % (one, status, location)]
+    _, _, page, cookie = request("GET", "/admin/surveys", cookie)
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    survey = "travel-004"  # open, no quota: the quota check that follows is not touched
+    visitor, _ = visit(other, "127.0.0.1")
+    closed_text = "このアンケートの受付は終了しました"
+
+    def shown_closed():
+        d = http.client.HTTPConnection("127.0.0.1", other, timeout=HANG)
+        d.request("GET", "/surveys/" + survey, headers={"Cookie": visitor})
+        r = d.getresponse()
+        return closed_text in r.read().decode()
+
+    if shown_closed():
+        return ["%s was closed before the operator closed it" % survey]
+    status, location, _, cookie = request("POST", "/admin/surveys/%s/close" % survey, cookie, [("csrf", csrf)])
+    if (status, location) != (303, "/admin/surveys"):
+        return ["closing %s through :%d answered %s %s" % (survey, one, status, location)]
+    started = clock()
+    while not shown_closed():
+        if clock() - started > 5:
+            return ["%s closed through :%d was still open on :%d after 5 s" % (survey, one, other)]
+        time.sleep(0.1)
+    print("catalog: %s closed through :%d, shown 受付終了 on :%d after %.1f s" % (survey, one, other, clock() - started))
+    return []
+
+
 def completed(user, state, archive, survey):
     """crash-test's `completed` on PostgreSQL: whether a saved state holds a completed answer (no
     `outcome`) to a survey, archived (`answer-<hex of its id>.json`) or not."""
@@ -704,6 +759,7 @@ def main():
         problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder)]
         problems += ["concurrent: " + p for p in concurrent_submissions(args, cluster, proxy)]
         problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
+        problems += ["catalog: " + p for p in catalog_change(binary, url, instances)]
         problems += ["quotas: " + p for p in check_quotas(cluster)]  # last: the instances are idle
     except Exception as error:  # noqa: BLE001 - reported, then everything is stopped
         problems.append("%s: %s" % (type(error).__name__, error))

@@ -32,6 +32,9 @@ WINDOWS = {"phone": (390, 844), "desktop": (1280, 800)}
 def pytest_addoption(parser):
     parser.addoption("--binary", default=".build/release/pointapp",
                      help="the pointapp server to test (relative paths start at the repository's folder)")
+    parser.addoption("--faketime", default=None,
+                     help="run the server with its clock moved by this offset (Debian's faketime, e.g. +730d): "
+                          "nothing may depend on today's date")
     parser.addoption("--screenshots", default=os.environ.get("POINTAPP_SCREENSHOTS", "/tmp/pointapp-screenshots"),
                      help="folder for a PNG of every page visited (POINTAPP_SCREENSHOTS)")
 
@@ -45,17 +48,28 @@ def free_port() -> int:
 class Server:
     """The server process on its own data folder and port."""
 
-    def __init__(self, binary: Path, data: Path, log: Path):
+    def __init__(self, binary: Path, data: Path, log: Path, faketime: str | None = None):
         self.binary = binary
         self.data = data
         self.log = log
+        # Debian's libfaketime in the server's own process: the `faketime` command would stand
+        # between it and the SIGTERM that stops it. A shell that has the library already execs
+        # the server (a Swift program exec'd by a process without it was seen to lose its
+        # arguments).
+        self.env, self.launch = dict(os.environ), []
+        if faketime:
+            libraries = sorted(Path("/usr/lib").glob("*/faketime/libfaketimeMT.so.1"))
+            if not libraries:
+                pytest.exit("--faketime needs Debian's faketime: apt-get install faketime", returncode=2)
+            self.env.update(LD_PRELOAD=str(libraries[0]), FAKETIME=faketime)
+            self.launch = ["/bin/sh", "-c", 'exec "$0" "$@"']
         self.port, self.metrics_port = free_port(), free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.metrics_url = f"http://127.0.0.1:{self.metrics_port}/metrics"
         self.process = subprocess.Popen(
-            [str(binary), "--port", str(self.port), "--metrics-port", str(self.metrics_port), "--data", str(data),
+            self.launch + [str(binary), "--port", str(self.port), "--metrics-port", str(self.metrics_port), "--data", str(data),
              "--templates", str(REPO / "Templates"), "--public", str(REPO / "Public")],
-            stdout=log.open("wb"), stderr=subprocess.STDOUT,
+            stdout=log.open("wb"), stderr=subprocess.STDOUT, env=self.env,
         )
 
     def log_tail(self, lines: int = 40) -> str:
@@ -92,8 +106,8 @@ class Server:
 
     def create_operator(self, email: str, password: str):
         """Makes an operator as the README says, with the password on standard input."""
-        subprocess.run([str(self.binary), "create-operator", "--email", email, "--data", str(self.data)],
-                       input=password + "\n", text=True, check=True, capture_output=True)
+        subprocess.run(self.launch + [str(self.binary), "create-operator", "--email", email, "--data", str(self.data)],
+                       input=password + "\n", text=True, check=True, capture_output=True, env=self.env)
 
     def seed_user(self, points: int) -> str:
         """A returning user who already holds `points` from one old reward, as the server saves
@@ -131,7 +145,7 @@ def server(request):
     if not os.access(binary, os.X_OK):
         pytest.exit(f"no server binary at {binary}: build it (swift build -c release) or pass --binary", returncode=2)
     folder = Path(tempfile.mkdtemp(prefix="pointapp-browser-"))
-    server = Server(binary, folder / "data", folder / "server.log")
+    server = Server(binary, folder / "data", folder / "server.log", request.config.getoption("--faketime"))
     server.wait_until_healthy()
     yield server
     server.assert_alive()

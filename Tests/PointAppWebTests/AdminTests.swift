@@ -133,6 +133,31 @@ struct AdminTests {
     #expect(entries.allSatisfy { $0.operatorEmail == Self.email })
   }
 
+  /// Two servers on one data folder (two processes, as far as the catalog goes: each has its own
+  /// copy in memory): a survey closed through one is 受付終了 on the other within 5 seconds, with
+  /// no restart.
+  @Test func aSurveyClosedThroughOneServerIsClosedOnAnotherWithinFiveSeconds() async throws {
+    let server = try await Self.server()
+    let other = try await server.application(storeCatalog: true)
+    try await server.application(storeCatalog: true).test(.live) { client in
+      try await other.test(.live) { otherClient in
+        var user = Browser(client: otherClient)
+        try await user.get("/surveys")
+        #expect(!(try await user.get("/surveys/food-002").html.contains("このアンケートの受付は終了しました")))
+        var console = try await Self.signIn(client)
+        let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
+        #expect(try await console.post("/admin/surveys/food-002/close", form: "csrf=\(csrf)").headers[.location] == "/admin/surveys")
+        let closed = ContinuousClock.now
+        var seen = false
+        while !seen, ContinuousClock.now - closed < .seconds(5) {
+          try await Task.sleep(for: .milliseconds(100))
+          seen = try await user.get("/surveys/food-002").html.contains("このアンケートの受付は終了しました")
+        }
+        #expect(seen, "the other server serves the change within 5 seconds")
+      }
+    }
+  }
+
   /// An operator's session is never a user's, and the reverse; an operator idle for 8 hours is
   /// signed out.
   @Test func anOperatorsSessionIsNeverAUsersAndEndsAfterEightIdleHours() async throws {
