@@ -94,6 +94,29 @@ def p1(server, seconds, store):
            % (surveys, *rows, health, bad, "" if not errors else "; socket errors " + errors))
 
 
+def p1_alternating(binaries, seconds, rounds):
+    """P1 on files for each of `binaries` (label: path), in turns, each run on a fresh data folder:
+    a change measured against the commit before it on the same machine in the same sitting."""
+    ratios = {label: [] for label in binaries}
+    for round in range(rounds):
+        for label, binary in binaries.items():
+            server = crash.Server(binary, tempfile.mkdtemp(prefix="pointapp-bench-p1-"), crash.free_port())
+            server.start()
+            try:
+                user = crash.User(server.port)
+                base = "http://127.0.0.1:%d" % server.port
+                health, _, _ = wrk(base + "/healthz", seconds, 32)
+                surveys, bad, _ = wrk(base + "/surveys", seconds, 32, ["-H", "Cookie: " + user.cookie])
+            finally:
+                server.stop()
+                shutil.rmtree(server.data)
+            ratios[label].append(surveys / health)
+            print("P1 round %d, %s: %.3f (GET /surveys %.0f req/s vs /healthz %.0f req/s; %d non-2xx)"
+                  % (round + 1, label, surveys / health, surveys, health, bad), flush=True)
+    for label, values in ratios.items():
+        print("P1 %s: %s, median %.3f" % (label, ", ".join("%.3f" % v for v in values), statistics.median(values)))
+
+
 def p2(server, bench, seconds, users_count, store, surveys):
     users = [crash.User(server.port) for _ in range(users_count)]
     lines = []
@@ -375,10 +398,16 @@ def main():
                           help="on PostgreSQL: a scratch database created on this URL's server (its role needs CREATEDB), dropped at the end")
     parser.add_argument("--pgbench-seconds", type=int, default=Postgres.pgbench_seconds,
                         help="duration of each pgbench run, before and after P2's load (PostgreSQL)")
+    parser.add_argument("--p1-against", metavar="BINARY",
+                        help="only P1 on files, in alternating runs of this build and BINARY (e.g. the commit before a change)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --p1-against: runs of each")
     args = parser.parse_args()
     binary, bench = (os.path.join(ROOT, ".build/release", name) for name in ("pointapp", "pointapp-bench"))
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: apt-get install wrk")
+    if args.p1_against:
+        p1_alternating({"this build": binary, "against": os.path.abspath(args.p1_against)}, args.seconds, args.rounds)
+        return
     if (args.postgres or args.database_url) and not shutil.which("psql"):
         raise SystemExit("psql is missing: apt-get install postgresql-client")
     Postgres.pgbench_seconds = args.pgbench_seconds

@@ -97,7 +97,10 @@ public func buildApplication(
     DependencyValues._current
   }
   try await catalogStore.start(seed: Catalog.shipped(seededAt:), now: resolved.date.now)
-  services.append(CatalogRefresh(catalog: catalogStore, logger: logger))
+  // Another instance's change is served here within a second or so.
+  services.append(PeriodicTask(name: "reading the survey catalog", interval: .seconds(1), logger: logger) { [logger] in
+    if try await catalogStore.refresh() { logger.info("survey catalog changed: loaded again") }
+  })
   let files = users ?? stores.users
   let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
   let accounts = AccountRecords(accountStore ?? stores.accounts)
@@ -116,7 +119,12 @@ public func buildApplication(
     accounts: accounts,
     users: users
   )
-  services.append(SessionPruning(sessions: sessions, now: { [date = resolved.date] in date.now }, logger: logger))
+  // Expired sessions go in bounded steps, round the store: 500 records every 30 seconds.
+  let pruning = SessionPruning(sessions: sessions, now: { [date = resolved.date] in date.now })
+  services.append(PeriodicTask(name: "pruning sessions", interval: .seconds(30), logger: logger) { [logger] in
+    let pruned = try await pruning.step()
+    if pruned > 0 { logger.info("expired sessions pruned", metadata: ["sessions": "\(pruned)"]) }
+  })
   let loop = RequestLoop(
     users: users,
     sessions: sessions,

@@ -25,8 +25,8 @@ struct AdminTests {
   }
 
   /// An operator's browser, signed in.
-  static func signIn(_ client: some TestClientProtocol) async throws -> Console {
-    var console = Console(client: client)
+  static func signIn(_ client: some TestClientProtocol) async throws -> Browser {
+    var console = Browser.console(client)
     let form = try await console.get("/admin/login")
     #expect(form.status == .ok)
     let csrf = try console.csrf(in: form)
@@ -69,7 +69,7 @@ struct AdminTests {
   @Test func aSignedOutBrowserIsSentToTheSignInPageFromAdminOnly() async throws {
     let server = try await Self.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = Console(client: client)
+      var console = Browser.console(client)
       let home = try await console.get("/admin")
       #expect(home.status == .seeOther)
       #expect(home.headers[.location] == "/admin/login")
@@ -84,7 +84,7 @@ struct AdminTests {
   @Test func aWrongPasswordIsRefusedSayingSoAndSignsNobodyIn() async throws {
     let server = try await Self.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = Console(client: client)
+      var console = Browser.console(client)
       let csrf = try console.csrf(in: try await console.get("/admin/login"))
       let refused = try await console.post("/admin/login", form: "csrf=\(csrf)&email=ops%40example.jp&password=wrong+guess+here")
       #expect(refused.headers[.location] == "/admin/login?refused=1")
@@ -173,7 +173,7 @@ struct AdminTests {
       try await user.get("/surveys")
       try await user.get("/surveys")
       let userValue = try #require(user.cookie?.split(separator: "=", maxSplits: 1).last.map(String.init))
-      var asOperator = Console(client: client, cookie: "\(OperatorSessions.cookieName)=\(userValue)")
+      var asOperator = Browser.console(client, cookie: "\(OperatorSessions.cookieName)=\(userValue)")
       #expect(try await asOperator.get("/admin/surveys").status == .notFound)
       _ = try await user.get("/points")
     }
@@ -184,40 +184,9 @@ struct AdminTests {
     ))
     try await server.application(storeCatalog: true).test(.router) { client in
       let sessions = Sessions(secret: secret, secureCookies: false, store: records, accounts: AccountRecords(InMemoryRecordStorage()), users: server.users)
-      var idle = Console(client: client, cookie: "\(OperatorSessions.cookieName)=\(id.rawValue).\(sessions.mark(id))")
+      var idle = Browser.console(client, cookie: "\(OperatorSessions.cookieName)=\(id.rawValue).\(sessions.mark(id))")
       let response = try await idle.get("/admin/surveys")
       #expect(response.status == .notFound)
     }
-  }
-}
-
-/// A browser on the console: its own cookie, kept between requests.
-struct Console {
-  let client: any TestClientProtocol
-  var cookie: String?
-
-  @discardableResult
-  mutating func get(_ uri: String) async throws -> TestResponse {
-    try await request(uri, method: .get)
-  }
-
-  mutating func post(_ uri: String, form: String) async throws -> TestResponse {
-    try await request(uri, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: form)
-  }
-
-  mutating func request(_ uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: String = "") async throws -> TestResponse {
-    var headers = headers
-    if let cookie { headers[.cookie] = cookie }
-    let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))
-    if let setCookie = response.headers[values: .setCookie].first(where: { $0.hasPrefix("\(OperatorSessions.cookieName)=") }) {
-      cookie = String(setCookie.prefix { $0 != ";" })
-    }
-    return response
-  }
-
-  func csrf(in page: TestResponse) throws -> String {
-    let marker = "name=\"csrf\" value=\""
-    let start = try #require(page.html.range(of: marker)).upperBound
-    return String(page.html[start...].prefix { $0 != "\"" })
   }
 }

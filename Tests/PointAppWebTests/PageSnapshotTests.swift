@@ -146,7 +146,7 @@ struct PageSnapshotTests {
   @Test func consolePages() async throws {
     let server = try await AdminTests.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = Console(client: client)
+      var console = Browser.console(client)
       func pin(_ uri: String, _ name: String, line: UInt = #line) async throws {
         let html = try await console.get(uri).html
         assertSnapshot(of: pinned(html), as: .lines, named: name, testName: "page", line: line)

@@ -99,6 +99,13 @@ struct TestServer {
 struct Browser {
   let client: any TestClientProtocol
   var cookie: String?
+  /// The cookie it keeps: a user's session, or an operator's on the console (`console(_:)`).
+  var cookieName = Sessions.cookieName
+
+  /// An operator's browser on the console.
+  static func console(_ client: any TestClientProtocol, cookie: String? = nil) -> Browser {
+    Browser(client: client, cookie: cookie, cookieName: OperatorSessions.cookieName)
+  }
 
   @discardableResult
   mutating func get(_ uri: String) async throws -> TestResponse {
@@ -117,7 +124,7 @@ struct Browser {
     if let cookie { headers[.cookie] = cookie }
     let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))
     // The session cookie; the state cookie only tells browsers that pages changed.
-    if let setCookie = response.headers[values: .setCookie].first(where: { $0.hasPrefix("\(Sessions.cookieName)=") }) {
+    if let setCookie = response.headers[values: .setCookie].first(where: { $0.hasPrefix("\(cookieName)=") }) {
       cookie = String(setCookie.prefix { $0 != ";" })
     }
     return response
@@ -131,6 +138,13 @@ struct Browser {
   /// The CSRF token of the first form on a page.
   mutating func csrf(from uri: String) async throws -> String {
     try await hidden("csrf", from: uri)
+  }
+
+  /// The CSRF token of the first form on `page`.
+  func csrf(in page: TestResponse) throws -> String {
+    let marker = #"name="csrf" value=""#
+    let start = try #require(page.html.range(of: marker)).upperBound
+    return String(page.html[start...].prefix { $0 != "\"" })
   }
 
   /// The value of the hidden field `name` on the page at `uri`.

@@ -15,10 +15,10 @@ public struct OperatorSession: Sendable {
 /// the same marks, CSRF tokens and compare-and-swap writes as users' sessions, and a shorter idle
 /// limit. A user's cookie never reaches an operator's record and the reverse: each side reads only
 /// its own cookie, and a record of the other kind is no session to it.
-struct OperatorSessions: Sendable {
-  static let cookieName = "pointapp_admin"
-  static let secureCookieName = "__Host-pointapp_admin"
-  static let idleLimit: TimeInterval = 8 * 60 * 60
+public struct OperatorSessions: Sendable {
+  public static let cookieName = "pointapp_admin"
+  public static let secureCookieName = "__Host-pointapp_admin"
+  public static let idleLimit: TimeInterval = 8 * 60 * 60
 
   let sessions: Sessions
   let operators: OperatorRecords

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import PointApp
+import Synchronization
 
 /// The session a request belongs to.
 public struct Session: Sendable {
@@ -237,5 +238,24 @@ public struct Sessions: Sendable {
     let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
     try DurableFile.write(secret, to: url.path)
     return secret
+  }
+}
+
+/// Where the periodic pruning of expired sessions stands: each step goes on from the last.
+final class SessionPruning: Sendable {
+  let sessions: Sessions
+  let now: @Sendable () -> Date
+  private let cursor = Mutex<SessionID?>(nil)
+
+  init(sessions: Sessions, now: @escaping @Sendable () -> Date) {
+    self.sessions = sessions
+    self.now = now
+  }
+
+  /// Prunes the next 500 records; how many went.
+  func step() async throws -> Int {
+    let step = try await sessions.pruneExpired(after: cursor.withLock { $0 }, limit: 500, now: now())
+    cursor.withLock { $0 = step.next }
+    return step.pruned
   }
 }

@@ -1,7 +1,5 @@
 import Foundation
-import Logging
 import PointApp
-import ServiceLifecycle
 import Synchronization
 
 /// The survey catalog as the store keeps it: one record (`catalog/surveys.json`, the `catalog`
@@ -88,26 +86,4 @@ public final class CatalogStore: Sendable {
 /// The store has no catalog: it was never seeded, or was emptied by hand.
 struct CatalogMissing: Error, CustomStringConvertible {
   var description: String { "the store has no survey catalog" }
-}
-
-/// Reads the catalog again every `interval` when it changed (another instance published).
-struct CatalogRefresh: Service {
-  let catalog: CatalogStore
-  let logger: Logger
-  var interval: Duration = .seconds(1)
-
-  func run() async throws {
-    while !Task.isShuttingDownGracefully {
-      do {
-        try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-      } catch {
-        return
-      }
-      do {
-        if try await catalog.refresh() { logger.info("survey catalog changed: loaded again") }
-      } catch {
-        logger.warning("reading the survey catalog failed", metadata: ["error": "\(error)"])
-      }
-    }
-  }
 }
