@@ -725,7 +725,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/pointapp"))
     parser.add_argument("--port-base", type=int, default=8080, help="nginx's port; the instances take the next two")
     parser.add_argument("--kills", type=int, default=12)
-    parser.add_argument("--users", type=int, default=1000)
+    parser.add_argument("--users", type=int, default=1500, help="visitors answering during the load: enough that some survey is left for someone at the end")
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--accounts", type=int, default=5, help="visitors who register before the load")
     parser.add_argument("--concurrent", type=int, default=50)
