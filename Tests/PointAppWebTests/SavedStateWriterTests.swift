@@ -153,7 +153,8 @@ struct GeneratedHistory {
         let survey = Survey(
           id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
           title: "", description: "", category: .food, questions: [],
-          reward: Self.rewards.randomElement(using: &random)!, estimatedMinutes: 1, publishedAt: date, expiresAt: nil
+          reward: Self.rewards.randomElement(using: &random)!, estimatedMinutes: 1, publishedAt: date, expiresAt: nil,
+          version: [1, 1, 2, 17].randomElement(using: &random)!
         )
         let answers = (0..<Int.random(in: 0...4, using: &random)).map { _ in
           SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))
@@ -184,7 +185,7 @@ struct GeneratedHistory {
       case 20:
         let survey = Survey(
           id: SurveyID("s\(Int.random(in: 0..<40, using: &random))"), title: "", description: "", category: .food, questions: [],
-          reward: 1, estimatedMinutes: 1, publishedAt: date, expiresAt: nil
+          reward: 1, estimatedMinutes: 1, publishedAt: date, expiresAt: nil, version: Int.random(in: 1...3, using: &random)
         )
         steps.append(.invalid(survey, [SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))], date))
       default: steps.append(.archive)

@@ -12,6 +12,17 @@ public struct OperatorClient: Sendable {
   public var closeSurvey: @Sendable (_ id: SurveyID) async throws -> Survey
   /// A page of the audit log, newest first, from `cursor` (`nil`: the newest).
   public var auditPage: @Sendable (_ cursor: String?) async throws -> AuditPage
+  /// Every survey being edited, published or not.
+  public var drafts: @Sendable () async throws -> [EditorDraft]
+  /// The draft of a survey, if it is being edited.
+  public var draft: @Sendable (_ id: SurveyID) async throws -> EditorDraft?
+  /// Keeps a draft (a new one is audited as created).
+  public var saveDraft: @Sendable (_ draft: EditorDraft) async throws -> Void
+  /// Publishes a survey built from its draft, as the next version of the survey of its id (the
+  /// first if there is none), and ends the draft; the survey as published.
+  public var publish: @Sendable (_ survey: Survey) async throws -> Survey
+  /// Ends a draft without publishing it.
+  public var discardDraft: @Sendable (_ id: SurveyID) async throws -> Void
 }
 
 extension OperatorClient: TestDependencyKey {

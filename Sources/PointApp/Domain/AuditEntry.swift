@@ -23,7 +23,7 @@ public struct AuditEntry: Codable, Equatable, Sendable {
   }
 
   public enum Action: String, Codable, CaseIterable, Sendable {
-    case operatorCreated, signedIn, signedOut, surveyClosed
+    case operatorCreated, signedIn, signedOut, surveyClosed, draftCreated, surveyPublished, draftDiscarded
 
     /// The name the audit page shows.
     public var title: String {
@@ -32,6 +32,9 @@ public struct AuditEntry: Codable, Equatable, Sendable {
       case .signedIn: "ログイン"
       case .signedOut: "ログアウト"
       case .surveyClosed: "アンケートを締め切り"
+      case .draftCreated: "下書きを作成"
+      case .surveyPublished: "アンケートを公開"
+      case .draftDiscarded: "下書きを破棄"
       }
     }
   }

@@ -38,9 +38,22 @@ extension Survey {
     var closed = Survey(
       id: id, title: title, description: description, category: category, questions: questions, reward: reward,
       estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: date, targeting: targeting,
-      screening: screening, quality: quality, quota: quota
+      screening: screening, quality: quality, quota: quota, version: version
     )
     closed.placesTaken = placesTaken
     return closed
+  }
+}
+
+extension Survey {
+  /// The same survey as its version `version`.
+  public func numbered(_ version: Int) -> Survey {
+    var numbered = Survey(
+      id: id, title: title, description: description, category: category, questions: questions, reward: reward,
+      estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting,
+      screening: screening, quality: quality, quota: quota, version: version
+    )
+    numbered.placesTaken = placesTaken
+    return numbered
   }
 }

@@ -25,6 +25,8 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     let quality: QualitySettings?
     /// Absent: no limit on completes.
     let quota: Quota?
+    /// Absent: the first. Each edit an operator publishes makes the next.
+    let version: Int?
   }
 
   private final class Box: Sendable {
@@ -55,17 +57,20 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   public var quality: QualitySettings? { box.fields.quality }
   /// How many completes it takes in all; `nil`: no limit.
   public var quota: Quota? { box.fields.quota }
+  /// Which of its published versions this is: 1 for the first; each published edit makes the next,
+  /// and every answer keeps the version it answered.
+  public var version: Int { box.fields.version ?? 1 }
 
   public init(
     id: SurveyID, title: String, description: String, category: SurveyCategory,
     questions: [SurveyQuestion], reward: PointAmount, estimatedMinutes: Int,
     publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil, screening: Screening? = nil,
-    quality: QualitySettings? = nil, quota: Quota? = nil
+    quality: QualitySettings? = nil, quota: Quota? = nil, version: Int = 1
   ) {
     box = Box(Fields(
       id: id, title: title, description: description, category: category, questions: questions,
       reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt,
-      targeting: targeting, screening: screening, quality: quality, quota: quota
+      targeting: targeting, screening: screening, quality: quality, quota: quota, version: version == 1 ? nil : version
     ))
   }
 

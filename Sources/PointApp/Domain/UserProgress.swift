@@ -54,6 +54,19 @@ public struct UserProgress: Codable, Equatable, Sendable {
     public let answers: [SurveyAnswer]
     /// How it ended when not completed (`nil`: completed and paid its reward).
     public private(set) var outcome: Outcome?
+    /// The version of the survey answered; absent: the first.
+    public private(set) var version: Int?
+
+    public init(date: Date, reward: PointAmount, answers: [SurveyAnswer], outcome: Outcome? = nil, version: Int = 1) {
+      self.date = date
+      self.reward = reward
+      self.answers = answers
+      self.outcome = outcome
+      self.version = version == 1 ? nil : version
+    }
+
+    /// The version of the survey answered.
+    public var surveyVersion: Int { version ?? 1 }
 
     public enum Outcome: String, Codable, Sendable {
       /// The screening did not qualify: the answers are the screening's.
@@ -87,7 +100,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
     to survey: Survey, with answers: [SurveyAnswer], id: TransactionID, at date: Date, on today: Day
   ) -> Bool {
     guard answer(to: survey.id) == nil else { return false }
-    answered[survey.id] = AnsweredSurvey(date: date, reward: survey.reward, answers: answers)
+    answered[survey.id] = AnsweredSurvey(date: date, reward: survey.reward, answers: answers, version: survey.version)
     answeredCount += 1
     qualified[survey.id] = nil
     opened[survey.id] = nil
@@ -128,7 +141,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
   @discardableResult
   public mutating func recordInvalid(to survey: Survey, with answers: [SurveyAnswer], at date: Date) -> Bool {
     guard answer(to: survey.id) == nil else { return false }
-    answered[survey.id] = AnsweredSurvey(date: date, reward: .zero, answers: answers, outcome: .invalid)
+    answered[survey.id] = AnsweredSurvey(date: date, reward: .zero, answers: answers, outcome: .invalid, version: survey.version)
     answeredCount += 1
     invalidCount += 1
     qualified[survey.id] = nil
@@ -144,7 +157,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
     of survey: Survey, consolation: PointAmount, with answers: [SurveyAnswer], id: TransactionID, at date: Date
   ) -> Bool {
     guard answer(to: survey.id) == nil, qualified[survey.id] == nil else { return false }
-    answered[survey.id] = AnsweredSurvey(date: date, reward: consolation, answers: answers, outcome: .screenedOut)
+    answered[survey.id] = AnsweredSurvey(date: date, reward: consolation, answers: answers, outcome: .screenedOut, version: survey.version)
     answeredCount += 1
     screenedOutCount += 1
     ledger.credit(consolation, for: .screeningConsolation(survey.id), id: id, at: date)
@@ -158,7 +171,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
     of survey: Survey, consolation: PointAmount, id: TransactionID, at date: Date
   ) -> Bool {
     guard answer(to: survey.id) == nil, qualified[survey.id] != nil else { return false }
-    answered[survey.id] = AnsweredSurvey(date: date, reward: consolation, answers: [], outcome: .closed)
+    answered[survey.id] = AnsweredSurvey(date: date, reward: consolation, answers: [], outcome: .closed, version: survey.version)
     answeredCount += 1
     screenedOutCount += 1
     qualified[survey.id] = nil

@@ -2,7 +2,9 @@ import Hummingbird
 import PointApp
 
 /// The console, every URL under /admin, behind `OperatorGate`: /admin, /admin/login (a page whose
-/// form posts to it), /admin/surveys, POST /admin/surveys/{id}/close, /admin/audit?from=, POST
+/// form posts to it), /admin/surveys, POST /admin/surveys/new, /admin/surveys/{id}/edit (a page
+/// whose form posts to it), /admin/surveys/{id}/preview, POST /admin/surveys/{id}/publish, POST
+/// /admin/surveys/{id}/duplicate, POST /admin/surveys/{id}/close, /admin/audit?from=, POST
 /// /admin/logout.
 struct AdminController {
   let loop: OperatorLoop
@@ -26,6 +28,35 @@ struct AdminController {
       try await loop.page(request, context, .surveysPageRequested)
     }
 
+    admin.form("surveys/new") { request, context in
+      try await loop.form(request, context) { _ in .newSurveyButtonTapped }
+    }
+
+    admin.page("surveys/:id/edit") { request, context in
+      try await loop.page(request, context, .editorRequested(SurveyID(try context.parameters.require("id"))))
+    } form: { request, context in
+      let id = SurveyID(try context.parameters.require("id"))
+      return try await loop.form(request, context, large: true) { form in
+        .editorSubmitted(id, try Self.surveyForm(from: form), try Self.intent(from: form))
+      }
+    }
+
+    admin.page("surveys/:id/preview") { request, context in
+      try await loop.page(request, context, .previewRequested(
+        SurveyID(try context.parameters.require("id")), mainQuestions: request.uri.queryParameters["part"] == "main"
+      ))
+    }
+
+    admin.form("surveys/:id/publish") { request, context in
+      let id = SurveyID(try context.parameters.require("id"))
+      return try await loop.form(request, context) { _ in .editorSubmitted(id, nil, .publish) }
+    }
+
+    admin.form("surveys/:id/duplicate") { request, context in
+      let id = SurveyID(try context.parameters.require("id"))
+      return try await loop.form(request, context) { _ in .duplicateButtonTapped(id) }
+    }
+
     admin.form("surveys/:id/close") { request, context in
       let id = SurveyID(try context.parameters.require("id"))
       return try await loop.form(request, context) { _ in .closeSurveyButtonTapped(id) }
@@ -37,6 +68,74 @@ struct AdminController {
 
     admin.form("logout") { request, context in
       try await loop.form(request, context) { _ in .logoutButtonTapped }
+    }
+  }
+
+  /// The editor's form: the survey's fields by name, each question's as `q.<n>.<field>`.
+  static func surveyForm(from body: FormBody) throws(HTTPError) -> SurveyForm {
+    var form = SurveyForm()
+    func text(_ name: String) throws(HTTPError) -> String { try body.optionalValue(name) ?? "" }
+    form.title = try text("title")
+    form.description = try text("description")
+    form.category = try text("category")
+    form.reward = try text("reward")
+    form.minutes = try text("minutes")
+    form.publishAt = try text("publishAt")
+    form.deadline = try text("deadline")
+    form.quota = try text("quota")
+    form.minAge = try text("minAge")
+    form.maxAge = try text("maxAge")
+    form.genders = body.fields.filter { $0.name == "genders" }.map(\.value)
+    form.prefectures = body.fields.filter { $0.name == "prefectures" }.map(\.value)
+    form.minSecondsPerQuestion = try text("minSecondsPerQuestion")
+    form.consolation = try text("consolation")
+    let indices = Set(body.fields.compactMap { field -> Int? in
+      let parts = field.name.split(separator: ".")
+      return parts.count == 3 && parts[0] == "q" && parts[2] == "kind" ? Int(parts[1]) : nil
+    }).sorted()
+    guard indices.count <= 100 else { throw HTTPError(.badRequest, message: "too many questions") }
+    for index in indices {
+      func field(_ name: String) throws(HTTPError) -> String { try text("q.\(index).\(name)") }
+      guard let kind = SurveyForm.Kind(rawValue: try field("kind")) else { throw HTTPError(.badRequest, message: "unknown question kind") }
+      var question = SurveyForm.Question(id: try field("id"), kind: kind)
+      question.isScreening = try field("screening") == "1"
+      question.text = try field("text")
+      question.choices = try field("choices")
+      question.rows = try field("rows")
+      question.minPicks = try field("minPicks")
+      question.maxPicks = try field("maxPicks")
+      question.isRequired = try field("optional") != "1"
+      question.minLength = try field("minLength")
+      question.maxLength = try field("maxLength")
+      question.min = try field("min")
+      question.max = try field("max")
+      question.unit = try field("unit")
+      form.questions.append(question)
+    }
+    return form
+  }
+
+  /// The editor's button: `save`, `preview`, `publish`, `discard`, `add` (of the kind chosen in
+  /// `newKind`), `remove-<n>`, `up-<n>`, `down-<n>`.
+  static func intent(from body: FormBody) throws(HTTPError) -> SurveyEditor.Intent {
+    let intent = try body.value("intent")
+    switch intent {
+    case "save": return .save
+    case "preview": return .preview
+    case "publish": return .publish
+    case "discard": return .discard
+    case "add":
+      guard let kind = SurveyForm.Kind(rawValue: try body.value("newKind")) else { throw HTTPError(.badRequest) }
+      return .addQuestion(kind)
+    default:
+      let parts = intent.split(separator: "-")
+      guard parts.count == 2, let index = Int(parts[1]) else { throw HTTPError(.badRequest, message: "unknown button") }
+      switch parts[0] {
+      case "remove": return .removeQuestion(index)
+      case "up": return .moveQuestion(index, by: -1)
+      case "down": return .moveQuestion(index, by: 1)
+      default: throw HTTPError(.badRequest, message: "unknown button")
+      }
     }
   }
 }

@@ -25,12 +25,12 @@ struct SurveysController<Context: RequestContext> {
 
     router.form("/surveys/:id/answers") { request, context in
       let id = SurveyID(try context.parameters.require("id"))
-      return try await loop.form(request) { form in .answersSubmitted(id, draft(from: form)) }
+      return try await loop.form(request) { form in .answersSubmitted(id, draft(from: form), version: try version(in: form)) }
     }
 
     router.form("/surveys/:id/screening") { request, context in
       let id = SurveyID(try context.parameters.require("id"))
-      return try await loop.form(request) { form in .screeningSubmitted(id, draft(from: form)) }
+      return try await loop.form(request) { form in .screeningSubmitted(id, draft(from: form), version: try version(in: form)) }
     }
 
     router.page("/surveys/:id/screened-out") { request, context in
@@ -40,6 +40,13 @@ struct SurveysController<Context: RequestContext> {
     router.page("/surveys/:id/complete") { request, context in
       try await loop.page(request, .surveyCompletionOpened(SurveyID(try context.parameters.require("id"))))
     }
+  }
+
+  /// The survey version the form's page showed (`version`); absent: unsaid; not a number: 400.
+  private func version(in form: FormBody) throws(HTTPError) -> Int? {
+    guard let text = try form.optionalValue("version") else { return nil }
+    guard let version = Int(text), version > 0 else { throw HTTPError(.badRequest, message: "bad survey version") }
+    return version
   }
 
   /// The answers of a form: fields named `q[<question id>]`, each possibly repeated; a grid's rows

@@ -20,22 +20,157 @@ extension Pages {
     return adminLayout(state, csrf: csrf, body: body)
   }
 
-  /// Every survey with its state now, and a button to close an open one.
+  /// The surveys never published (下書き), then every survey with its state now: buttons to edit,
+  /// duplicate and close.
   static func adminSurveys(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
     let now = state.now ?? .distantPast
+    let published = Set(state.surveys.map(\.id))
+    let editing = Set(state.drafts.map(\.id))
+    let drafts: [[String: Any]] = state.drafts.filter { !published.contains($0.id) }.map { draft in
+      [
+        "id": draft.id.rawValue, "title": draft.form.title.isEmpty ? "（無題）" : draft.form.title,
+        "category": SurveyCategory(rawValue: draft.form.category)?.title ?? "", "status": "下書き", "statusClass": "draft",
+        "saved": date(draft.savedAt), "isDraft": true,
+      ]
+    }
     let rows: [[String: Any]] = state.surveys.map { survey in
       let status = survey.status(at: now)
       var row: [String: Any] = [
         "id": survey.id.rawValue, "title": survey.title, "category": survey.category.title,
-        "status": status.title, "statusClass": status.rawValue,
+        "status": status.title, "statusClass": status.rawValue, "version": survey.version,
         "reward": "\(survey.reward)", "published": date(survey.publishedAt),
         "deadline": survey.expiresAt.map(date) ?? "なし",
         "closable": status == .open || status == .scheduled,
+        "hasDraft": editing.contains(survey.id),
       ]
       if let quota = survey.quota { row["quota"] = "\(survey.placesTaken + quota.collected) / \(quota.target)" }
       return row
     }
-    return adminLayout(state, csrf: csrf, body: ["surveys": rows, "count": rows.count])
+    return adminLayout(state, csrf: csrf, body: ["surveys": drafts + rows, "count": drafts.count + rows.count])
+  }
+
+  /// The editor: the draft's fields as typed, each with its mistake once the draft was checked.
+  static func adminEditor(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    guard let editor = state.editor else { return adminLayout(state, csrf: csrf, body: [:]) }
+    let form = editor.draft.form
+    let errors = editor.errors
+    /// A text input: `kind` `text` (short), `long`, `numeric` (digits) or `datetime`.
+    func field(_ name: String, _ value: String, _ label: String, hint: String? = nil, kind: String = "text") -> [String: Any] {
+      var field: [String: Any] = [
+        "name": name, "value": value, "label": label, "fieldID": "f-" + name.replacingOccurrences(of: ".", with: "-"),
+        "isLong": kind == "long", "isNumeric": kind == "numeric", "isDatetime": kind == "datetime",
+      ]
+      if let hint { field["hint"] = hint }
+      if let error = errors[name] { field["error"] = error }
+      return field
+    }
+    let questions: [[String: Any]] = form.questions.enumerated().map { index, question in
+      let prefix = "q.\(index)"
+      var row: [String: Any] = [
+        "index": index, "number": index + 1, "id": question.id, "kindTitle": question.kind.title, "kind": question.kind.rawValue,
+        "isScreening": question.isScreening, "isOptional": !question.isRequired,
+        "canMoveUp": index > 0, "canMoveDown": index < form.questions.count - 1,
+        "text": field("\(prefix).text", question.text, "設問文", kind: "long"),
+        "kinds": SurveyForm.Kind.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == question.kind] },
+        "kindError": errors["\(prefix).kind"] ?? false,
+      ]
+      switch question.kind {
+      case .single, .multiple, .attention, .grid:
+        row["choices"] = field("\(prefix).choices", question.choices, question.kind == .grid ? "評価の段階（1行に1つ）" : "選択肢（1行に1つ）", hint: choicesHint(question), kind: "long")
+      case .text, .longText, .rating, .number: break
+      }
+      if question.kind == .grid {
+        row["rows"] = field("\(prefix).rows", question.rows, "行（1行に1つ）", hint: "回答を任意にする行は、末尾に「（任意）」を付けます。", kind: "long")
+      }
+      if question.kind == .multiple {
+        row["numbers"] = [
+          field("\(prefix).minPicks", question.minPicks, "選べる数の下限", hint: "0で任意回答", kind: "numeric"),
+          field("\(prefix).maxPicks", question.maxPicks, "選べる数の上限", kind: "numeric"),
+        ]
+      }
+      if question.kind == .text { row["canBeOptional"] = true }
+      if question.kind == .text { row["numbers"] = [field("\(prefix).maxLength", question.maxLength, "最大文字数", kind: "numeric")] }
+      if question.kind == .longText {
+        row["numbers"] = [
+          field("\(prefix).minLength", question.minLength, "最小文字数", kind: "numeric"),
+          field("\(prefix).maxLength", question.maxLength, "最大文字数", kind: "numeric"),
+        ]
+      }
+      if question.kind == .number {
+        row["numbers"] = [
+          field("\(prefix).min", question.min, "最小値", kind: "numeric"), field("\(prefix).max", question.max, "最大値", kind: "numeric"),
+          field("\(prefix).unit", question.unit, "単位", hint: "例：分、千円（なくても可）"),
+        ]
+      }
+      return row
+    }
+    let regions: [[String: Any]] = Prefecture.Region.allCases.map { region in
+      ["title": region.title, "prefectures": Prefecture.allCases.filter { $0.region == region }.map { prefecture in
+        ["value": prefecture.rawValue, "title": prefecture.title, "checked": form.prefectures.contains(prefecture.rawValue)] as [String: Any]
+      }]
+    }
+    // The summary lists the mistakes in the order of the form.
+    let order = ["title", "description", "category", "reward", "minutes", "publishAt", "deadline", "quota", "minAge", "maxAge",
+                 "genders", "prefectures", "minSecondsPerQuestion", "consolation", "questions"]
+    let summary = errors.byField.sorted { lhs, rhs in
+      let (left, right) = (order.firstIndex(of: lhs.key) ?? order.count, order.firstIndex(of: rhs.key) ?? order.count)
+      if left != right { return left < right }
+      return lhs.key.localizedStandardCompare(rhs.key) == .orderedAscending
+    }.map { error -> [String: Any] in
+      let parts = error.key.split(separator: ".")
+      let label = parts.count == 3 ? "設問\(Int(parts[1]).map { $0 + 1 } ?? 0)：" : ""
+      return ["href": "#f-" + error.key.replacingOccurrences(of: ".", with: "-"), "message": label + error.value]
+    }
+    var body: [String: Any] = [
+      "csrf": csrf, "id": editor.id.rawValue, "isNew": editor.published == nil,
+      "heading": editor.published == nil ? "新しいアンケート" : "アンケートを編集",
+      "errors": summary, "hasErrors": !summary.isEmpty, "errorCount": summary.count,
+      "title": field("title", form.title, "タイトル", hint: "80文字以内"), "description": field("description", form.description, "説明", hint: "400文字以内", kind: "long"),
+      "categories": SurveyCategory.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0.rawValue == form.category] },
+      "categoryError": errors["category"] ?? false,
+      "reward": field("reward", form.reward, "報酬（ポイント）", hint: "10pt = 1円相当", kind: "numeric"), "minutes": field("minutes", form.minutes, "所要時間（分）", kind: "numeric"),
+      "publishAt": field("publishAt", form.publishAt, "公開日時", hint: "日本時間。未来にすると公開予定になります", kind: "datetime"),
+      "deadline": field("deadline", form.deadline, "締切日時", hint: "日本時間。空欄で締切なし", kind: "datetime"),
+      "quota": field("quota", form.quota, "回収目標（件）", hint: "空欄で上限なし。達すると満了になります", kind: "numeric"),
+      "minAge": field("minAge", form.minAge, "年齢の下限", hint: "空欄で指定なし", kind: "numeric"),
+      "maxAge": field("maxAge", form.maxAge, "年齢の上限", hint: "空欄で指定なし", kind: "numeric"),
+      "genders": Gender.allCases.map { ["value": $0.rawValue, "title": $0.title, "checked": form.genders.contains($0.rawValue)] },
+      "gendersError": errors["genders"] ?? false,
+      "regions": regions, "prefecturesError": errors["prefectures"] ?? false,
+      "prefectureCount": form.prefectures.count,
+      "minSeconds": field("minSecondsPerQuestion", form.minSecondsPerQuestion, "1問あたりの最短回答時間（秒）", hint: "これより速い回答は確認をお願いします。空欄で確認しません", kind: "numeric"),
+      "consolation": field("consolation", form.consolation, "対象外のお礼（ポイント）", hint: "事前調査で対象外になった人に1回だけ支払います", kind: "numeric"),
+      "hasScreening": form.questions.contains(where: \.isScreening),
+      "questions": questions, "questionsError": errors["questions"] ?? false,
+      "newKinds": SurveyForm.Kind.allCases.map { ["value": $0.rawValue, "title": $0.title] },
+      "saved": date(editor.draft.savedAt),
+    ]
+    if let published = editor.published {
+      body["published"] = ["version": published.version, "next": published.version + 1, "status": published.status(at: state.now ?? editor.draft.savedAt).title]
+    }
+    return adminLayout(state, csrf: csrf, body: body)
+  }
+
+  private static func choicesHint(_ question: SurveyForm.Question) -> String {
+    switch question.kind {
+    case .attention: "正解の選択肢の行頭に「*」を付けます。"
+    case .grid: "例：満足、やや満足、どちらともいえない（1行に1つ）"
+    default: question.isScreening ? "対象となる選択肢の行頭に「*」を付けます。" : "事前調査にするときは、対象となる選択肢の行頭に「*」を付けます。"
+    }
+  }
+
+  /// The page users get from the draft, exactly (the users' template and its context), with a bar
+  /// above it to go back to the editor or publish.
+  static func adminPreview(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    guard let editor = state.editor, case let .success(survey) = editor.survey else { return [:] }
+    var user = AppFeature.State()
+    if state.previewsMainQuestions { user.progress.qualify(for: survey.id, at: editor.draft.savedAt) }
+    var context = Pages.survey(user, survey: survey, csrf: "")
+    context["preview"] = [
+      "id": survey.id.rawValue, "csrf": csrf, "version": survey.version, "isUpdate": editor.published != nil,
+      "hasScreening": survey.screening != nil, "showsMain": state.previewsMainQuestions,
+    ] as [String: Any]
+    return context
   }
 
   /// A page of the audit log, newest first.

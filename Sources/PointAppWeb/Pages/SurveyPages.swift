@@ -120,7 +120,7 @@ extension Pages {
       "title": survey.title, "description": survey.description, "category": survey.category.title,
       "reward": "\(survey.reward)", "minutes": survey.estimatedMinutes,
       "efficiency": String(format: "%.1f", survey.rewardEfficiency()),
-      "questionCount": survey.questions.count + (survey.screening?.questions.count ?? 0),
+      "questionCount": survey.questions.count + (survey.screening?.questions.count ?? 0), "version": survey.version,
       "hasScreening": survey.screening != nil,
     ]
     if let expiresAt = survey.expiresAt { row["expires"] = day(expiresAt - 1) }

@@ -46,8 +46,38 @@ struct OperatorService: Sendable {
         ))
         return after
       },
-      auditPage: { cursor in try await audit.page(after: cursor) }
+      auditPage: { cursor in try await audit.page(after: cursor) },
+      drafts: { try await catalog.allDrafts() },
+      draft: { id in try await catalog.draft(id) },
+      saveDraft: { draft in
+        guard let email = session.email else { throw OperatorError.notFound }
+        if try await catalog.save(draft) {
+          try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .draftCreated, subject: draft.id.rawValue, after: draft.form.title))
+        }
+      },
+      publish: { survey in
+        guard let email = session.email else { throw OperatorError.notFound }
+        let (published, replaced) = try await catalog.publish(survey)
+        try await catalog.discardDraft(survey.id)
+        try await audit.append(AuditEntry(
+          at: now, operatorEmail: email, action: .surveyPublished, subject: survey.id.rawValue,
+          before: replaced.map(Self.summary), after: Self.summary(published)
+        ))
+        return published
+      },
+      discardDraft: { id in
+        guard let email = session.email else { throw OperatorError.notFound }
+        // Discarding what was never saved (a published survey's form) leaves nothing to discard.
+        guard let kept = try await catalog.discardDraft(id) else { return }
+        try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .draftDiscarded, subject: id.rawValue, before: kept.form.title))
+      }
     )
+  }
+
+  /// A published version as the audit log shows it.
+  static func summary(_ survey: Survey) -> String {
+    "第\(survey.version)版「\(survey.title)」\(survey.reward)・\(survey.questions.count)問・公開 \(Pages.date(survey.publishedAt))・\(deadline(survey))"
+      + (survey.quota.map { "・回収目標 \($0.target)" } ?? "")
   }
 
   func signedOut(_ session: OperatorSession, at now: Date) async throws {

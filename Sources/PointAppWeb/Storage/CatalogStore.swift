@@ -29,11 +29,40 @@ public final class CatalogStore: Sendable {
     let byID: [SurveyID: Survey]
   }
 
+  /// A survey being edited: `draft-<id>`.
+  struct DraftName: RecordKey {
+    let id: SurveyID
+    var recordName: String { "draft-" + id.rawValue }
+    init(_ id: SurveyID) { self.id = id }
+    init?(recordName: String) {
+      guard recordName.hasPrefix("draft-") else { return nil }
+      id = SurveyID(String(recordName.dropFirst(6)))
+    }
+  }
+
+  /// A version of a survey as it was published, kept once it is replaced: `<id>@<version>`.
+  struct VersionName: RecordKey {
+    let id: SurveyID
+    let version: Int
+    var recordName: String { "\(id.rawValue)@\(version)" }
+    init(_ id: SurveyID, _ version: Int) { (self.id, self.version) = (id, version) }
+    init?(recordName: String) {
+      guard let at = recordName.lastIndex(of: "@"), let version = Int(recordName[recordName.index(after: at)...]) else { return nil }
+      (id, self.version) = (SurveyID(String(recordName[..<at])), version)
+    }
+  }
+
+  private let storage: any RecordStorage
   private let records: Records<Name, SavedCatalog>
+  private let drafts: Records<DraftName, EditorDraft>
+  private let versions: Records<VersionName, Survey>
   private let loaded = Mutex<Loaded?>(nil)
 
   public init(_ storage: any RecordStorage) {
+    self.storage = storage
     records = Records(storage)
+    drafts = Records(storage)
+    versions = Records(storage)
   }
 
   /// Seeds the catalog unless the store has one (of instances starting together, one seeds and
@@ -68,6 +97,63 @@ public final class CatalogStore: Sendable {
     }
     try await refresh()
     return result
+  }
+
+  /// Publishes `survey` as the next version of the survey of its id (the first when there is
+  /// none): the version it replaces is kept first (`<id>@<version>`, as published, never changed),
+  /// then the catalog changes in one write. The published survey, and the one it replaced.
+  public func publish(_ survey: Survey) async throws -> (published: Survey, replaced: Survey?) {
+    while true {
+      try await refresh()
+      let current = loaded.withLock { $0?.byID[survey.id] }
+      if let current { _ = try await versions.create(current.numbered(current.version), as: VersionName(survey.id, current.version)) }
+      let next = survey.numbered((current?.version ?? 0) + 1)
+      let landed = try await modify { surveys -> Bool in
+        let index = surveys.firstIndex { $0.id == survey.id }
+        // Another publication came between: keep its version too, then number after it.
+        guard index.map({ surveys[$0].version }) == current?.version else { return false }
+        if let index { surveys[index] = next } else { surveys.append(next) }
+        return true
+      }
+      if landed { return (next, current) }
+    }
+  }
+
+  /// Every draft, in the order of their ids.
+  public func allDrafts() async throws -> [EditorDraft] {
+    var found: [EditorDraft] = []
+    var after = "draft-"
+    while case let names = try await storage.names(after: after, limit: 200), let last = names.last {
+      for name in names {
+        guard let key = DraftName(recordName: name) else { return found }  // past the drafts
+        if let draft = try await drafts.read(key)?.record { found.append(draft) }
+      }
+      after = last
+    }
+    return found
+  }
+
+  public func draft(_ id: SurveyID) async throws -> EditorDraft? {
+    try await drafts.read(DraftName(id))?.record
+  }
+
+  /// Keeps `draft` over the one of its survey; whether it is the first.
+  public func save(_ draft: EditorDraft) async throws -> Bool {
+    try await drafts.modify(DraftName(draft.id)) { kept in (draft, kept == nil) }
+  }
+
+  /// Ends the draft of survey `id`; the draft it was, `nil` when there was none.
+  @discardableResult
+  public func discardDraft(_ id: SurveyID) async throws -> EditorDraft? {
+    while true {
+      guard let kept = try await drafts.read(DraftName(id)) else { return nil }
+      if try await drafts.delete(DraftName(id), at: kept.version) { return kept.record }
+    }
+  }
+
+  /// A version of a survey as it was published before it was replaced.
+  public func version(_ version: Int, of id: SurveyID) async throws -> Survey? {
+    try await versions.read(VersionName(id, version))?.record
   }
 
   /// The catalog as last loaded.

@@ -67,6 +67,7 @@ struct SavedStateWriter {
       writer.key("date"); writer.date(answered.date)
       if let outcome = answered.outcome { writer.key("outcome"); writer.string(outcome.rawValue) }
       writer.key("reward"); writer.int(answered.reward.value)
+      if let version = answered.version { writer.key("version"); writer.int(version) }
       writer.byte("}")
     }
     key("answeredCount"); int(progress.answeredCount)

@@ -10,14 +10,15 @@ import Hummingbird
 public struct FormBody: Sendable {
   public let fields: [(name: String, value: String)]
 
-  /// The most fields a form may carry; more is not a form a page of ours sends.
-  static let maxFields = 200
+  /// The most fields a form may carry; more is not a form a page of ours sends (the survey
+  /// editor's, a whole survey, may carry more: it says so).
+  public static let maxFields = 200
 
-  /// Parses a body; throws 400 for bad percent escapes, bad UTF-8 or too many fields.
-  public init(parsing body: String) throws(HTTPError) {
+  /// Parses a body; throws 400 for bad percent escapes, bad UTF-8 or more than `maxFields` fields.
+  public init(parsing body: String, maxFields: Int = Self.maxFields) throws(HTTPError) {
     var fields: [(String, String)] = []
     for pair in body.split(separator: "&", omittingEmptySubsequences: true) {
-      guard fields.count < Self.maxFields else { throw HTTPError(.badRequest, message: "too many form fields") }
+      guard fields.count < maxFields else { throw HTTPError(.badRequest, message: "too many form fields") }
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard let name = Self.decode(parts[0]), !name.isEmpty,
         let value = Self.decode(parts.count > 1 ? parts[1] : "")
@@ -28,7 +29,7 @@ public struct FormBody: Sendable {
   }
 
   /// Reads and parses a request's body, which must be a form of at most `limit` bytes (413 above).
-  public init(request: Request, limit: Int) async throws {
+  public init(request: Request, limit: Int, maxFields: Int = Self.maxFields) async throws {
     let contentType = request.headers[.contentType]?.lowercased() ?? ""
     guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
       throw HTTPError(.unsupportedMediaType, message: "expected a form")
@@ -37,7 +38,7 @@ public struct FormBody: Sendable {
     guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
       throw HTTPError(.badRequest, message: "form is not UTF-8")
     }
-    try self.init(parsing: text)
+    try self.init(parsing: text, maxFields: maxFields)
   }
 
   /// The single value of a field; 400 when it is missing or repeated.

@@ -24,13 +24,14 @@ struct OperatorLoop: Sendable {
   }
 
   /// Runs a form POST as the action `decode` makes of its fields: the Origin (when sent) ours and
-  /// the CSRF token the session's; otherwise 403 and nothing is changed.
+  /// the CSRF token the session's; otherwise 403 and nothing is changed. A `large` form (a whole
+  /// survey) may be 8 times the size and carry 2,000 fields.
   func form(
-    _ request: Request, _ context: AppRequestContext, _ decode: (FormBody) throws -> OperatorFeature.Action
+    _ request: Request, _ context: AppRequestContext, large: Bool = false, _ decode: (FormBody) throws -> OperatorFeature.Action
   ) async throws -> Response {
     let session = try context.admitted()
     guard RequestLoop.isSameOrigin(request) else { throw HTTPError(.forbidden) }
-    let form = try await FormBody(request: request, limit: maxBodySize)
+    let form = try await FormBody(request: request, limit: large ? maxBodySize * 8 : maxBodySize, maxFields: large ? 2_000 : FormBody.maxFields)
     guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
       throw HTTPError(.forbidden)
     }

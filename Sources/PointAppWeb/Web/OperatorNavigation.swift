@@ -9,6 +9,8 @@ enum OperatorNavigation {
     case login
     case surveys
     case audit
+    case editor
+    case preview
   }
 
   static func reply(to state: OperatorFeature.State, path: String, isForm: Bool) -> Navigation.Reply<Page> {
@@ -29,6 +31,10 @@ enum OperatorNavigation {
       (page, url) = (.surveys, "/admin/surveys")
     case .audit?:
       (page, url) = (.audit, "/admin/audit")
+    case let .editor(id)?:
+      (page, url) = (.editor, "/admin/surveys/\(id.rawValue)/edit")
+    case let .preview(id)?:
+      (page, url) = (.preview, "/admin/surveys/\(id.rawValue)/preview")
     }
     return isForm || url != path ? .redirect(url) : .page(page)
   }
@@ -40,6 +46,8 @@ extension Pages {
     case .login: renderer.render("admin-login", adminLogin(state, csrf: csrf))
     case .surveys: renderer.render("admin-surveys", adminSurveys(state, csrf: csrf))
     case .audit: renderer.render("admin-audit", adminAudit(state, csrf: csrf))
+    case .editor: renderer.render("admin-editor", adminEditor(state, csrf: csrf))
+    case .preview: renderer.render("survey", adminPreview(state, csrf: csrf))
     }
   }
 }

@@ -97,10 +97,11 @@ public struct AppFeature: Reducer, Sendable {
     case surveyOpened(SurveyID)
     /// The page that shows what answering a survey paid was asked for.
     case surveyCompletionOpened(SurveyID)
-    /// A survey's form was sent with these answers.
-    case answersSubmitted(SurveyID, AnswerDraft)
-    /// A survey's screening form was sent with these answers.
-    case screeningSubmitted(SurveyID, AnswerDraft)
+    /// A survey's form was sent with these answers, from the page of the survey's `version`
+    /// (`nil`: a form that does not say; its answers are checked against the version now).
+    case answersSubmitted(SurveyID, AnswerDraft, version: Int? = nil)
+    /// A survey's screening form was sent with these answers (and `version`, as above).
+    case screeningSubmitted(SurveyID, AnswerDraft, version: Int? = nil)
     /// The page that shows a screening that did not qualify was asked for.
     case screeningResultOpened(SurveyID)
     case surveyDetail(SurveyDetail.Action)
@@ -148,10 +149,10 @@ public struct AppFeature: Reducer, Sendable {
       case let .surveyCompletionOpened(id):
         state.missionsDay = Day(now, in: calendar)
         return open(SurveyDetail.Page(surveyID: id, intent: .seeCompletion), &state)
-      case let .answersSubmitted(id, draft):
-        return open(SurveyDetail.Page(surveyID: id, intent: .submit(draft)), &state)
-      case let .screeningSubmitted(id, draft):
-        return open(SurveyDetail.Page(surveyID: id, intent: .screen(draft)), &state)
+      case let .answersSubmitted(id, draft, version):
+        return open(SurveyDetail.Page(surveyID: id, intent: .submit(draft, version: version)), &state)
+      case let .screeningSubmitted(id, draft, version):
+        return open(SurveyDetail.Page(surveyID: id, intent: .screen(draft, version: version)), &state)
       case let .screeningResultOpened(id):
         return open(SurveyDetail.Page(surveyID: id, intent: .seeScreeningResult), &state)
       case .surveyDetail(.surveyLoaded), .surveyDetail(.submitButtonTapped), .surveyDetail(.placeClaimed):
@@ -227,6 +228,10 @@ public struct AppFeature: Reducer, Sendable {
         return .none
       case let .surveyDetail(.delegate(.reviewRequested(survey))):
         state.destination = .survey(survey)  // its page asks for a review, the answers kept
+        return .none
+      case let .surveyDetail(.delegate(.updated(survey))):
+        state.flash = Flash(.error, "このアンケートは内容が更新されました。設問をご確認のうえ、もう一度送信してください。")
+        state.destination = .survey(survey)  // its page, as it is now, with the answers kept
         return .none
       case let .surveyDetail(.delegate(.answerInvalid(survey))):
         state.destination = state.progress.answer(to: survey.id).flatMap { Self.ending(of: survey, $0) }

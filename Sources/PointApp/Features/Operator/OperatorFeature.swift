@@ -22,11 +22,25 @@ public struct OperatorFeature: Reducer, Sendable {
     public var auditPage = AuditPage(entries: [], next: nil)
     /// The cursor the audit page shows from (`nil`: the newest).
     public var auditCursor: String?
+    /// Surveys being edited: the survey list shows those never published as 下書き.
+    public var drafts: [EditorDraft] = []
+    /// The survey open in the editor or its preview.
+    public var editor: SurveyEditor.State?
+    /// A form sent to the editor, waiting for the survey it edits to load.
+    public var submission: Submission?
+    /// The preview shows the survey's own questions rather than its screening.
+    public var previewsMainQuestions = false
 
     public init(signedIn: String? = nil, refusal: AccountError? = nil) {
       self.signedIn = signedIn
       self.refusal = refusal
     }
+  }
+
+  public struct Submission: Equatable, Sendable {
+    /// `nil`: the draft as it was saved (the preview's publish button).
+    public var form: SurveyForm?
+    public var intent: SurveyEditor.Intent
   }
 
   public enum IdentityChange: Equatable, Sendable {
@@ -38,6 +52,8 @@ public struct OperatorFeature: Reducer, Sendable {
     case login
     case surveys
     case audit
+    case editor(SurveyID)
+    case preview(SurveyID)
     case notFound
     case unavailable
     case tooManyAttempts
@@ -52,7 +68,22 @@ public struct OperatorFeature: Reducer, Sendable {
     case loginSubmitted(email: String, password: Secret)
     case loginFinished(Result<String, AccountError>)
     case surveysPageRequested
-    case surveysLoaded(Result<[Survey], OperatorError>)
+    case surveysLoaded(Result<[Survey], OperatorError>, drafts: [EditorDraft])
+    /// 新規作成: a draft of a new survey, opened in the editor.
+    case newSurveyButtonTapped
+    /// 複製: a draft of a new survey with this one's form.
+    case duplicateButtonTapped(SurveyID)
+    case draftCreated(Result<SurveyID, OperatorError>)
+    /// The editor's page of a survey (its draft, or its published form).
+    case editorRequested(SurveyID)
+    /// The page users would get from the draft: its screening first (when it has one), or its
+    /// own questions.
+    case previewRequested(SurveyID, mainQuestions: Bool)
+    /// The editor's form, sent by one of its buttons; `nil`: the draft as saved, sent by a button
+    /// of its preview.
+    case editorSubmitted(SurveyID, SurveyForm?, SurveyEditor.Intent)
+    case editorLoaded(Result<SurveyEditor.State, OperatorError>)
+    case editor(SurveyEditor.Action)
     case closeSurveyButtonTapped(SurveyID)
     case surveyClosed(Result<Survey, OperatorError>)
     case auditPageRequested(cursor: String?)
@@ -61,6 +92,7 @@ public struct OperatorFeature: Reducer, Sendable {
   }
 
   @Dependency(\.date.now) var now
+  @Dependency(\.uuid) var uuid
   @Dependency(\.surveyClient) var surveyClient
   @Dependency(\.operators) var operators
 
@@ -116,13 +148,89 @@ public struct OperatorFeature: Reducer, Sendable {
       case .surveysPageRequested:
         return loadSurveys(&state)
 
-      case let .surveysLoaded(.success(surveys)):
+      case let .surveysLoaded(.success(surveys), drafts):
         state.surveys = SurveySort.newest.sorted(surveys)
+        state.drafts = drafts.sorted { $0.savedAt > $1.savedAt }
         state.destination = .surveys
         return .none
 
-      case .surveysLoaded(.failure):
+      case .surveysLoaded(.failure, _):
         state.destination = .unavailable
+        return .none
+
+      case .newSurveyButtonTapped:
+        var form = SurveyForm()
+        form.publishAt = SurveyForm.formatted(now)
+        form.deadline = SurveyForm.formatted(now.addingTimeInterval(14 * 86_400))
+        form.addQuestion(.single)
+        return create(EditorDraft(id: newSurveyID(), form: form, savedAt: now))
+
+      case let .duplicateButtonTapped(id):
+        let (draft, now) = (newSurveyID(), now)
+        return .run { [surveyClient, operators] send in
+          do {
+            guard let original = try await surveyClient.fetch(id) else {
+              return await send(.draftCreated(.failure(.notFound)))
+            }
+            var form = SurveyForm(original)
+            form.title = String((form.title + "（コピー）").prefix(80))
+            try await operators.saveDraft(EditorDraft(id: draft, form: form, savedAt: now))
+            await send(.draftCreated(.success(draft)))
+          } catch {
+            await send(.draftCreated(.failure(error as? OperatorError ?? .unavailable)))
+          }
+        }
+
+      case let .draftCreated(.success(id)):
+        state.destination = .editor(id)
+        return .none
+
+      case let .draftCreated(.failure(error)), let .editor(.delegate(.failed(error))):
+        state.destination = error == .notFound ? .notFound : .unavailable
+        return .none
+
+      case let .editorRequested(id):
+        state.destination = .editor(id)
+        return loadEditor(id)
+
+      case let .previewRequested(id, mainQuestions):
+        state.destination = .preview(id)
+        state.previewsMainQuestions = mainQuestions
+        return loadEditor(id)
+
+      case let .editorSubmitted(id, form, intent):
+        state.destination = .editor(id)
+        state.submission = Submission(form: form, intent: intent)
+        return loadEditor(id)
+
+      case let .editorLoaded(.success(editor)):
+        state.editor = editor
+        if let submission = state.submission {
+          state.submission = nil
+          return .send(.editor(.submitted(submission.form ?? editor.draft.form, submission.intent)))
+        }
+        // A draft with mistakes has no preview: its form shows them.
+        if case .preview? = state.destination, case let .failure(errors) = editor.survey {
+          state.editor?.errors = errors
+          state.destination = .editor(editor.id)
+        }
+        return .none
+
+      case let .editorLoaded(.failure(error)):
+        state.destination = error == .notFound ? .notFound : .unavailable
+        return .none
+
+      case let .editor(.delegate(delegate)):
+        guard let id = state.editor?.id else { return .none }
+        switch delegate {
+        case .editing: state.destination = .editor(id)
+        case .previewing: state.destination = .preview(id)
+        case .published, .discarded: return loadSurveys(&state)
+        case .failed: break
+        }
+        return .none
+
+      case .editor:
         return .none
 
       case let .closeSurveyButtonTapped(id):
@@ -167,16 +275,49 @@ public struct OperatorFeature: Reducer, Sendable {
         return .none
       }
     }
+    .ifLet(\.editor, action: \.editor) { SurveyEditor() }
+  }
+
+  /// A new survey's id: `s-` and 8 hexadecimal digits.
+  private func newSurveyID() -> SurveyID {
+    SurveyID("s-" + uuid().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased())
+  }
+
+  /// Keeps a new draft, then opens it in the editor.
+  private func create(_ draft: EditorDraft) -> Effect<Action> {
+    .run { [operators] send in
+      do {
+        try await operators.saveDraft(draft)
+        await send(.draftCreated(.success(draft.id)))
+      } catch {
+        await send(.draftCreated(.failure(error as? OperatorError ?? .unavailable)))
+      }
+    }
+  }
+
+  /// The editor of survey `id`: its draft when it has one, else its form as published; a survey
+  /// that is neither is not found.
+  private func loadEditor(_ id: SurveyID) -> Effect<Action> {
+    .run { [surveyClient, operators, now] send in
+      do {
+        let published = try await surveyClient.fetch(id)
+        let draft = try await operators.draft(id) ?? published.map { EditorDraft(id: id, form: SurveyForm($0), savedAt: now) }
+        guard let draft else { return await send(.editorLoaded(.failure(.notFound))) }
+        await send(.editorLoaded(.success(SurveyEditor.State(draft: draft, published: published))))
+      } catch {
+        await send(.editorLoaded(.failure(error as? OperatorError ?? .unavailable)))
+      }
+    }
   }
 
   /// The surveys page: every survey of the catalog with its state now, newest first.
   private func loadSurveys(_ state: inout State) -> Effect<Action> {
     state.now = now
-    return .run { [surveyClient] send in
+    return .run { [surveyClient, operators] send in
       do {
-        await send(.surveysLoaded(.success(try await surveyClient.fetchAll())))
+        await send(.surveysLoaded(.success(try await surveyClient.fetchAll()), drafts: try await operators.drafts()))
       } catch {
-        await send(.surveysLoaded(.failure(.unavailable)))
+        await send(.surveysLoaded(.failure(.unavailable), drafts: []))
       }
     }
   }

@@ -38,10 +38,10 @@ public struct SurveyDetail: Reducer, Sendable {
       case answer
       /// The page that shows what answering it paid.
       case seeCompletion
-      /// To submit these answers.
-      case submit(AnswerDraft)
-      /// To submit these answers to its screening.
-      case screen(AnswerDraft)
+      /// To submit these answers, sent from the page of the survey's `version` (`nil`: unsaid).
+      case submit(AnswerDraft, version: Int? = nil)
+      /// To submit these answers to its screening (from the page of `version`, as above).
+      case screen(AnswerDraft, version: Int? = nil)
       /// The page that shows a screening that did not qualify.
       case seeScreeningResult
     }
@@ -89,6 +89,9 @@ public struct SurveyDetail: Reducer, Sendable {
       case reviewRequested(Survey)
       /// Still careless after the review: recorded, unpaid.
       case answerInvalid(Survey)
+      /// The answers came from the page of an earlier version of the survey: not taken, kept to
+      /// be sent again from its page as it is now.
+      case updated(Survey)
     }
   }
 
@@ -130,9 +133,11 @@ public struct SurveyDetail: Reducer, Sendable {
           return .none
         case .seeCompletion, .seeScreeningResult:
           return .none
-        case let .submit(draft):
+        case let .submit(draft, version):
+          if let sentBack = sendBackIfUpdated(draft, version: version, state: &state) { return sentBack }
           return submit(draft, state: &state)
-        case let .screen(draft):
+        case let .screen(draft, version):
+          if let sentBack = sendBackIfUpdated(draft, version: version, state: &state) { return sentBack }
           return screen(draft, state: &state)
         }
       case .surveyLoaded(.failure):
@@ -180,6 +185,18 @@ public struct SurveyDetail: Reducer, Sendable {
     if case let .failure(errors) = checked {
       state.page.errors = errors.byQuestion
     }
+  }
+
+  /// Answers sent from the page of another version of the survey than the one published now
+  /// (an operator published an edit while the user was answering): none is taken and nothing is
+  /// paid, whatever changed; the answers to questions it still asks are kept for its page, where
+  /// the user reads it as it is now and sends them again. A form that names no version (not one
+  /// of our pages) is checked against the version now, as any.
+  private func sendBackIfUpdated(_ draft: AnswerDraft, version: Int?, state: inout State) -> Effect<Action>? {
+    guard let survey = state.page.survey, let version, version != survey.version, state.answered == nil else { return nil }
+    state.draft = SurveyDraft(draft, of: survey)
+    state.page.draft = state.draft?.answers ?? [:]
+    return .send(.delegate(.updated(survey)))
   }
 
   /// A screening sent: kept with its errors, or the survey opened, or ended with its
