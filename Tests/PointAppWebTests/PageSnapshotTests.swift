@@ -157,6 +157,18 @@ struct PageSnapshotTests {
       try await pin("/admin/surveys", "admin-surveys")
       let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
       _ = try await console.post("/admin/surveys/food-002/close", form: "csrf=\(csrf)")
+      // A new survey's form, then refused with its mistakes, then whole and previewed.
+      let edit = try #require(try await console.post("/admin/surveys/new", form: "csrf=\(csrf)").headers[.location])
+      try await pin(edit, "admin-editor-new")
+      _ = try await console.post(edit, form: SurveyEditorTests.encode([
+        ("csrf", csrf), ("intent", "publish"), ("title", ""), ("reward", "0"), ("q.0.id", "q1"), ("q.0.kind", "attention"),
+        ("q.0.choices", "はい\nいいえ"), ("q.1.id", "q2"), ("q.1.kind", "multiple"), ("q.1.screening", "1"), ("q.1.choices", "A\nB"),
+        ("q.1.minPicks", "2"), ("q.1.maxPicks", "1"),
+      ]))
+      try await pin(edit, "admin-editor-mistakes")
+      _ = try await console.post(edit, form: SurveyEditorTests.encode(SurveyEditorTests.fields(csrf: csrf, intent: "preview")))
+      try await pin(edit.replacingOccurrences(of: "/edit", with: "/preview"), "admin-preview")
+      try await pin("/admin/surveys/food-001/edit", "admin-editor-published")
       try await pin("/admin/audit", "admin-audit")
     }
   }

@@ -112,11 +112,13 @@ extension Pages {
     // The summary lists the mistakes in the order of the form.
     let order = ["title", "description", "category", "reward", "minutes", "publishAt", "deadline", "quota", "minAge", "maxAge",
                  "genders", "prefectures", "minSecondsPerQuestion", "consolation", "questions"]
-    let summary = errors.byField.sorted { lhs, rhs in
-      let (left, right) = (order.firstIndex(of: lhs.key) ?? order.count, order.firstIndex(of: rhs.key) ?? order.count)
-      if left != right { return left < right }
-      return lhs.key.localizedStandardCompare(rhs.key) == .orderedAscending
-    }.map { error -> [String: Any] in
+    let questionOrder = ["kind", "text", "choices", "rows", "minPicks", "maxPicks", "minLength", "maxLength", "min", "max", "unit"]
+    func rank(_ field: String) -> Int {
+      let parts = field.split(separator: ".")
+      guard parts.count == 3, let index = Int(parts[1]) else { return order.firstIndex(of: field) ?? order.count }
+      return order.count + 1 + index * questionOrder.count + (questionOrder.firstIndex(of: String(parts[2])) ?? 0)
+    }
+    let summary = errors.byField.sorted { rank($0.key) < rank($1.key) }.map { error -> [String: Any] in
       let parts = error.key.split(separator: ".")
       let label = parts.count == 3 ? "設問\(Int(parts[1]).map { $0 + 1 } ?? 0)：" : ""
       return ["href": "#f-" + error.key.replacingOccurrences(of: ".", with: "-"), "message": label + error.value]

@@ -52,7 +52,7 @@ struct OperatorService: Sendable {
       saveDraft: { draft in
         guard let email = session.email else { throw OperatorError.notFound }
         if try await catalog.save(draft) {
-          try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .draftCreated, subject: draft.id.rawValue, after: draft.form.title))
+          try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .draftCreated, subject: draft.id.rawValue, after: draft.form.title.isEmpty ? "（無題）" : draft.form.title))
         }
       },
       publish: { survey in

@@ -13,6 +13,7 @@ struct OperatorFeatureTests {
     } withDependencies: {
       $0.date.now = noon
       $0.surveyClient = .catalog([.breakfast, .sweets, .expired])
+      $0.operators.drafts = { [] }
       operators(&$0.operators)
     }
   }

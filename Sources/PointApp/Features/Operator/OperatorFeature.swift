@@ -37,6 +37,17 @@ public struct OperatorFeature: Reducer, Sendable {
     }
   }
 
+  /// What the surveys page lists: the catalog, and the drafts.
+  public struct Board: Equatable, Sendable {
+    public var surveys: [Survey]
+    public var drafts: [EditorDraft]
+
+    public init(surveys: [Survey], drafts: [EditorDraft] = []) {
+      self.surveys = surveys
+      self.drafts = drafts
+    }
+  }
+
   public struct Submission: Equatable, Sendable {
     /// `nil`: the draft as it was saved (the preview's publish button).
     public var form: SurveyForm?
@@ -68,7 +79,7 @@ public struct OperatorFeature: Reducer, Sendable {
     case loginSubmitted(email: String, password: Secret)
     case loginFinished(Result<String, AccountError>)
     case surveysPageRequested
-    case surveysLoaded(Result<[Survey], OperatorError>, drafts: [EditorDraft])
+    case surveysLoaded(Result<Board, OperatorError>)
     /// 新規作成: a draft of a new survey, opened in the editor.
     case newSurveyButtonTapped
     /// 複製: a draft of a new survey with this one's form.
@@ -148,13 +159,13 @@ public struct OperatorFeature: Reducer, Sendable {
       case .surveysPageRequested:
         return loadSurveys(&state)
 
-      case let .surveysLoaded(.success(surveys), drafts):
-        state.surveys = SurveySort.newest.sorted(surveys)
-        state.drafts = drafts.sorted { $0.savedAt > $1.savedAt }
+      case let .surveysLoaded(.success(board)):
+        state.surveys = SurveySort.newest.sorted(board.surveys)
+        state.drafts = board.drafts.sorted { $0.savedAt > $1.savedAt }
         state.destination = .surveys
         return .none
 
-      case .surveysLoaded(.failure, _):
+      case .surveysLoaded(.failure):
         state.destination = .unavailable
         return .none
 
@@ -315,9 +326,10 @@ public struct OperatorFeature: Reducer, Sendable {
     state.now = now
     return .run { [surveyClient, operators] send in
       do {
-        await send(.surveysLoaded(.success(try await surveyClient.fetchAll()), drafts: try await operators.drafts()))
+        let board = Board(surveys: try await surveyClient.fetchAll(), drafts: try await operators.drafts())
+        await send(.surveysLoaded(.success(board)))
       } catch {
-        await send(.surveysLoaded(.failure(.unavailable), drafts: []))
+        await send(.surveysLoaded(.failure(.unavailable)))
       }
     }
   }
