@@ -52,6 +52,11 @@ public struct OperatorFeature: Reducer, Sendable {
     /// `nil`: the draft as it was saved (the preview's publish button).
     public var form: SurveyForm?
     public var intent: SurveyEditor.Intent
+
+    public init(form: SurveyForm?, intent: SurveyEditor.Intent) {
+      self.form = form
+      self.intent = intent
+    }
   }
 
   public enum IdentityChange: Equatable, Sendable {
