@@ -6,13 +6,16 @@
    its 303 See Other to the completion page must be in that user's ledger, exactly once. Surveys
    with a quota fill up on the way (a 303 back to the survey: 受付終了, nothing paid); after the
    last restart no place may be left open, and each survey's kept places must be its completed
-   answers, never more than its places.
+   answers, never more than its places. During the load an operator closes surveys, publishes
+   new ones from the editor (which users then answer) and publishes edits of surveys being
+   answered: every acknowledged change survives the kill, the catalog is never half-written,
+   and no answer is paid against a survey that was never published.
 2. Two processes: two servers share one data folder; one user's answers go through both at once.
    No update may be lost (the per-user file lock) and no survey may pay twice.
 
 Prints its figures and exits non-zero on any violation. Loopback only; bounded in time.
 """
-import argparse, datetime, http.client, json, os, random, re, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import argparse, datetime, html.parser, http.client, json, os, random, re, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -194,6 +197,87 @@ class Console:
         except OSError:
             return False
 
+    def draft(self):
+        """A new survey's draft, as the button on the surveys page makes it: its id and the fields
+        of its editor's form (None when not acknowledged)."""
+        try:
+            status, location, _ = self.request("POST", "/admin/surveys/new", [("csrf", self.csrf)])
+            if status != 303 or not location.endswith("/edit"):
+                return None
+            return location.split("/")[3], EditorForm.read(self.request("GET", location)[2])
+        except OSError:
+            return None
+
+    def edit(self, survey):
+        """The fields of a survey's editor's form, as the page shows them (None on failure)."""
+        try:
+            status, _, page = self.request("GET", "/admin/surveys/%s/edit" % survey)
+            return EditorForm.read(page) if status == 200 else None
+        except OSError:
+            return None
+
+    def publish(self, survey, fields):
+        """Sends the editor's form with its 公開する button; True when acknowledged (a 303 to
+        the surveys page)."""
+        try:
+            status, location, _ = self.request("POST", "/admin/surveys/%s/edit" % survey, fields + [("intent", "publish")])
+            return (status, location) == (303, "/admin/surveys")
+        except OSError:
+            return False
+
+
+class EditorForm(html.parser.HTMLParser):
+    """The fields the editor's form would send, read from its page as a browser reads a form:
+    inputs with their values (checkboxes when checked), textareas, the selected option of each
+    select; not its buttons."""
+
+    @classmethod
+    def read(cls, page):
+        form = cls()
+        form.feed(page)
+        return form.fields
+
+    def __init__(self):
+        super().__init__()
+        self.fields, self.textarea, self.select, self.first_option, self.inside = [], None, None, None, False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.inside = (a.get("action") or "").endswith("/edit")  # not the header's sign-out form
+        if not self.inside:
+            return
+        if tag == "input" and a.get("name") and (a.get("type") != "checkbox" or "checked" in a):
+            self.fields.append((a["name"], a.get("value", "")))
+        elif tag == "textarea":
+            self.textarea = [a["name"], ""]
+        elif tag == "select":
+            self.select, self.first_option = a["name"], None
+        elif tag == "option" and self.select:
+            if self.first_option is None:
+                self.first_option = a.get("value", "")
+            if "selected" in a:
+                self.fields.append((self.select, a.get("value", "")))
+                self.select = None
+
+    def handle_data(self, data):
+        if self.textarea:
+            self.textarea[1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self.inside = False
+        elif tag == "textarea" and self.textarea:
+            self.fields.append(tuple(self.textarea))
+            self.textarea = None
+        elif tag == "select" and self.select:
+            self.fields.append((self.select, self.first_option or ""))  # none selected: the first
+            self.select = None
+
+
+def with_field(fields, name, value):
+    return [(n, value if n == name else v) for n, v in fields]
+
 
 def saved_catalog(data):
     """The catalog as the store keeps it: its version line, then the whole catalog (a torn file
@@ -201,6 +285,27 @@ def saved_catalog(data):
     with open(os.path.join(data, "catalog", "surveys.json"), encoding="utf-8") as f:
         f.readline()
         return {s["id"]: s for s in json.load(f)["surveys"]}
+
+
+def check_published(data, published, edited):
+    """Every publication acknowledged (`published`: new surveys; `edited`: survey → the version
+    acknowledged) is in the catalog, whole; and no user holds an answer to a survey the catalog
+    does not have, or to a version later than the catalog's: nothing was paid against a draft."""
+    problems, catalog = [], saved_catalog(data)
+    problems += ["%s: an acknowledged publication is lost" % s for s in published if s not in catalog]
+    problems += ["%s: the acknowledged version %d is lost (catalog: %d)" % (s, v, catalog.get(s, {}).get("version", 1))
+                 for s, v in edited.items() if catalog.get(s, {}).get("version", 1) < v]
+    folder = os.path.join(data, "users")
+    for name in os.listdir(folder):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                answered = json.load(f)["progress"]["answered"]
+            for survey, answer in answered.items():
+                if survey not in catalog:
+                    problems.append("%s: an answer to %s, which was never published" % (name[:-5], survey))
+                elif answer.get("version", 1) > catalog[survey].get("version", 1):
+                    problems.append("%s: an answer to %s's version %d, never published" % (name[:-5], survey, answer["version"]))
+    return problems
 
 
 def check_closed(data, shut):
@@ -327,6 +432,8 @@ def crash_safety(binary, kills, users_count, threads):
     # close survives the kill, and nothing is paid for a survey after its close.
     closable = [s["id"] for s in surveys if not s.get("quota")][-max(1, kills // 5):]
     shut, rng_close = set(), random.Random(5)
+    # New surveys published during the load, and the versions of edits acknowledged.
+    published, versions, edited = set(), {}, {}
     # Surveys with few places (life-007's 8; with 500 users, money-003's 40) are answered first:
     # their last places are raced for early in the run, and 受付終了 answered in every round after.
     scarce = {s["id"] for s in surveys if s.get("quota") and places(s) < max(10, users_count / 10)}
@@ -395,11 +502,39 @@ def crash_safety(binary, kills, users_count, threads):
                 with lock:
                     shut.add(survey)
 
+        def publish(console, draft, editing):
+            """Publishes a new survey from its draft, and an edit of a survey users are answering
+            (its title changed: the next version, with the same questions)."""
+            time.sleep(rng_close.uniform(0, 0.04))
+            if draft:
+                survey, fields = draft
+                fields = with_field(with_field(fields, "title", "クラッシュテスト %s" % survey), "reward", "10")
+                fields = with_field(with_field(fields, "description", "発行中に落とされる調査"), "minutes", "1")
+                fields = with_field(fields, "q.0.text", "はい、を選んでください")
+                fields = with_field(fields, "q.0.choices", "はい\nいいえ")
+                if console.publish(survey, fields):
+                    with lock:
+                        published.add(survey)
+                        surveys.append({"id": survey, "reward": 10, "questions": [
+                            {"id": "q1", "kind": {"singleChoice": {"choices": [{"id": "c1"}, {"id": "c2"}]}}}]})
+            if editing:
+                survey, fields = editing
+                version = versions.get(survey, 1) + 1
+                if console.publish(survey, with_field(fields, "title", "改訂%d %s" % (version, survey))):
+                    with lock:
+                        versions[survey] = max(versions.get(survey, 1), version)
+                        edited[survey] = versions[survey]
+
         workers = [threading.Thread(target=load, args=(kill * 100 + n,)) for n in range(threads)]
         workers.append(threading.Thread(target=register, args=(kill,)))
         if kill % 5 == 2 and closable:
             # Signed in before the load (bcrypt takes a while), so that the close itself races it.
             workers.append(threading.Thread(target=close_one, args=(Console(server.port),)))
+        if kill % 4 == 3:
+            # A draft made and a survey's form read before the load; published during it.
+            console = Console(server.port)
+            target = rng.choice([s["id"] for s in surveys if s["id"] not in shut and not s["id"].startswith("s-")])
+            workers.append(threading.Thread(target=publish, args=(console, console.draft(), (target, console.edit(target)))))
         for w in workers: w.start()
         time.sleep(rng.uniform(0.05, 0.6))
         server.kill()
@@ -408,6 +543,7 @@ def crash_safety(binary, kills, users_count, threads):
         server.start()
         files, problems = check(data, {u: s for u, s in acknowledged.items() if s})
         problems += check_closed(data, shut)
+        problems += check_published(data, published, edited)
         for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
             visitor = User(server.port, data)
             if not visitor.sign_in(server.port, "/login", email, password):
@@ -437,14 +573,21 @@ def crash_safety(binary, kills, users_count, threads):
     if not shut:
         print("crash safety: no operator's close was acknowledged before a kill: nothing was checked of closes")
         return False
+    if not published or not edited:
+        print("crash safety: no publication (%d) or edit (%d) was acknowledged before a kill: use more --kills"
+              % (len(published), len(edited)))
+        return False
+    answered_new = sum(1 for s in acknowledged.values() for survey in s if survey in published)
     print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged, "
           "%d answered 受付終了 (%s full), %d registrations acknowledged, %d logins after restarts; after every restart all "
           "files parsed and 0 acknowledged awards were lost, 0 paid twice, every registration checked logged in to its own "
           "data; after the last, no quota place was open and each survey's kept places were its completed answers; "
-          "%d surveys closed by an operator during the load (%s): each close kept, nothing paid after it, the catalog whole "
+          "%d surveys closed by an operator during the load (%s): each close kept, nothing paid after it, the catalog whole; "
+          "%d new surveys and %d edits published during the load (%d answers paid to the new ones), each kept, no answer "
+          "to a survey or version never published "
           "(%d temporary files orphaned by the kills; a restart removes those over a minute old)"
           % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0],
-             len(shut), ", ".join(sorted(shut)) or "none", len(leftovers)))
+             len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, len(leftovers)))
     return awards > 0
 
 

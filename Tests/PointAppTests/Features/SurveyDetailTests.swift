@@ -47,6 +47,31 @@ struct SurveyDetailTests {
     await hanako.receive(.delegate(.answered(.twenties, paid: true)))
   }
 
+  /// Answers from the page of the survey's first version, sent after its second was published:
+  /// none is taken, nothing is paid, the answers are kept for its page as it is now. From the
+  /// page of the second, they are paid, and the answer keeps the version it answered.
+  @Test func answersFromAnEarlierVersionsPageAreSentBackUnpaid() async {
+    let second = Survey.sweets.numbered(2)
+    let early = store(second.id, .submit(ratingAnswer, version: 1))
+    await early.send(.surveyLoaded(.success(second))) {
+      $0.page.survey = second
+      $0.draft = SurveyDraft(ratingAnswer, of: second)
+      $0.page.draft = ratingAnswer
+    }
+    await early.receive(.delegate(.updated(second)))
+    #expect(early.state.progress.ledger.balance == .zero)
+    let current = store(second.id, .submit(ratingAnswer, version: 2))
+    await current.send(.surveyLoaded(.success(second))) {
+      $0.page.survey = second
+      $0.progress.recordAnswer(
+        to: second, with: [SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(5))],
+        id: TransactionID(UUID(0)), at: noon, on: today
+      )
+    }
+    await current.receive(.delegate(.answered(second, paid: true)))
+    #expect(current.state.progress.answer(to: second.id)?.surveyVersion == 2)
+  }
+
   /// A store that has not loaded the survey `id` yet, asked for it with `intent` at `date`.
   func store(
     _ id: SurveyID, _ intent: SurveyDetail.Page.Intent, at date: Date = noon, progress: UserProgress = UserProgress(), draft: SurveyDraft? = nil
