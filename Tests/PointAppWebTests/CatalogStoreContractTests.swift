@@ -62,13 +62,78 @@ struct CatalogStoreContractTests {
   }
 }
 
+extension CatalogStoreContractTests {
+  /// Publications through two instances at once: each is a version of its own, numbered one after
+  /// another; every version replaced is kept as it was published; a new survey is version 1.
+  @Test(arguments: Kind.tested)
+  func eachPublicationIsTheNextVersionAndEveryReplacedOneIsKept(kind: Kind) async throws {
+    let storage = try await Self.storage(kind)
+    let here = CatalogStore(storage)
+    let there = CatalogStore(storage)
+    try await here.start(seed: Catalog.shipped(seededAt:), now: noon)
+    try await there.start(seed: Catalog.shipped(seededAt:), now: noon)
+    let original = try #require(here.surveys.first)
+    let versions = try await withThrowingTaskGroup(of: Int.self) { group in
+      for number in 0..<6 {
+        group.addTask {
+          try await (number.isMultiple(of: 2) ? here : there).publish(original.with(title: "改訂 \(number)")).published.version
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(versions.sorted() == Array(2...7))
+    try await there.refresh()
+    let current = try #require(there.surveys.first { $0.id == original.id })
+    #expect(current.version == 7)
+    #expect(try await there.version(1, of: original.id) == original)
+    for version in 2..<7 {
+      let kept = try #require(try await there.version(version, of: original.id))
+      #expect(kept.version == version && kept.title.hasPrefix("改訂 "))
+    }
+    #expect(try await there.version(7, of: original.id) == nil, "the current version is the catalog's")
+
+    let new = Survey(
+      id: SurveyID("s-0000beef"), title: "新しい調査", description: "d", category: .food, questions: original.questions,
+      reward: 10, estimatedMinutes: 1, publishedAt: noon, expiresAt: nil
+    )
+    let (published, replaced) = try await here.publish(new)
+    #expect(published.version == 1 && replaced == nil)
+    #expect(there.surveys.count == Catalog.shipped(seededAt: noon).count, "not read again yet")
+    try await there.refresh()
+    #expect(there.surveys.last == published)
+  }
+
+  /// Drafts are kept beside the catalog, one per survey, never served to users: saved (the first
+  /// save says so), listed, read, discarded.
+  @Test(arguments: Kind.tested)
+  func draftsAreKeptListedAndDiscarded(kind: Kind) async throws {
+    let storage = try await Self.storage(kind)
+    let store = CatalogStore(storage)
+    try await store.start(seed: Catalog.shipped(seededAt:), now: noon)
+    var form = SurveyForm()
+    form.title = "下書き"
+    let drafts = (0..<3).map { EditorDraft(id: SurveyID("s-\($0)"), form: form, savedAt: noon) }
+    for draft in drafts { #expect(try await store.save(draft)) }
+    var changed = drafts[1]
+    changed.form.title = "下書き（2回目）"
+    #expect(try await store.save(changed) == false, "not the first save")
+    #expect(try await store.allDrafts() == [drafts[0], changed, drafts[2]])
+    #expect(try await store.draft(SurveyID("s-1")) == changed)
+    #expect(try await store.discardDraft(SurveyID("s-1")) == changed)
+    #expect(try await store.discardDraft(SurveyID("s-1")) == nil)
+    #expect(try await store.allDrafts() == [drafts[0], drafts[2]])
+    #expect(!store.surveys.contains { $0.id.rawValue.hasPrefix("s-") }, "no draft is in the catalog")
+    #expect(try await store.refresh() == false, "drafts do not move the catalog's version")
+  }
+}
+
 extension Survey {
   /// The same survey with another title or reward.
   func with(title: String? = nil, reward: PointAmount? = nil) -> Survey {
     Survey(
       id: id, title: title ?? self.title, description: description, category: category, questions: questions,
       reward: reward ?? self.reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt,
-      targeting: targeting, screening: screening, quality: quality, quota: quota
+      targeting: targeting, screening: screening, quality: quality, quota: quota, version: version
     )
   }
 }
