@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import PointApp
 import Testing
@@ -132,6 +133,35 @@ struct SurveyEditorTests {
       let store = try await TestServer.catalogStore(of: server)
       #expect(try await store.version(1, of: SurveyID("food-001"))?.title == survey.title)
       #expect(try await store.surveys.first { $0.id.rawValue == "food-001" }?.version == 2)
+    }
+  }
+
+  /// Forged or broken editor forms get a 4xx page and change nothing: no draft, no version.
+  @Test func aBrokenOrForgedEditorFormChangesNothing() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var console = try await AdminTests.signIn(client)
+      let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
+      let survey = try #require(try await TestServer.catalogStore(of: server).surveys.first { $0.id.rawValue == "food-001" })
+      let whole = Self.fields(of: SurveyForm(survey), csrf: csrf, intent: "publish")
+      let cases: [(String, String, HTTPResponse.Status)] = [
+        ("an unknown button", Self.encode(whole.map { $0.0 == "intent" ? ($0.0, "explode") : $0 }), .badRequest),
+        ("a button with no number", Self.encode(whole.map { $0.0 == "intent" ? ($0.0, "remove-x") : $0 }), .badRequest),
+        ("an unknown kind of question", Self.encode(whole.map { $0.0 == "q.0.kind" ? ($0.0, "essay") : $0 }), .badRequest),
+        ("a title sent twice", Self.encode(whole + [("title", "二つ目")]), .badRequest),
+        ("no CSRF token", Self.encode(whole.filter { $0.0 != "csrf" }), .forbidden),
+        ("a body over the limit", Self.encode(whole + [("description", String(repeating: "あ", count: 200_000))]), .contentTooLarge),
+      ]
+      for (what, form, status) in cases {
+        #expect(try await console.post("/admin/surveys/food-001/edit", form: form).status == status, "\(what)")
+      }
+      let crossSite = try await console.post("/admin/surveys/food-001/edit", form: Self.encode(whole), headers: [.origin: "https://evil.example"])
+      #expect(crossSite.status == .forbidden)
+      let store = try await TestServer.catalogStore(of: server)
+      #expect(store.surveys.first { $0.id.rawValue == "food-001" } == survey, "no version was published")
+      #expect(try await store.allDrafts().isEmpty, "no draft was saved")
+      #expect(try await console.get("/admin/surveys/nope/edit").status == .notFound)
+      #expect(try await console.get("/admin/surveys/nope/preview").status == .notFound)
     }
   }
 
