@@ -1,0 +1,188 @@
+import Foundation
+
+/// One finished answer to a survey, as its client gets it: recorded once per answer, under a
+/// pseudonym of the respondent, with what the survey's targeting knew of them.
+public struct SurveyResponse: Codable, Equatable, Sendable {
+  public enum Outcome: String, Codable, CaseIterable, Sendable {
+    /// 完了: answered and paid its reward.
+    case completed
+    /// 対象外: the screening did not qualify (its consolation paid).
+    case screenedOut
+    /// 無効: still careless after a review was asked for; unpaid.
+    case invalid
+    /// 受付終了: the survey closed after the screening qualified (its consolation paid).
+    case closed
+
+    public var title: String {
+      switch self {
+      case .completed: "完了"
+      case .screenedOut: "対象外"
+      case .invalid: "無効"
+      case .closed: "受付終了"
+      }
+    }
+  }
+
+  public let surveyID: SurveyID
+  /// The version of the survey answered.
+  public let version: Int
+  /// Who answered, as a pseudonym: the same for one user within one survey, another in another
+  /// survey, and nothing that leads to an email or a user id without the server's key.
+  public let respondent: String
+  public let outcome: Outcome
+  /// The answers to the survey's own questions (none when screened out or closed).
+  public let answers: [SurveyAnswer]
+  /// The answers to its screening, when it has one.
+  public let screening: [SurveyAnswer]
+  /// When its own questions were first shown (`nil`: not known).
+  public let shownAt: Date?
+  public let sentAt: Date
+  /// The answer-quality checks it failed.
+  public let flags: [QualityCheck]
+  public let paid: PointAmount
+  /// What the survey's targeting knew of the respondent (`nil`: no profile then).
+  public let ageBand: Int?
+  public let gender: Gender?
+  public let prefecture: Prefecture?
+
+  public init(
+    surveyID: SurveyID, version: Int, respondent: String, outcome: Outcome, answers: [SurveyAnswer], screening: [SurveyAnswer] = [],
+    shownAt: Date?, sentAt: Date, flags: [QualityCheck] = [], paid: PointAmount,
+    ageBand: Int? = nil, gender: Gender? = nil, prefecture: Prefecture? = nil
+  ) {
+    self.surveyID = surveyID
+    self.version = version
+    self.respondent = respondent
+    self.outcome = outcome
+    self.answers = answers
+    self.screening = screening
+    self.shownAt = shownAt
+    self.sentAt = sentAt
+    self.flags = flags
+    self.paid = paid
+    self.ageBand = ageBand
+    self.gender = gender
+    self.prefecture = prefecture
+  }
+
+  /// The age band of an age: its decade (20 for 20 to 29).
+  public static func ageBand(of age: Int) -> Int { max(0, age / 10 * 10) }
+}
+
+/// The responses of a survey as a table, the layout of the export: one column per question, one
+/// per grid row, one 0/1 column per option of a multiple-choice question; each column has a code
+/// (`S1` for screening questions, `Q1`, `Q2_3` for the third option or row of `Q2`) and a Japanese
+/// heading. Columns follow the survey's version given; an answer of another version fills the
+/// columns of the questions, options and rows it shares with it (by id).
+public struct ResponseTable: Sendable {
+  public enum Cell: Equatable, Sendable {
+    case text(String)
+    case number(Int)
+    case empty
+  }
+
+  public struct Column: Equatable, Sendable {
+    public let code: String
+    public let heading: String
+    fileprivate let value: Value
+
+    fileprivate enum Value: Equatable, Sendable {
+      case respondent, outcome, version, shownAt, sentAt, seconds, flags, paid, ageBand, gender, prefecture
+      /// A single choice, an attention check, a rating, a number or a text: the answer.
+      case answer(QuestionID, screening: Bool)
+      /// An option of a multiple-choice question: 1 when picked, else 0.
+      case option(QuestionID, ChoiceID, screening: Bool)
+      /// A row of a grid: the scale's label picked.
+      case row(QuestionID, String)
+    }
+  }
+
+  public let columns: [Column]
+  private let labels: [QuestionID: [ChoiceID: String]]
+
+  public init(survey: Survey) {
+    var columns: [Column] = [
+      Column(code: "respondent", heading: "回答者", value: .respondent),
+      Column(code: "outcome", heading: "結果", value: .outcome),
+      Column(code: "version", heading: "版", value: .version),
+      Column(code: "shown_at", heading: "表示日時", value: .shownAt),
+      Column(code: "sent_at", heading: "回答日時", value: .sentAt),
+      Column(code: "seconds", heading: "回答秒数", value: .seconds),
+      Column(code: "flags", heading: "品質フラグ", value: .flags),
+      Column(code: "points", heading: "付与ポイント", value: .paid),
+      Column(code: "age_band", heading: "年代", value: .ageBand),
+      Column(code: "gender", heading: "性別", value: .gender),
+      Column(code: "prefecture", heading: "都道府県", value: .prefecture),
+    ]
+    var labels: [QuestionID: [ChoiceID: String]] = [:]
+    func add(_ question: SurveyQuestion, code: String, screening: Bool) {
+      switch question.kind {
+      case let .multipleChoice(choices, _, _):
+        for (index, choice) in choices.enumerated() {
+          columns.append(Column(code: "\(code)_\(index + 1)", heading: "\(code) \(question.text)：\(choice.label)", value: .option(question.id, choice.id, screening: screening)))
+        }
+      case let .grid(rows, scale):
+        labels[question.id] = Dictionary(scale.map { ($0.id, $0.label) }) { first, _ in first }
+        for (index, row) in rows.enumerated() {
+          columns.append(Column(code: "\(code)_\(index + 1)", heading: "\(code) \(question.text)：\(row.label)", value: .row(question.id, row.id)))
+        }
+      case let .singleChoice(choices), let .attentionCheck(choices, _):
+        labels[question.id] = Dictionary(choices.map { ($0.id, $0.label) }) { first, _ in first }
+        columns.append(Column(code: code, heading: "\(code) \(question.text)", value: .answer(question.id, screening: screening)))
+      case .freeText, .longText, .rating, .number:
+        columns.append(Column(code: code, heading: "\(code) \(question.text)", value: .answer(question.id, screening: screening)))
+      }
+    }
+    for (index, question) in (survey.screening?.questions ?? []).enumerated() { add(question, code: "S\(index + 1)", screening: true) }
+    for (index, question) in survey.questions.enumerated() { add(question, code: "Q\(index + 1)", screening: false) }
+    self.columns = columns
+    self.labels = labels
+  }
+
+  /// A response's cells, column by column.
+  public func row(_ response: SurveyResponse) -> [Cell] {
+    let answers = Dictionary(response.answers.map { ($0.questionID, $0.value) }) { first, _ in first }
+    let screening = Dictionary(response.screening.map { ($0.questionID, $0.value) }) { first, _ in first }
+    return columns.map { column in
+      switch column.value {
+      case .respondent: .text(response.respondent)
+      case .outcome: .text(response.outcome.title)
+      case .version: .number(response.version)
+      case .shownAt: response.shownAt.map { .text(Self.format($0)) } ?? .empty
+      case .sentAt: .text(Self.format(response.sentAt))
+      case .seconds: response.shownAt.map { .number(Int(response.sentAt.timeIntervalSince($0).rounded(.down))) } ?? .empty
+      case .flags: .text(response.flags.map(\.rawValue).joined(separator: " "))
+      case .paid: .number(response.paid.value)
+      case .ageBand: response.ageBand.map { .text("\($0)代") } ?? .empty
+      case .gender: response.gender.map { .text($0.title) } ?? .empty
+      case .prefecture: response.prefecture.map { .text($0.title) } ?? .empty
+      case let .answer(question, isScreening):
+        switch (isScreening ? screening : answers)[question] {
+        case let .choice(choice)?: .text(labels[question]?[choice] ?? choice.rawValue)
+        case let .text(text)?: .text(text)
+        case let .rating(value)?, let .number(value)?: .number(value)
+        case .choices?, .grid?, nil: .empty
+        }
+      case let .option(question, choice, isScreening):
+        // An optional question left unanswered picked nothing; unasked (screened out), it is empty.
+        if case let .choices(picked)? = (isScreening ? screening : answers)[question] {
+          .number(picked.contains(choice) ? 1 : 0)
+        } else {
+          (isScreening ? response.screening : response.answers).isEmpty ? .empty : .number(0)
+        }
+      case let .row(question, row):
+        if case let .grid(cells)? = answers[question], let cell = cells.first(where: { $0.row == row }) {
+          .text(labels[question]?[cell.choice] ?? cell.choice.rawValue)
+        } else {
+          .empty
+        }
+      }
+    }
+  }
+
+  /// Tokyo time to the second, as a spreadsheet reads a date: `2026-11-22 12:00:00`.
+  static func format(_ date: Date) -> String {
+    let parts = Calendar.tokyo.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    return String(format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
+  }
+}

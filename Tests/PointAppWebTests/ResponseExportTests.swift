@@ -1,0 +1,173 @@
+import Foundation
+import PointApp
+import SnapshotTesting
+import Testing
+
+@testable import PointAppWeb
+
+/// The export's CSV: its layout pinned byte for byte for a survey with every kind of question, and
+/// the same file opened by a real spreadsheet (LibreOffice, headless) and read back cell by cell.
+struct ResponseExportTests {
+  /// A screening, then every kind of question.
+  static let survey = Survey(
+    id: SurveyID("breakfast"), title: "朝ごはん調査", description: "毎朝の食事", category: .food,
+    questions: [
+      SurveyQuestion(id: QuestionID("often"), text: "朝ごはんを食べる頻度は？", kind: .singleChoice(choices: [
+        .init(id: ChoiceID("daily"), label: "ほぼ毎日"), .init(id: ChoiceID("rarely"), label: "ほとんどない"),
+      ])),
+      SurveyQuestion(id: QuestionID("foods"), text: "よく食べるものは？", kind: .multipleChoice(choices: [
+        .init(id: ChoiceID("rice"), label: "ごはん"), .init(id: ChoiceID("bread"), label: "パン"), .init(id: ChoiceID("fruit"), label: "果物"),
+      ], minPicks: 0, maxPicks: 2)),
+      SurveyQuestion(id: QuestionID("taste"), text: "満足度は？", kind: .grid(
+        rows: [.init(id: "taste", label: "味"), .init(id: "price", label: "値段", isOptional: true)],
+        scale: [.init(id: ChoiceID("good"), label: "満足"), .init(id: ChoiceID("bad"), label: "不満")]
+      )),
+      SurveyQuestion(id: QuestionID("minutes"), text: "かける時間", kind: .number(min: -10, max: 120, unit: "分")),
+      SurveyQuestion(id: QuestionID("rating"), text: "総合評価", kind: .rating),
+      SurveyQuestion(id: QuestionID("note"), text: "ひとこと", kind: .freeText(required: false, maxLength: 200)),
+      SurveyQuestion(id: QuestionID("ideal"), text: "理想の朝ごはん", kind: .longText(minLength: 1, maxLength: 400)),
+      SurveyQuestion(id: QuestionID("check"), text: "「いいえ」を選んでください", kind: .attentionCheck(choices: [
+        .init(id: ChoiceID("yes"), label: "はい"), .init(id: ChoiceID("no"), label: "いいえ"),
+      ], expected: ChoiceID("no"))),
+    ],
+    reward: 40, estimatedMinutes: 3, publishedAt: noon - 86_400, expiresAt: nil,
+    screening: Screening(
+      questions: [SurveyQuestion(id: QuestionID("eats"), text: "朝ごはんを食べますか？", kind: .singleChoice(choices: [
+        .init(id: ChoiceID("y"), label: "食べる"), .init(id: ChoiceID("n"), label: "食べない"),
+      ]))],
+      qualifying: [QuestionID("eats"): [ChoiceID("y")]], consolation: 2
+    ),
+    version: 2
+  )
+
+  /// A free text that holds everything a CSV must survive.
+  static let trickyText = "おいしい, \"とても\"\nまた食べたい =HYPERLINK(\"http://evil.example\",\"クリック\")"
+
+  /// A free text a spreadsheet would run.
+  static let formula = "=HYPERLINK(\"http://evil.example\",\"クリック\")"
+
+  static let responses: [SurveyResponse] = [
+    SurveyResponse(
+      surveyID: survey.id, version: 2, respondent: "r-1f2e3d4c5b6a", outcome: .completed,
+      answers: [
+        SurveyAnswer(questionID: QuestionID("often"), value: .choice(ChoiceID("daily"))),
+        SurveyAnswer(questionID: QuestionID("foods"), value: .choices([ChoiceID("rice"), ChoiceID("fruit")])),
+        SurveyAnswer(questionID: QuestionID("taste"), value: .grid([GridCell(row: "taste", choice: ChoiceID("good"))])),
+        SurveyAnswer(questionID: QuestionID("minutes"), value: .number(-5)),
+        SurveyAnswer(questionID: QuestionID("rating"), value: .rating(4)),
+        SurveyAnswer(questionID: QuestionID("note"), value: .text(trickyText)),
+        SurveyAnswer(questionID: QuestionID("ideal"), value: .text(formula)),
+        SurveyAnswer(questionID: QuestionID("check"), value: .choice(ChoiceID("no"))),
+      ],
+      screening: [SurveyAnswer(questionID: QuestionID("eats"), value: .choice(ChoiceID("y")))],
+      shownAt: noon, sentAt: noon + 95, paid: 40, ageBand: 30, gender: .female, prefecture: .tokyo
+    ),
+    SurveyResponse(
+      surveyID: survey.id, version: 1, respondent: "r-99aa88bb77cc", outcome: .screenedOut, answers: [],
+      screening: [SurveyAnswer(questionID: QuestionID("eats"), value: .choice(ChoiceID("n")))],
+      shownAt: nil, sentAt: noon + 3_600, paid: 2
+    ),
+    SurveyResponse(
+      surveyID: survey.id, version: 2, respondent: "r-0123456789ab", outcome: .invalid,
+      answers: [
+        SurveyAnswer(questionID: QuestionID("often"), value: .choice(ChoiceID("rarely"))),
+        SurveyAnswer(questionID: QuestionID("taste"), value: .grid([
+          GridCell(row: "taste", choice: ChoiceID("bad")), GridCell(row: "price", choice: ChoiceID("bad")),
+        ])),
+        SurveyAnswer(questionID: QuestionID("minutes"), value: .number(0)),
+        SurveyAnswer(questionID: QuestionID("rating"), value: .rating(1)),
+        SurveyAnswer(questionID: QuestionID("ideal"), value: .text("+81 90 0000 0000")),
+        SurveyAnswer(questionID: QuestionID("check"), value: .choice(ChoiceID("yes"))),
+      ],
+      shownAt: noon + 7_200, sentAt: noon + 7_203, flags: [.speeding, .attention], paid: 0, ageBand: 20, gender: .male,
+      prefecture: .osaka
+    ),
+  ]
+
+  static var csv: String {
+    let table = ResponseTable(survey: survey)
+    return CSVFormat.header(table) + responses.map { CSVFormat.line(table.row($0)) }.joined()
+  }
+
+  @Test func theCSVOfASurveyWithEveryKindOfQuestionIsPinned() {
+    let csv = Self.csv
+    #expect(csv.utf8.starts(with: [0xEF, 0xBB, 0xBF]), "UTF-8 with a byte order mark")
+    #expect(csv.hasSuffix("\r\n"))
+    // Line ends shown (␍), so that the pinned file says which are CRLF: every row's, and not the
+    // line break inside the free text.
+    assertSnapshot(of: csv.replacingOccurrences(of: "\r\n", with: "␍\n"), as: .lines)
+  }
+
+  @Test func cellsASpreadsheetWouldRunAreNeutralisedAndNumbersStayNumbers() {
+    #expect(CSVFormat.field(.text("=HYPERLINK(\"x\")")) == "\"'=HYPERLINK(\"\"x\"\")\"")
+    for start in ["=", "+", "-", "@", "\t", "\r"] {
+      #expect(CSVFormat.field(.text(start + "1")).hasPrefix("'") || CSVFormat.field(.text(start + "1")).hasPrefix("\"'"), "\(start.debugDescription)")
+    }
+    #expect(CSVFormat.field(.number(-5)) == "-5")
+    #expect(CSVFormat.field(.text("東京都")) == "東京都")
+    #expect(CSVFormat.field(.text("a,b")) == "\"a,b\"")
+  }
+
+  /// Whether the spreadsheet is here: Debian's `libreoffice-calc-nogui` and Python's `openpyxl`.
+  /// Where it is not, the case is left out, visibly; CI sets `POINTAPP_TEST_SPREADSHEET=required`,
+  /// which makes it run, and fail, whatever is installed.
+  static let spreadsheetAvailable = ProcessInfo.processInfo.environment["POINTAPP_TEST_SPREADSHEET"] == "required"
+    || FileManager.default.fileExists(atPath: "/usr/bin/soffice")
+
+  /// The file as LibreOffice Calc opens it (converted to xlsx, headless) and openpyxl reads it
+  /// back: Japanese intact, formulas shown as their text, numbers as numbers, one row per response.
+  @Test(.enabled(if: spreadsheetAvailable, "needs LibreOffice Calc (apt-get install libreoffice-calc-nogui) and openpyxl"))
+  func aSpreadsheetOpensTheCSVAsItIs() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-csv-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("responses.csv")
+    try Data(Self.csv.utf8).write(to: file)
+    // Comma-separated, `"` quoted, UTF-8 (76), from the first line: what Excel assumes of a CSV
+    // with a byte order mark.
+    try run("soffice", ["--headless", "-env:UserInstallation=file://\(folder.path)/profile", "--infilter=CSV:44,34,76,1",
+                        "--convert-to", "xlsx", "--outdir", folder.path, file.path])
+    let read = try run("python3", ["-c", """
+      import json, sys, openpyxl
+      sheet = openpyxl.load_workbook(sys.argv[1]).active
+      print(json.dumps([[c.value for c in row] for row in sheet.iter_rows()], ensure_ascii=False, default=str))
+      """, folder.appendingPathComponent("responses.xlsx").path])
+    let rows = try #require(try JSONSerialization.jsonObject(with: Data(read.utf8)) as? [[Any]])
+    #expect(rows.count == 2 + Self.responses.count, "two heading rows, then one row per response")
+    let codes = rows[0].map { "\($0)" }
+    let headings = rows[1].map { "\($0)" }
+    let first = rows[2]
+    func cell(_ code: String, in row: [Any]) -> Any? {
+      codes.firstIndex(of: code).flatMap { $0 < row.count ? row[$0] : nil }
+    }
+    #expect(codes.first == "respondent", "no byte order mark in the first cell")
+    #expect(headings.contains("Q6 ひとこと"))
+    #expect(cell("Q6", in: first) as? String == Self.trickyText, "Japanese, the comma, the quotes and the line break intact")
+    #expect(cell("Q7", in: first) as? String == "'" + Self.formula, "the formula shown as its text, not run")
+    #expect(cell("Q4", in: first) as? Int == -5, "a number stays a number")
+    #expect(cell("Q2_1", in: first) as? Int == 1)
+    #expect(cell("Q2_2", in: first) as? Int == 0)
+    #expect(cell("Q3_1", in: first) as? String == "満足")
+    #expect(cell("prefecture", in: first) as? String == "東京都")
+    #expect(cell("outcome", in: rows[3]) as? String == "対象外")
+    #expect(cell("Q7", in: rows[4]) as? String == "'+81 90 0000 0000")
+  }
+
+  /// Runs a program found on the PATH; its standard output.
+  @discardableResult
+  func run(_ program: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [program] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(program) exited with \(process.terminationStatus)"])
+    }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
