@@ -119,7 +119,7 @@ struct GeneratedHistory {
     case exchange(ExchangeOption, TransactionID, Date)
     case profile(Profile, TransactionID, Date)
     case screenOut(Survey, [SurveyAnswer], PointAmount, TransactionID, Date)
-    case qualify(SurveyID, Date)
+    case qualify(SurveyID, [SurveyAnswer], Date)
     case open(SurveyID, Date)
     case review(SurveyID)
     case invalid(Survey, [SurveyAnswer], Date)
@@ -171,7 +171,10 @@ struct GeneratedHistory {
         steps.append(.profile(profile, id, date))
       case 19 where Bool.random(using: &random):
         let survey = SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random))
-        steps.append(.qualify(survey, date))
+        let answers = (0..<Int.random(in: 0...2, using: &random)).map { _ in
+          SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))
+        }
+        steps.append(.qualify(survey, answers, date))
       case 19:
         let survey = Survey(
           id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
@@ -230,8 +233,8 @@ struct GeneratedHistory {
         progress.saveProfile(profile, id: id, at: date(at))
       case let .screenOut(survey, answers, consolation, id, at):
         progress.screenOut(of: survey, consolation: consolation, with: answers, id: id, at: date(at))
-      case let .qualify(survey, at):
-        progress.qualify(for: survey, at: date(at))
+      case let .qualify(survey, answers, at):
+        progress.qualify(for: survey, at: date(at), with: answers)
       case let .open(survey, at):
         progress.open(survey, at: date(at))
       case let .review(survey):

@@ -24,6 +24,8 @@ public struct UserProgress: Codable, Equatable, Sendable {
   /// Surveys whose screening this user passed, not answered yet, with when: their own questions
   /// are open to them. The newest `keptQualifications` are kept.
   public private(set) var qualified: [SurveyID: Date] = [:]
+  /// The answers that qualified, by survey in `qualified`: the survey's response carries them.
+  public private(set) var screeningAnswers: [SurveyID: [SurveyAnswer]] = [:]
   /// How many of `answeredCount` ended at or after their screening with its consolation (screened
   /// out, or closed before the qualified user answered), and how many were invalid: the rest were
   /// completed.
@@ -103,6 +105,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
     answered[survey.id] = AnsweredSurvey(date: date, reward: survey.reward, answers: answers, version: survey.version)
     answeredCount += 1
     qualified[survey.id] = nil
+    screeningAnswers[survey.id] = nil
     opened[survey.id] = nil
     reviewRequested.remove(survey.id)
     ledger.credit(survey.reward, for: .surveyReward(survey.id), id: id, at: date)
@@ -113,11 +116,13 @@ public struct UserProgress: Codable, Equatable, Sendable {
 
   /// Opens a survey's own questions to this user, who passed its screening; a survey already
   /// answered or passed stays as it is.
-  public mutating func qualify(for survey: SurveyID, at date: Date) {
+  public mutating func qualify(for survey: SurveyID, at date: Date, with answers: [SurveyAnswer] = []) {
     guard answer(to: survey) == nil, qualified[survey] == nil else { return }
     qualified[survey] = date
+    if !answers.isEmpty { screeningAnswers[survey] = answers }
     if qualified.count > Self.keptQualifications, let oldest = qualified.min(by: { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }) {
       qualified[oldest.key] = nil
+      screeningAnswers[oldest.key] = nil
     }
   }
 
@@ -145,6 +150,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
     answeredCount += 1
     invalidCount += 1
     qualified[survey.id] = nil
+    screeningAnswers[survey.id] = nil
     opened[survey.id] = nil
     reviewRequested.remove(survey.id)
     return true
@@ -175,6 +181,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
     answeredCount += 1
     screenedOutCount += 1
     qualified[survey.id] = nil
+    screeningAnswers[survey.id] = nil
     opened[survey.id] = nil
     reviewRequested.remove(survey.id)
     ledger.credit(consolation, for: .screeningConsolation(survey.id), id: id, at: date)
@@ -276,7 +283,7 @@ extension UserProgress {
 extension UserProgress {
   private enum CodingKeys: String, CodingKey {
     case ledger, answered, answeredCount, missions, streak, achievements, profile, qualified, screenedOutCount
-    case invalidCount, opened, reviewRequested
+    case invalidCount, opened, reviewRequested, screeningAnswers
   }
 
   /// Reads this version's shape or version 1's, which had no `answeredCount` (every answer was
@@ -296,6 +303,7 @@ extension UserProgress {
     invalidCount = try container.decodeIfPresent(Int.self, forKey: .invalidCount) ?? 0
     opened = try container.decodeIfPresent([SurveyID: Date].self, forKey: .opened) ?? [:]
     reviewRequested = try container.decodeIfPresent(Set<SurveyID>.self, forKey: .reviewRequested) ?? []
+    screeningAnswers = try container.decodeIfPresent([SurveyID: [SurveyAnswer]].self, forKey: .screeningAnswers) ?? [:]
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -312,5 +320,6 @@ extension UserProgress {
     if invalidCount > 0 { try container.encode(invalidCount, forKey: .invalidCount) }
     if !opened.isEmpty { try container.encode(opened, forKey: .opened) }
     if !reviewRequested.isEmpty { try container.encode(reviewRequested.sorted { $0.rawValue < $1.rawValue }, forKey: .reviewRequested) }
+    if !screeningAnswers.isEmpty { try container.encode(screeningAnswers, forKey: .screeningAnswers) }
   }
 }

@@ -96,6 +96,10 @@ struct SavedStateWriter {
       array(progress.reviewRequested.map(\.rawValue).sorted()) { $0.string($1) }
     }
     if progress.screenedOutCount > 0 { key("screenedOutCount"); int(progress.screenedOutCount) }
+    if !progress.screeningAnswers.isEmpty {
+      key("screeningAnswers")
+      dictionary(progress.screeningAnswers.map { ($0.key.rawValue, $0.value) }) { writer, answers in writer.array(answers) { $0.write($1) } }
+    }
     key("streak"); write(progress.streak)
     byte("}")
   }

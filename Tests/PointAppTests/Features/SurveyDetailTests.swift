@@ -123,10 +123,13 @@ struct SurveyDetailTests {
     let store = screening(intent: .screen(Self.daily))
     await store.send(.surveyLoaded(.success(.screenedCoffee))) {
       $0.page.survey = .screenedCoffee
-      $0.progress.qualify(for: Survey.screenedCoffee.id, at: noon)
+      $0.progress.qualify(
+        for: Survey.screenedCoffee.id, at: noon, with: [SurveyAnswer(questionID: QuestionID("drinks"), value: .choice(ChoiceID("daily")))]
+      )
     }
     await store.receive(.delegate(.qualified(.screenedCoffee)))
     #expect(!store.state.isScreening)
+    #expect(store.state.progress.screeningAnswers[Survey.screenedCoffee.id]?.count == 1, "kept for the survey's response")
 
     let again = screening(intent: .screen(Self.never), progress: store.state.progress)
     await again.send(.surveyLoaded(.success(.screenedCoffee))) { $0.page.survey = .screenedCoffee }

@@ -209,10 +209,10 @@ public struct SurveyDetail: Reducer, Sendable {
       state.draft = kept
       show(kept.answers, of: survey, state: &state)
       return .none
-    case .success(.qualified):
+    case let .success(.qualified(answers)):
       clearDraft(of: survey, &state)
       let now = now
-      state.progress.qualify(for: survey.id, at: now)
+      state.progress.qualify(for: survey.id, at: now, with: answers)
       if survey.quality != nil { state.progress.open(survey.id, at: now) }
       return .send(.delegate(.qualified(survey)))
     case let .success(.screenedOut(answers)):
