@@ -186,3 +186,37 @@ public struct ResponseTable: Sendable {
     return String(format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
   }
 }
+
+extension SurveyResponse {
+  /// The responses a change of a user's progress finished: one for each survey answered in it, of
+  /// whatever outcome, as `survey` describes the survey answered and `respondent` names the user
+  /// in it. Only the profile attributes the survey targeted are kept.
+  public static func finished(
+    from before: UserProgress, to after: UserProgress, survey: (SurveyID) -> Survey?, respondent: (SurveyID) -> String
+  ) -> [SurveyResponse] {
+    after.answered.compactMap { id, answered -> SurveyResponse? in
+      guard before.answer(to: id) == nil, let survey = survey(id) else { return nil }
+      let outcome: Outcome = switch answered.outcome {
+      case nil: .completed
+      case .screenedOut?: .screenedOut
+      case .invalid?: .invalid
+      case .closed?: .closed
+      }
+      let own = outcome == .completed || outcome == .invalid
+      let shownAt = own ? before.opened[id] : nil
+      let targeting = survey.targeting
+      let profile = targeting == nil ? nil : after.profile
+      return SurveyResponse(
+        surveyID: id, version: answered.surveyVersion, respondent: respondent(id), outcome: outcome,
+        answers: own ? answered.answers : [],
+        screening: outcome == .screenedOut ? answered.answers : before.screeningAnswers[id] ?? [],
+        shownAt: shownAt, sentAt: answered.date,
+        flags: own ? AnswerQuality.failedChecks(answered.answers, to: survey, openedAt: shownAt ?? answered.date, submittedAt: answered.date) : [],
+        paid: answered.reward,
+        ageBand: targeting?.minAge != nil || targeting?.maxAge != nil ? profile.map { ageBand(of: $0.age(at: answered.date)) } : nil,
+        gender: targeting?.genders != nil ? profile?.gender : nil,
+        prefecture: targeting?.prefectures != nil ? profile?.prefecture : nil
+      )
+    }.sorted { $0.surveyID.rawValue < $1.surveyID.rawValue }
+  }
+}

@@ -1,0 +1,74 @@
+import CustomDump
+import Foundation
+import PointApp
+import Testing
+
+/// What a user's progress gives the survey's client: one response per survey answered, whatever
+/// its outcome, with the screening's answers, the times, the quality flags, the points paid and
+/// only the profile attributes the survey targeted.
+struct SurveyResponseTests {
+  static let catalog: [SurveyID: Survey] = Dictionary(uniqueKeysWithValues: [Survey.screenedCoffee, .twenties, .sweets].map { ($0.id, $0) })
+
+  func finished(_ before: UserProgress, _ after: UserProgress) -> [SurveyResponse] {
+    SurveyResponse.finished(from: before, to: after, survey: { Self.catalog[$0] }, respondent: { "r-\($0.rawValue)" })
+  }
+
+  let drinks = SurveyAnswer(questionID: QuestionID("drinks"), value: .choice(ChoiceID("daily")))
+  let five = SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(5))
+
+  @Test func aCompletedAnswerCarriesItsScreeningAndWhenItsQuestionsWereShown() {
+    var before = UserProgress()
+    before.qualify(for: Survey.screenedCoffee.id, at: noon - 120, with: [drinks])
+    before.open(Survey.screenedCoffee.id, at: noon - 100)
+    var after = before
+    after.recordAnswer(to: .screenedCoffee, with: [five], id: TransactionID(UUID(1)), at: noon, on: today)
+    expectNoDifference(finished(before, after), [
+      SurveyResponse(
+        surveyID: Survey.screenedCoffee.id, version: 1, respondent: "r-coffee", outcome: .completed, answers: [five],
+        screening: [drinks], shownAt: noon - 100, sentAt: noon, paid: 50
+      ),
+    ])
+    #expect(finished(after, after).isEmpty, "nothing newly answered, no response")
+  }
+
+  @Test func aScreenOutCarriesTheScreeningsAnswersAndItsConsolation() {
+    let never = SurveyAnswer(questionID: QuestionID("drinks"), value: .choice(ChoiceID("never")))
+    let before = UserProgress()
+    var after = before
+    after.screenOut(of: .screenedCoffee, consolation: 3, with: [never], id: TransactionID(UUID(1)), at: noon)
+    expectNoDifference(finished(before, after), [
+      SurveyResponse(
+        surveyID: Survey.screenedCoffee.id, version: 1, respondent: "r-coffee", outcome: .screenedOut, answers: [],
+        screening: [never], shownAt: nil, sentAt: noon, paid: 3
+      ),
+    ])
+  }
+
+  @Test func aTargetedSurveysResponseKeepsTheAttributesItTargetedAndAnotherKeepsNone() {
+    var before = UserProgress()
+    before.saveProfile(.hanako, id: TransactionID(UUID(9)), at: noon - 600)
+    var after = before
+    after.recordAnswer(to: .twenties, with: [five], id: TransactionID(UUID(1)), at: noon, on: today)
+    after.recordAnswer(to: .sweets, with: [five], id: TransactionID(UUID(2)), at: noon, on: today)
+    let responses = finished(before, after)
+    #expect(responses.map(\.surveyID) == [Survey.sweets.id, Survey.twenties.id])
+    #expect(responses[1].ageBand == 20 && responses[1].gender == .female && responses[1].prefecture == .tokyo)
+    #expect(responses[0].ageBand == nil && responses[0].gender == nil && responses[0].prefecture == nil, "sweets targets no one")
+  }
+
+  @Test func anInvalidAnswerCarriesTheChecksItFailedAndPaysNothing() {
+    let careful = Survey(
+      id: SurveyID("careful"), title: "t", description: "d", category: .food, questions: [.satisfaction], reward: 10,
+      estimatedMinutes: 1, publishedAt: noon - 600, expiresAt: nil, quality: QualitySettings(minSecondsPerQuestion: 30), version: 3
+    )
+    var before = UserProgress()
+    before.open(careful.id, at: noon - 5)
+    var after = before
+    after.recordInvalid(to: careful, with: [five], at: noon)
+    let responses = SurveyResponse.finished(from: before, to: after, survey: { $0 == careful.id ? careful : nil }, respondent: { _ in "r" })
+    #expect(responses.map(\.outcome) == [.invalid])
+    #expect(responses.first?.flags == [.speeding])
+    #expect(responses.first?.paid == .zero)
+    #expect(responses.first?.version == 3, "the version answered")
+  }
+}
