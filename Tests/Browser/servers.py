@@ -1,0 +1,129 @@
+"""The server processes the browser tests drive: on a data folder (the session's `server`
+fixture), or on a PostgreSQL database that several instances share (test_editor.py)."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def server_binary(config: pytest.Config) -> Path:
+    """The binary --binary names; the run stops at once when there is none."""
+    binary = Path(config.getoption("--binary"))
+    if not binary.is_absolute():
+        binary = REPO / binary
+    if not os.access(binary, os.X_OK):
+        pytest.exit(f"no server binary at {binary}: build it (swift build -c release) or pass --binary", returncode=2)
+    return binary
+
+
+class Server:
+    """The server process on its own port, keeping everything in its own data folder, or in the
+    PostgreSQL database at `database_url` (then `data` is not used: pass None)."""
+
+    def __init__(self, binary: Path, data: Path | None, log: Path, faketime: str | None = None,
+                 database_url: str | None = None):
+        self.binary = binary
+        self.data = data
+        self.log = log
+        self.store = ["--database-url", database_url] if database_url else ["--data", str(data)]
+        # Debian's libfaketime in the server's own process: the `faketime` command would stand
+        # between it and the SIGTERM that stops it. A shell that has the library already execs
+        # the server (a Swift program exec'd by a process without it was seen to lose its
+        # arguments).
+        self.env, self.launch = dict(os.environ), []
+        if faketime:
+            libraries = sorted(Path("/usr/lib").glob("*/faketime/libfaketimeMT.so.1"))
+            if not libraries:
+                pytest.exit("--faketime needs Debian's faketime: apt-get install faketime", returncode=2)
+            self.env.update(LD_PRELOAD=str(libraries[0]), FAKETIME=faketime)
+            self.launch = ["/bin/sh", "-c", 'exec "$0" "$@"']
+        self.port, self.metrics_port = free_port(), free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.metrics_url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        self.process = subprocess.Popen(
+            self.launch + [str(binary), "--port", str(self.port), "--metrics-port", str(self.metrics_port), *self.store,
+             "--templates", str(REPO / "Templates"), "--public", str(REPO / "Public")],
+            stdout=log.open("wb"), stderr=subprocess.STDOUT, env=self.env,
+        )
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+    def assert_alive(self):
+        code = self.process.poll()
+        if code is not None:
+            pytest.fail(f"the server died (exit status {code}); its log ends with:\n{self.log_tail()}", pytrace=False)
+
+    def wait_until_healthy(self, timeout: float = 30):
+        deadline = time.monotonic() + timeout
+        while True:
+            self.assert_alive()
+            try:
+                with urllib.request.urlopen(self.base_url + "/healthz", timeout=1) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.process.kill()
+                pytest.fail(f"the server did not answer /healthz within {timeout}s:\n{self.log_tail()}", pytrace=False)
+            time.sleep(0.1)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"the server did not stop within 15s of SIGTERM:\n{self.log_tail()}", pytrace=False)
+
+    def create_operator(self, email: str, password: str):
+        """Makes an operator as the README says, with the password on standard input, in the
+        server's own store."""
+        subprocess.run(self.launch + [str(self.binary), "create-operator", "--email", email, *self.store],
+                       input=password + "\n", text=True, check=True, capture_output=True, env=self.env)
+
+    def seed_user(self, points: int) -> str:
+        """A returning user who already holds `points` from one old reward, as the server saves
+        users (`data/users/<session id>.json`, schema version 2). The catalog pays less than the
+        cheapest exchange in total, so only such a user can exchange. Written (atomically) before
+        the server first hears of the user. A server on a data folder only."""
+        assert self.data is not None, "seed_user writes into a data folder: this server keeps its users in PostgreSQL"
+        session = uuid.uuid4().hex
+        state = {
+            "progress": {
+                "achievements": {}, "answered": {}, "answeredCount": 0,
+                "ledger": {
+                    "archivedCount": 0,
+                    "recent": [{"amount": points, "date": "2026-10-01T03:00:00Z", "id": str(uuid.uuid4()).upper(),
+                                "reason": {"surveyReward": {"_0": "past-campaign"}}}],
+                    "totalEarned": points, "totalSpent": 0,
+                },
+                "missions": {"claimed": [], "pointsEarned": 0, "surveysAnswered": 0, "visited": False},
+                "streak": {"current": 0, "longest": 0},
+            },
+            "schemaVersion": 2,
+        }
+        users = self.data / "users"
+        users.mkdir(parents=True, exist_ok=True)
+        temporary = users / f".{session}.seed"
+        temporary.write_text(json.dumps(state, ensure_ascii=False))
+        temporary.rename(users / f"{session}.json")
+        return session
