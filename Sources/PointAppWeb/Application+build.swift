@@ -108,6 +108,10 @@ public func buildApplication(
   // Places a crash left open are settled before any request can claim one.
   let settled = try await quotas.settleOpenPlaces(from: users)
   if settled > 0 { logger.notice("quota places left open by a crash settled", metadata: ["places": "\(settled)"]) }
+  // And the responses of answers whose save a crash left unknown.
+  let responses = stores.responses
+  let pending = try await responses.settlePending(from: users)
+  if pending > 0 { logger.notice("responses left pending by a crash settled", metadata: ["responses": "\(pending)"]) }
   let catalog = resolved.surveyClient
   resolved.surveyClient = catalog.counting(quotas)
   let cache = SavedStateCache()
@@ -139,6 +143,7 @@ public func buildApplication(
       accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache
     ),
     quotas: quotas,
+    responses: responses,
     cache: cache,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
@@ -187,6 +192,7 @@ struct Stores {
   let catalog: any RecordStorage
   let operators: any RecordStorage
   let audit: any RecordStorage
+  let responses: ResponseStore
   let throttle: any LoginThrottle
   let quotas: any QuotaStore
   /// The key that signs cookies and CSRF tokens.
@@ -200,6 +206,10 @@ struct Stores {
     catalog = try FileRecordStorage(data.appendingPathComponent("catalog"))
     operators = try FileRecordStorage(data.appendingPathComponent("operators"))
     audit = try FileRecordStorage(data.appendingPathComponent("audit"))
+    responses = ResponseStore(
+      try FileRecordStorage(data.appendingPathComponent("responses")),
+      pending: try FileRecordStorage(data.appendingPathComponent("responses-pending"))
+    )
     // One process serves a data folder's logins: its memory is where they are counted.
     throttle = InMemoryLoginThrottle()
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
@@ -213,6 +223,8 @@ struct Stores {
     catalog = PostgresRecordStorage(database, table: "catalog")
     operators = PostgresRecordStorage(database, table: "operators")
     audit = PostgresRecordStorage(database, table: "audit")
+    // In the same transaction as the user's update that records them.
+    responses = ResponseStore(PostgresRecordStorage(database, table: "responses"), pending: nil)
     throttle = PostgresLoginThrottle(database)
     quotas = PostgresQuotaStore(database)
     secret = { try await database.sessionSecret() }

@@ -199,6 +199,13 @@ public struct Sessions: Sendable {
 
   /// The server's mark on a session id it issued: HMAC-SHA256(secret, "issued " + id), 16 hex
   /// digits. (The CSRF token signs the id alone: the two never stand for each other.)
+  /// A user's name in one survey's responses: `r-` and 16 hex digits of
+  /// HMAC-SHA256(secret, "respondent <user> <survey>"). The same for the user within the survey,
+  /// another in another survey, and nothing leads from it to the user without the secret.
+  func respondent(_ user: UserID, in survey: SurveyID) -> String {
+    "r-" + hex(HMAC<SHA256>.authenticationCode(for: Data("respondent \(user.rawValue) \(survey.rawValue)".utf8), using: key).prefix(8))
+  }
+
   func mark(_ id: SessionID) -> String {
     hex(HMAC<SHA256>.authenticationCode(for: Data("issued \(id.rawValue)".utf8), using: key).prefix(8))
   }

@@ -3,6 +3,7 @@ import Dependencies
 import Foundation
 import Hummingbird
 import PointApp
+import Synchronization
 
 /// One request of one user as one transaction: session → load state → send the request's action
 /// → respond from where they led (`Navigation`) → save, only when something persistent changed.
@@ -23,6 +24,8 @@ struct RequestLoop: Sendable {
   let accounts: AccountService
   /// Surveys' quotas: a form's claims are made for its user, and settled once its update is over.
   let quotas: any QuotaStore
+  /// Every finished answer's response, recorded with the update that saves the answer.
+  let responses: ResponseStore
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
   let cache: SavedStateCache
   /// The root feature with its body built once (with `dependencies`), for every request's store.
@@ -59,8 +62,11 @@ struct RequestLoop: Sendable {
       response: Response, ledgers: (before: PointLedger, after: PointLedger)?, identity: AppFeature.IdentityChange?
     )
     let claimed = ClaimedPlaces()
-    let transaction: @Sendable (Data?) async throws -> (save: UserSave?, result: Outcome) = { [self] saved in
-      let surveys = (try? await catalog.fetchAll().map { $0.id }) ?? []
+    let recorded = Mutex<[SurveyResponse]>([])
+    // `locked`: the user's update, which saves; a first look without the lock saves nothing.
+    let transaction: @Sendable (Data?, _ locked: Bool) async throws -> (save: UserSave?, result: Outcome) = { [self] saved, locked in
+      let catalogNow = (try? await catalog.fetchAll()) ?? []
+      let surveys = catalogNow.map(\.id)
       var initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
       initial.account = session.account.flatMap { EmailAddress($0.email) }
       initial.passwordConfirmedAt = session.passwordConfirmedAt
@@ -95,28 +101,43 @@ struct RequestLoop: Sendable {
       guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else {
         return (nil, (response, nil, after.identityChange))
       }
+      // The answers finished here, recorded before the save that keeps them (on PostgreSQL in
+      // its transaction; elsewhere pending until it is known).
+      let finished = SurveyResponse.finished(
+        from: initial.progress, to: after.progress,
+        survey: { id in catalogNow.first { $0.id == id } }, respondent: { sessions.respondent(session.user, in: $0) }
+      )
+      if locked, !finished.isEmpty {
+        recorded.withLock { $0 = finished }
+        try await responses.record(finished, of: session.user)
+      }
       let (save, savedState) = try UserFiles.save(after)
       cache.remember(session.user, bytes: save.state, state: savedState, surveys: surveys)
       return (save, (response, (initial.progress.ledger, after.progress.ledger), after.identityChange))
     }
     var response: Response
     if session.isNew {
-      response = try await transaction(nil).result.response
-    } else if !isForm, case (nil, let viewed) = try await transaction(users.read(session.user)) {
+      response = try await transaction(nil, false).result.response
+    } else if !isForm, case (nil, let viewed) = try await transaction(users.read(session.user), false) {
       response = viewed.response
     } else {
       let saved: Outcome
       do {
-        saved = try await users.update(session.user, transaction)
+        saved = try await users.update(session.user) { try await transaction($0, true) }
       } catch {
-        // Whether the answer a place was claimed for was saved, its saved state tells.
+        // Whether the answer a place was claimed for, or a response recorded for, was saved, its
+        // saved state tells.
         try? await quotas.settle(claimed.all, of: session.user, from: users)
+        let keys = recorded.withLock { $0 }.map { ResponseStore.Key($0.surveyID, $0.respondent) }
+        try? await responses.settle(keys, of: session.user, from: users)
         throw error
       }
       if !quotas.placesCommitWithUpdate {
         // Saved: each place's answer is (a place left open by a failure here is settled at start).
         for survey in claimed.all { try? await quotas.settle(QuotaPlace(survey, session.user), keep: true) }
       }
+      // Saved, and so is each response's answer (one left pending here is settled at start).
+      try? await responses.settle(recorded.withLock { $0 }, of: session.user, saved: true)
       response = saved.response
       if let ledgers = saved.ledgers {
         metrics.recordSaved(from: ledgers.before, to: ledgers.after)

@@ -60,6 +60,11 @@ public enum Schema {
       // Entries are only inserted: names count down in time, so the primary key's order is newest first.
       "CREATE TABLE audit (id text PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)",
     ]),
+    Migration(version: 6, name: "survey responses", statements: [
+      // `<survey>~<respondent>`, in byte order whatever the database's collation, so that a
+      // survey's responses are one range of the primary key.
+      #"CREATE TABLE responses (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }

@@ -1,0 +1,124 @@
+import Foundation
+import PointApp
+
+/// Every finished answer as its survey's client gets it (`SurveyResponse`), in the record layer
+/// (`data/responses/`, the `responses` table): one record per respondent of a survey,
+/// `<survey>~<respondent>`, created once and never changed.
+///
+/// A response is recorded during its user's update, before the answer it is for is saved, and
+/// must exist exactly when that answer was saved. A store whose records commit with the user's
+/// update (PostgreSQL: the same transaction) needs nothing more. On the others a marker
+/// (`data/responses-pending/<user>~<survey>~<respondent>`) is written first and stays until the
+/// update is over: removed once the answer is saved; on a failure, or at the next start after a
+/// crash, the user's saved state decides, as for quota places: the response stays where it holds
+/// the answer and goes where it does not.
+public final class ResponseStore: Sendable {
+  struct Key: RecordKey {
+    let survey: SurveyID
+    let respondent: String
+    var recordName: String { survey.rawValue + "~" + respondent }
+    init(_ survey: SurveyID, _ respondent: String) { (self.survey, self.respondent) = (survey, respondent) }
+    init?(recordName: String) {
+      let parts = recordName.split(separator: "~", omittingEmptySubsequences: false)
+      guard parts.count == 2 else { return nil }
+      (survey, respondent) = (SurveyID(String(parts[0])), String(parts[1]))
+    }
+  }
+
+  /// A response recorded in an update whose outcome is not known yet.
+  struct Pending: RecordKey {
+    let user: UserID
+    let response: Key
+    var recordName: String { user.rawValue + "~" + response.recordName }
+    init(_ user: UserID, _ response: Key) { (self.user, self.response) = (user, response) }
+    init?(recordName: String) {
+      guard let tilde = recordName.firstIndex(of: "~"), let user = UserID(recordName[..<tilde]),
+        let response = Key(recordName: String(recordName[recordName.index(after: tilde)...]))
+      else { return nil }
+      (self.user, self.response) = (user, response)
+    }
+  }
+
+  private let responses: Records<Key, SurveyResponse>
+  /// `nil`: responses commit with the user's update.
+  private let pending: Records<Pending, Marker>?
+
+  struct Marker: Codable, Sendable {}
+
+  /// `pending`: where markers go, for a store whose writes do not commit with users' updates.
+  public init(_ storage: any RecordStorage, pending: (any RecordStorage)?) {
+    responses = Records(storage)
+    self.pending = pending.map { Records($0) }
+  }
+
+  public var commitsWithUpdate: Bool { pending == nil }
+
+  /// Records a user's responses during their update, before its save. A response recorded
+  /// already (the same answer, sent again after a failure) stays as it was.
+  public func record(_ finished: [SurveyResponse], of user: UserID) async throws {
+    for response in finished {
+      let key = Key(response.surveyID, response.respondent)
+      if let pending { _ = try await pending.create(Marker(), as: Pending(user, key)) }
+      _ = try await responses.create(response, as: key)
+    }
+  }
+
+  /// Ends what an update recorded, once its save is known: kept (`saved`) or taken back.
+  public func settle(_ finished: [SurveyResponse], of user: UserID, saved: Bool) async throws {
+    try await settle(finished.map { Key($0.surveyID, $0.respondent) }, of: user, saved: saved)
+  }
+
+  private func settle(_ keys: [Key], of user: UserID, saved: Bool) async throws {
+    guard let pending else { return }
+    for key in keys {
+      if !saved, let kept = try await responses.read(key) { _ = try await responses.delete(key, at: kept.version) }
+      if let marker = try await pending.read(Pending(user, key)) { _ = try await pending.delete(Pending(user, key), at: marker.version) }
+    }
+  }
+
+  /// Settles the responses recorded for `user` that are still pending, from the user's saved
+  /// state, under the user's lock: kept where it holds an answer to the survey, taken back where
+  /// it does not. For an update whose save is not known, and at start-up after a crash.
+  func settle(_ keys: [Key], of user: UserID, from users: any UserStateStore) async throws {
+    guard pending != nil, !keys.isEmpty else { return }
+    try await users.update(user) { data in
+      let state = try await UserFiles.load(data, of: user, surveys: keys.map(\.survey), from: users, cache: SavedStateCache())
+      for key in keys {
+        try await settle([key], of: user, saved: state.progress.answer(to: key.survey) != nil)
+      }
+      return (nil, ())
+    }
+  }
+
+  /// Settles every response a crash left pending (at start-up, before requests are served); how
+  /// many there were.
+  func settlePending(from users: any UserStateStore) async throws -> Int {
+    guard let pending else { return 0 }
+    var all: [Pending] = []
+    var after: Pending?
+    while case let page = try await pending.keys(after: after, limit: 500), let last = page.last {
+      all += page
+      after = last
+    }
+    for (user, markers) in Dictionary(grouping: all, by: \.user) {
+      try await settle(markers.map(\.response), of: user, from: users)
+    }
+    return all.count
+  }
+
+  /// Up to `limit` responses of `survey`, in the order of their respondents, after `respondent`.
+  public func responses(of survey: SurveyID, after respondent: String? = nil, limit: Int) async throws -> [SurveyResponse] {
+    var found: [SurveyResponse] = []
+    var cursor = Key(survey, respondent ?? "")
+    while found.count < limit {
+      let keys = try await responses.keys(after: cursor, limit: limit - found.count)
+      for key in keys {
+        guard key.survey == survey else { return found }  // past the survey's responses
+        if let response = try await responses.read(key)?.record { found.append(response) }
+      }
+      guard let last = keys.last else { break }
+      cursor = last
+    }
+    return found
+  }
+}

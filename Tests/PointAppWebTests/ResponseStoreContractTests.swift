@@ -1,0 +1,115 @@
+import Foundation
+import PointApp
+import Testing
+
+@testable import PointAppWeb
+
+extension StoreKind {
+  /// A response store of this kind with the user store whose updates record into it, and a way to
+  /// open the same responses anew (another start of the process, another instance).
+  func responseStores() async throws -> (responses: ResponseStore, users: any UserStateStore, reopen: () -> ResponseStore) {
+    switch self {
+    case .memory:
+      let (records, pending) = (InMemoryRecordStorage(), InMemoryRecordStorage())
+      return (ResponseStore(records, pending: pending), InMemoryUserStateStore(), { ResponseStore(records, pending: pending) })
+    case .files:
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-responses-\(UUID().uuidString)")
+      let records = try FileRecordStorage(folder.appendingPathComponent("responses"))
+      let pending = try FileRecordStorage(folder.appendingPathComponent("responses-pending"))
+      let users = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+      return (ResponseStore(records, pending: pending), users, { ResponseStore(records, pending: pending) })
+    case .postgres:
+      let database = try await TestDatabase.shared.value
+      let records = PostgresRecordStorage(database, table: "responses")
+      return (ResponseStore(records, pending: nil), PostgresUserStateStore(database), { ResponseStore(records, pending: nil) })
+    }
+  }
+}
+
+/// What every response store guarantees, with the user's update that records: a response exists
+/// exactly when the answer it is for was saved, whatever failed or crashed between; once per
+/// respondent; listed survey by survey. Each test has surveys of its own (the database is shared).
+struct ResponseStoreContractTests {
+  struct Crash: Error {}
+
+  let survey = SurveyID("responses-\(UUID().uuidString.prefix(8).lowercased())")
+
+  func response(_ respondent: String, in survey: SurveyID? = nil) -> SurveyResponse {
+    SurveyResponse(
+      surveyID: survey ?? self.survey, version: 1, respondent: respondent, outcome: .completed,
+      answers: [SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(4))], shownAt: noon - 30, sentAt: noon, paid: 40
+    )
+  }
+
+  /// The saved state of a user who answered `survey`.
+  func answered(_ survey: SurveyID) throws -> UserSave {
+    var state = AppFeature.State()
+    state.progress.recordAnswer(
+      to: Survey(id: survey, title: "t", description: "d", category: .food, questions: [], reward: 40, estimatedMinutes: 1, publishedAt: noon - 60, expiresAt: nil),
+      with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo)
+    )
+    return try UserFiles.save(state).save
+  }
+
+  @Test(arguments: StoreKind.tested)
+  func aResponseIsKeptWithItsSavedAnswerAndGoesWithAFailedUpdate(kind: StoreKind) async throws {
+    let (responses, users, _) = try await kind.responseStores()
+    let (saved, failed) = (UserID.random(), UserID.random())
+    let kept = response("r-kept")
+    try await users.update(saved) { _ in
+      try await responses.record([kept], of: saved)
+      return (try answered(survey), ())
+    }
+    try await responses.settle([kept], of: saved, saved: true)
+    let lost = response("r-lost")
+    await #expect(throws: Crash.self) {
+      try await users.update(failed) { _ -> (save: UserSave?, result: Void) in
+        try await responses.record([lost], of: failed)
+        throw Crash()
+      }
+    }
+    // What the web layer does when an update fails: the user's saved state decides.
+    try await responses.settle([ResponseStore.Key(survey, "r-lost")], of: failed, from: users)
+    #expect(try await responses.responses(of: survey, limit: 10) == [kept])
+  }
+
+  /// A crash after the record and before the save, or after the save and before the settling:
+  /// at the next start the user's saved state decides, and neither is left alone.
+  @Test(arguments: StoreKind.tested)
+  func aCrashLeavesNeitherAnAnswerWithoutItsResponseNorAResponseWithoutItsAnswer(kind: StoreKind) async throws {
+    let (responses, users, reopen) = try await kind.responseStores()
+    let (saved, unsaved) = (UserID.random(), UserID.random())
+    try await users.update(saved) { _ in
+      try await responses.record([response("r-saved")], of: saved)
+      return (try answered(survey), ())
+    }
+    // The process dies here, before the settling.
+    await #expect(throws: Crash.self) {
+      try await users.update(unsaved) { _ -> (save: UserSave?, result: Void) in
+        try await responses.record([response("r-unsaved")], of: unsaved)
+        throw Crash()  // dies before the save: no settling either
+      }
+    }
+    let restarted = reopen()
+    _ = try await restarted.settlePending(from: users)
+    #expect(try await restarted.responses(of: survey, limit: 10).map(\.respondent) == ["r-saved"])
+    #expect(try await restarted.settlePending(from: users) == 0, "nothing left pending")
+  }
+
+  @Test(arguments: StoreKind.tested)
+  func aResponseIsRecordedOnceAndListedWithItsSurveysOnly(kind: StoreKind) async throws {
+    let (responses, users, _) = try await kind.responseStores()
+    let user = UserID.random()
+    let other = SurveyID(survey.rawValue + "-other")
+    let mine = (0..<5).map { response("r-\($0)") }
+    try await users.update(user) { _ in
+      try await responses.record(mine + [response("r-9", in: other)], of: user)
+      try await responses.record([mine[0]], of: user)  // the same answer again: kept as it was
+      return (nil, ())
+    }
+    try await responses.settle(mine + [response("r-9", in: other)], of: user, saved: true)
+    #expect(try await responses.responses(of: survey, limit: 10) == mine)
+    #expect(try await responses.responses(of: survey, after: "r-1", limit: 2) == Array(mine[2...3]), "paged by respondent")
+    #expect(try await responses.responses(of: other, limit: 10).map(\.respondent) == ["r-9"])
+  }
+}
