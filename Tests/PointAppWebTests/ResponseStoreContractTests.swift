@@ -94,6 +94,33 @@ struct ResponseStoreContractTests {
     _ = try await restarted.settlePending(from: users)
     #expect(try await restarted.responses(of: survey, limit: 10).map(\.respondent) == ["r-saved"])
     #expect(try await restarted.settlePending(from: users) == 0, "nothing left pending")
+    #expect(try await restarted.counts(of: survey).completes == 1, "the kept one counted, once")
+  }
+
+  /// The counts move with the responses kept, once each, whatever is settled again.
+  @Test(arguments: StoreKind.tested)
+  func theCountsAreThoseOfTheResponsesKept(kind: StoreKind) async throws {
+    let (responses, users, _) = try await kind.responseStores()
+    var expected = ResponseCounts()
+    for number in 0..<3 {
+      let user = UserID.random()
+      let finished = response("r-\(number)")
+      try await users.update(user) { _ in
+        try await responses.record([finished], of: user)
+        return (try answered(survey), ())
+      }
+      try await responses.settle([finished], of: user, saved: true)
+      try await responses.settle([finished], of: user, saved: true)  // again: nothing more
+      expected.add(finished)
+    }
+    let failed = UserID.random()
+    _ = try? await users.update(failed) { _ -> (save: UserSave?, result: Void) in
+      try await responses.record([response("r-lost")], of: failed)
+      throw Crash()
+    }
+    try await responses.settle([ResponseStore.Key(survey, "r-lost")], of: failed, from: users)
+    #expect(try await responses.counts(of: survey) == expected)
+    #expect(expected.completes == 3 && expected.secondsPercentile(0.5) == 30)
   }
 
   @Test(arguments: StoreKind.tested)

@@ -3,7 +3,7 @@ import Foundation
 /// One finished answer to a survey, as its client gets it: recorded once per answer, under a
 /// pseudonym of the respondent, with what the survey's targeting knew of them.
 public struct SurveyResponse: Codable, Equatable, Sendable {
-  public enum Outcome: String, Codable, CaseIterable, Sendable {
+  public enum Outcome: String, Codable, CodingKeyRepresentable, CaseIterable, Sendable {
     /// 完了: answered and paid its reward.
     case completed
     /// 対象外: the screening did not qualify (its consolation paid).
@@ -39,6 +39,8 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
   public let sentAt: Date
   /// The answer-quality checks it failed.
   public let flags: [QualityCheck]
+  /// Its answers had been sent back once for review before these.
+  public let reviewed: Bool
   public let paid: PointAmount
   /// What the survey's targeting knew of the respondent (`nil`: no profile then).
   public let ageBand: Int?
@@ -47,7 +49,7 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
 
   public init(
     surveyID: SurveyID, version: Int, respondent: String, outcome: Outcome, answers: [SurveyAnswer], screening: [SurveyAnswer] = [],
-    shownAt: Date?, sentAt: Date, flags: [QualityCheck] = [], paid: PointAmount,
+    shownAt: Date?, sentAt: Date, flags: [QualityCheck] = [], reviewed: Bool = false, paid: PointAmount,
     ageBand: Int? = nil, gender: Gender? = nil, prefecture: Prefecture? = nil
   ) {
     self.surveyID = surveyID
@@ -59,6 +61,7 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
     self.shownAt = shownAt
     self.sentAt = sentAt
     self.flags = flags
+    self.reviewed = reviewed
     self.paid = paid
     self.ageBand = ageBand
     self.gender = gender
@@ -212,6 +215,7 @@ extension SurveyResponse {
         screening: outcome == .screenedOut ? answered.answers : before.screeningAnswers[id] ?? [],
         shownAt: shownAt, sentAt: answered.date,
         flags: own ? AnswerQuality.failedChecks(answered.answers, to: survey, openedAt: shownAt ?? answered.date, submittedAt: answered.date) : [],
+        reviewed: before.reviewRequested.contains(id),
         paid: answered.reward,
         ageBand: targeting?.minAge != nil || targeting?.maxAge != nil ? profile.map { ageBand(of: $0.age(at: answered.date)) } : nil,
         gender: targeting?.genders != nil ? profile?.gender : nil,

@@ -39,7 +39,26 @@ public final class ResponseStore: Sendable {
     }
   }
 
+  /// A survey's counts, beside its responses: `#counts~<survey>` (no survey id starts with `#`).
+  struct CountsKey: RecordKey {
+    let survey: SurveyID
+    var recordName: String { "#counts~" + survey.rawValue }
+    init(_ survey: SurveyID) { self.survey = survey }
+    init?(recordName: String) {
+      guard recordName.hasPrefix("#counts~") else { return nil }
+      survey = SurveyID(String(recordName.dropFirst(8)))
+    }
+  }
+
+  /// The counts, and the pending responses counted whose markers may still be there: a response
+  /// settled again after a crash is not counted twice.
+  struct StoredCounts: Codable, Sendable {
+    var counts = ResponseCounts()
+    var applied: Set<String> = []
+  }
+
   private let responses: Records<Key, SurveyResponse>
+  private let counts: Records<CountsKey, StoredCounts>
   /// `nil`: responses commit with the user's update.
   private let pending: Records<Pending, Marker>?
 
@@ -48,7 +67,13 @@ public final class ResponseStore: Sendable {
   /// `pending`: where markers go, for a store whose writes do not commit with users' updates.
   public init(_ storage: any RecordStorage, pending: (any RecordStorage)?) {
     responses = Records(storage)
+    counts = Records(storage)
     self.pending = pending.map { Records($0) }
+  }
+
+  /// A survey's counts, as of the responses settled.
+  public func counts(of survey: SurveyID) async throws -> ResponseCounts {
+    try await counts.read(CountsKey(survey))?.record.counts ?? ResponseCounts()
   }
 
   public var commitsWithUpdate: Bool { pending == nil }
@@ -59,7 +84,16 @@ public final class ResponseStore: Sendable {
     for response in finished {
       let key = Key(response.surveyID, response.respondent)
       if let pending { _ = try await pending.create(Marker(), as: Pending(user, key)) }
-      _ = try await responses.create(response, as: key)
+      let created = try await responses.create(response, as: key)
+      // Where the record commits with the update, so do its counts; elsewhere they are counted
+      // once the response is kept.
+      if created, pending == nil {
+        try await counts.modify(CountsKey(response.surveyID)) { stored in
+          var stored = stored ?? StoredCounts()
+          stored.counts.add(response)
+          return (stored, ())
+        }
+      }
     }
   }
 
@@ -68,11 +102,31 @@ public final class ResponseStore: Sendable {
     try await settle(finished.map { Key($0.surveyID, $0.respondent) }, of: user, saved: saved)
   }
 
+  /// A kept response is counted before its marker goes, and noted as counted (`applied`) until it
+  /// has: settled again after a crash between the two, it is not counted twice.
   private func settle(_ keys: [Key], of user: UserID, saved: Bool) async throws {
     guard let pending else { return }
     for key in keys {
-      if !saved, let kept = try await responses.read(key) { _ = try await responses.delete(key, at: kept.version) }
-      if let marker = try await pending.read(Pending(user, key)) { _ = try await pending.delete(Pending(user, key), at: marker.version) }
+      let marker = Pending(user, key)
+      guard let found = try await pending.read(marker) else { continue }  // settled already
+      if saved, let response = try await responses.read(key)?.record {
+        try await counts.modify(CountsKey(key.survey)) { stored in
+          var stored = stored ?? StoredCounts()
+          guard !stored.applied.contains(marker.recordName) else { return (nil, ()) }
+          stored.counts.add(response)
+          stored.applied.insert(marker.recordName)
+          return (stored, ())
+        }
+      } else if !saved, let kept = try await responses.read(key) {
+        _ = try await responses.delete(key, at: kept.version)
+      }
+      _ = try await pending.delete(marker, at: found.version)
+      if saved {
+        try await counts.modify(CountsKey(key.survey)) { stored in
+          guard var stored, stored.applied.remove(marker.recordName) != nil else { return (nil, ()) }
+          return (stored, ())
+        }
+      }
     }
   }
 
