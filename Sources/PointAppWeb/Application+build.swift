@@ -154,9 +154,10 @@ public func buildApplication(
     sessions: operatorSessions,
     service: OperatorService(
       operators: operatorSessions.operators, hasher: passwordHasher, throttle: stores.throttle, catalog: catalogStore,
-      audit: AuditLog(stores.audit)
+      audit: AuditLog(stores.audit), responses: responses
     ),
     renderer: renderer,
+    exporter: ResponseExporter(responses: responses),
     dependencies: resolved,
     maxBodySize: configuration.maxBodySize,
     effectDeadline: configuration.effectDeadline,

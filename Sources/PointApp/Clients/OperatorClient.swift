@@ -23,6 +23,10 @@ public struct OperatorClient: Sendable {
   public var publish: @Sendable (_ survey: Survey) async throws -> Survey
   /// Ends a draft without publishing it.
   public var discardDraft: @Sendable (_ id: SurveyID) async throws -> Void
+  /// A survey's responses counted (its dashboard).
+  public var responseCounts: @Sendable (_ id: SurveyID) async throws -> ResponseCounts
+  /// Notes an export of a survey's responses in the audit log, before it is sent.
+  public var exportStarted: @Sendable (_ id: SurveyID, _ export: ResponseExport) async throws -> Void
 }
 
 extension OperatorClient: TestDependencyKey {

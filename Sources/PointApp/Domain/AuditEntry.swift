@@ -23,7 +23,7 @@ public struct AuditEntry: Codable, Equatable, Sendable {
   }
 
   public enum Action: String, Codable, CaseIterable, Sendable {
-    case operatorCreated, signedIn, signedOut, surveyClosed, draftCreated, surveyPublished, draftDiscarded
+    case operatorCreated, signedIn, signedOut, surveyClosed, draftCreated, surveyPublished, draftDiscarded, responsesExported
 
     /// The name the audit page shows.
     public var title: String {
@@ -35,6 +35,7 @@ public struct AuditEntry: Codable, Equatable, Sendable {
       case .draftCreated: "下書きを作成"
       case .surveyPublished: "アンケートを公開"
       case .draftDiscarded: "下書きを破棄"
+      case .responsesExported: "回答をダウンロード"
       }
     }
   }

@@ -39,3 +39,26 @@ extension Calendar {
     return calendar
   }()
 }
+
+extension Day {
+  /// The day a date of the form `2026-11-22` names in Tokyo; `nil` for anything else.
+  public init?(iso text: String) {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard text.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+    let components = DateComponents(year: year, month: month, day: day, hour: 12)
+    guard components.isValidDate(in: .tokyo), let noon = Calendar.tokyo.date(from: components) else { return nil }
+    self.init(noon, in: .tokyo)
+  }
+
+  /// Its noon in Tokyo.
+  public var noon: Date {
+    let guess = Date(timeIntervalSince1970: Double(ordinal) * 86_400 + 43_200)
+    return guess - Double(Calendar.tokyo.timeZone.secondsFromGMT(for: guess))
+  }
+
+  /// `2026-11-22`.
+  public var iso: String {
+    let parts = Calendar.tokyo.dateComponents([.year, .month, .day], from: noon)
+    return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+  }
+}

@@ -57,6 +57,17 @@ struct AdminController {
       return try await loop.form(request, context) { _ in .duplicateButtonTapped(id) }
     }
 
+    admin.page("surveys/:id") { request, context in
+      try await loop.page(request, context, .dashboardRequested(SurveyID(try context.parameters.require("id"))))
+    }
+
+    for format in [ResponseExport.Format.csv, .jsonl] {
+      admin.page("surveys/:id/responses.\(format.rawValue)") { request, context in
+        let id = SurveyID(try context.parameters.require("id"))
+        return try await loop.page(request, context, .exportRequested(id, try Self.export(format, from: request)))
+      }
+    }
+
     admin.form("surveys/:id/close") { request, context in
       let id = SurveyID(try context.parameters.require("id"))
       return try await loop.form(request, context) { _ in .closeSurveyButtonTapped(id) }
@@ -69,6 +80,23 @@ struct AdminController {
     admin.form("logout") { request, context in
       try await loop.form(request, context) { _ in .logoutButtonTapped }
     }
+  }
+
+  /// An export's filters: `outcome` (an outcome's name; empty: all), `from` and `to` (days as
+  /// `2026-11-22`; empty: open). Anything else is a 400.
+  static func export(_ format: ResponseExport.Format, from request: Request) throws(HTTPError) -> ResponseExport {
+    let query = request.uri.queryParameters
+    func day(_ name: String) throws(HTTPError) -> Day? {
+      guard let text = query[Substring(name)].map(String.init), !text.isEmpty else { return nil }
+      guard let day = Day(iso: text) else { throw HTTPError(.badRequest, message: "not a day: \(name)") }
+      return day
+    }
+    var outcome: SurveyResponse.Outcome?
+    if let text = query["outcome"].map(String.init), !text.isEmpty {
+      guard let named = SurveyResponse.Outcome(rawValue: text) else { throw HTTPError(.badRequest, message: "unknown outcome") }
+      outcome = named
+    }
+    return ResponseExport(format: format, outcome: outcome, from: try day("from"), through: try day("to"))
   }
 
   /// The editor's form: the survey's fields by name, each question's as `q.<n>.<field>`.

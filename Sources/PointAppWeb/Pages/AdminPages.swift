@@ -153,6 +153,74 @@ extension Pages {
     return adminLayout(state, csrf: csrf, body: body)
   }
 
+  /// A survey's responses counted: against its quota, by outcome, answering times, completes per
+  /// day (an SVG chart drawn here, no script), the picks of each choice question; and the export.
+  static func adminDashboard(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    guard let survey = state.survey else { return adminLayout(state, csrf: csrf, body: [:]) }
+    let counts = state.counts
+    let now = state.now ?? .distantPast
+    let completes = counts.completes
+    var facts: [[String: Any]] = []
+    if let quota = survey.quota {
+      facts.append(["label": "完了", "value": "\(completes)件 / 目標\(quota.target)件（ほかの経路\(quota.collected)件）"])
+      facts.append(["label": "残り", "value": "\(survey.remainingPlaces ?? 0)件"])
+    } else {
+      facts.append(["label": "完了", "value": "\(completes)件（上限なし）"])
+    }
+    for outcome in [SurveyResponse.Outcome.screenedOut, .invalid, .closed] {
+      facts.append(["label": outcome.title, "value": "\(counts.byOutcome[outcome] ?? 0)件"])
+    }
+    facts.append(["label": "確認依頼のあと", "value": "\(counts.reviewed)件"])
+    facts.append(["label": "回答時間（中央値）", "value": counts.secondsPercentile(0.5).map(duration) ?? "—"])
+    facts.append(["label": "回答時間（速い10%）", "value": counts.secondsPercentile(0.1).map(duration) ?? "—"])
+
+    // The last 14 days to today, a bar each.
+    let today = Day(now, in: .tokyo)
+    let days = (0..<14).map { Day(ordinal: today.ordinal - 13 + $0) }
+    let perDay = days.map { counts.completesByDay[$0.iso] ?? 0 }
+    let highest = max(1, perDay.max() ?? 1)
+    let bars: [[String: Any]] = zip(days, perDay).enumerated().map { index, entry in
+      let height = Double(entry.1) / Double(highest) * 100
+      return [
+        "x": index * 20 + 2, "y": String(format: "%.1f", 110 - height), "height": String(format: "%.1f", height),
+        "count": entry.1, "label": String(entry.0.iso.suffix(5)).replacingOccurrences(of: "-", with: "/"),
+        "labelX": index * 20 + 10, "showLabel": index % 2 == 1,
+      ]
+    }
+
+    var distributions: [[String: Any]] = []
+    func rows(_ choices: [SurveyQuestion.Choice], key: String) -> [[String: Any]] {
+      let picks = counts.picks[key] ?? [:]
+      return choices.map { choice in
+        let count = picks[choice.id.rawValue] ?? 0
+        return ["label": choice.label, "count": count, "percent": completes == 0 ? 0 : count * 100 / completes]
+      }
+    }
+    for (index, question) in survey.questions.enumerated() {
+      switch question.kind {
+      case let .singleChoice(choices), let .multipleChoice(choices, _, _), let .attentionCheck(choices, _):
+        distributions.append(["title": "Q\(index + 1) \(question.text)", "rows": rows(choices, key: question.id.rawValue)])
+      case let .grid(gridRows, scale):
+        for row in gridRows {
+          distributions.append(["title": "Q\(index + 1) \(question.text)：\(row.label)", "rows": rows(scale, key: "\(question.id.rawValue)/\(row.id)")])
+        }
+      case .freeText, .longText, .rating, .number: break
+      }
+    }
+    let status = survey.status(at: now)
+    return adminLayout(state, csrf: csrf, body: [
+      "id": survey.id.rawValue, "title": survey.title, "version": survey.version, "status": status.title, "statusClass": status.rawValue,
+      "facts": facts, "bars": bars, "chartTotal": perDay.reduce(0, +), "highest": highest,
+      "distributions": distributions, "hasDistributions": !distributions.isEmpty,
+      "outcomes": SurveyResponse.Outcome.allCases.map { ["value": $0.rawValue, "title": $0.title] },
+    ])
+  }
+
+  /// Seconds as a person reads them: 95 → 1分35秒.
+  static func duration(_ seconds: Int) -> String {
+    seconds < 60 ? "\(seconds)秒" : "\(seconds / 60)分\(seconds % 60)秒"
+  }
+
   private static func choicesHint(_ question: SurveyForm.Question) -> String {
     switch question.kind {
     case .attention: "正解の選択肢の行頭に「*」を付けます。"

@@ -11,6 +11,7 @@ struct OperatorService: Sendable {
   let throttle: any LoginThrottle
   let catalog: CatalogStore
   let audit: AuditLog
+  let responses: ResponseStore
 
   /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown).
   func client(for session: OperatorSession, from client: String?) -> OperatorClient {
@@ -70,6 +71,11 @@ struct OperatorService: Sendable {
         // Discarding what was never saved (a published survey's form) leaves nothing to discard.
         guard let kept = try await catalog.discardDraft(id) else { return }
         try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .draftDiscarded, subject: id.rawValue, before: kept.form.title))
+      },
+      responseCounts: { id in try await responses.counts(of: id) },
+      exportStarted: { id, export in
+        guard let email = session.email else { throw OperatorError.notFound }
+        try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .responsesExported, subject: id.rawValue, after: export.summary))
       }
     )
   }

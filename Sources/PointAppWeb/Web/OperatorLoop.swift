@@ -11,6 +11,7 @@ struct OperatorLoop: Sendable {
   let sessions: OperatorSessions
   let service: OperatorService
   let renderer: PageRenderer
+  let exporter: ResponseExporter
   /// Resolved once at start-up, as the users' loop's.
   let dependencies: DependencyValues
   let maxBodySize: Int
@@ -51,6 +52,11 @@ struct OperatorLoop: Sendable {
     let state = store.state
     var response: Response
     switch OperatorNavigation.reply(to: state, path: request.uri.path, isForm: isForm) {
+    case .page(.export):
+      guard case let .export(_, export)? = state.destination, let survey = state.survey else {
+        throw HTTPError(.internalServerError, message: "an export without its survey")
+      }
+      response = exporter.response(survey, export)
     case let .page(page):
       response = .html(Pages.render(page, state, csrf: sessions.csrfToken(for: session), renderer: renderer))
     case let .redirect(location):

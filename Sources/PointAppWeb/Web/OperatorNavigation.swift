@@ -11,6 +11,9 @@ enum OperatorNavigation {
     case audit
     case editor
     case preview
+    case dashboard
+    /// Not a page: the responses, streamed (`ResponseExporter`).
+    case export
   }
 
   static func reply(to state: OperatorFeature.State, path: String, isForm: Bool) -> Navigation.Reply<Page> {
@@ -35,6 +38,10 @@ enum OperatorNavigation {
       (page, url) = (.editor, "/admin/surveys/\(id.rawValue)/edit")
     case let .preview(id)?:
       (page, url) = (.preview, "/admin/surveys/\(id.rawValue)/preview")
+    case let .dashboard(id)?:
+      (page, url) = (.dashboard, "/admin/surveys/\(id.rawValue)")
+    case let .export(id, export)?:
+      (page, url) = (.export, "/admin/surveys/\(id.rawValue)/responses.\(export.format.rawValue)")
     }
     return isForm || url != path ? .redirect(url) : .page(page)
   }
@@ -48,6 +55,8 @@ extension Pages {
     case .audit: renderer.render("admin-audit", adminAudit(state, csrf: csrf))
     case .editor: renderer.render("admin-editor", adminEditor(state, csrf: csrf))
     case .preview: renderer.render("survey", adminPreview(state, csrf: csrf))
+    case .dashboard: renderer.render("admin-dashboard", adminDashboard(state, csrf: csrf))
+    case .export: ""  // streamed by the loop, never rendered
     }
   }
 }

@@ -30,6 +30,9 @@ public struct OperatorFeature: Reducer, Sendable {
     public var submission: Submission?
     /// The preview shows the survey's own questions rather than its screening.
     public var previewsMainQuestions = false
+    /// The survey whose dashboard or export is asked for, and its counts.
+    public var survey: Survey?
+    public var counts = ResponseCounts()
 
     public init(signedIn: String? = nil, refusal: AccountError? = nil) {
       self.signedIn = signedIn
@@ -45,6 +48,17 @@ public struct OperatorFeature: Reducer, Sendable {
     public init(surveys: [Survey], drafts: [EditorDraft] = []) {
       self.surveys = surveys
       self.drafts = drafts
+    }
+  }
+
+  /// A survey and its responses counted.
+  public struct Dashboard: Equatable, Sendable {
+    public var survey: Survey
+    public var counts: ResponseCounts
+
+    public init(survey: Survey, counts: ResponseCounts) {
+      self.survey = survey
+      self.counts = counts
     }
   }
 
@@ -70,6 +84,9 @@ public struct OperatorFeature: Reducer, Sendable {
     case audit
     case editor(SurveyID)
     case preview(SurveyID)
+    case dashboard(SurveyID)
+    /// A survey's responses, sent as they are read (the web shell streams them).
+    case export(SurveyID, ResponseExport)
     case notFound
     case unavailable
     case tooManyAttempts
@@ -100,6 +117,12 @@ public struct OperatorFeature: Reducer, Sendable {
     case editorSubmitted(SurveyID, SurveyForm?, SurveyEditor.Intent)
     case editorLoaded(Result<SurveyEditor.State, OperatorError>)
     case editor(SurveyEditor.Action)
+    /// A survey's dashboard: its responses counted, fresh.
+    case dashboardRequested(SurveyID)
+    case dashboardLoaded(Result<Dashboard, OperatorError>)
+    /// A survey's responses, as a file.
+    case exportRequested(SurveyID, ResponseExport)
+    case exportStarted(Result<Survey, OperatorError>, ResponseExport)
     case closeSurveyButtonTapped(SurveyID)
     case surveyClosed(Result<Survey, OperatorError>)
     case auditPageRequested(cursor: String?)
@@ -247,6 +270,44 @@ public struct OperatorFeature: Reducer, Sendable {
         return .none
 
       case .editor:
+        return .none
+
+      case let .dashboardRequested(id):
+        state.now = now
+        return .run { [surveyClient, operators] send in
+          do {
+            guard let survey = try await surveyClient.fetch(id) else { return await send(.dashboardLoaded(.failure(.notFound))) }
+            await send(.dashboardLoaded(.success(Dashboard(survey: survey, counts: try await operators.responseCounts(id)))))
+          } catch {
+            await send(.dashboardLoaded(.failure(error as? OperatorError ?? .unavailable)))
+          }
+        }
+
+      case let .dashboardLoaded(.success(dashboard)):
+        state.survey = dashboard.survey
+        state.counts = dashboard.counts
+        state.destination = .dashboard(dashboard.survey.id)
+        return .none
+
+      case let .dashboardLoaded(.failure(error)), let .exportStarted(.failure(error), _):
+        state.destination = error == .notFound ? .notFound : .unavailable
+        return .none
+
+      case let .exportRequested(id, export):
+        // Who took which answers out is in the audit log before a byte is sent.
+        return .run { [surveyClient, operators] send in
+          do {
+            guard let survey = try await surveyClient.fetch(id) else { return await send(.exportStarted(.failure(.notFound), export)) }
+            try await operators.exportStarted(id, export)
+            await send(.exportStarted(.success(survey), export))
+          } catch {
+            await send(.exportStarted(.failure(error as? OperatorError ?? .unavailable), export))
+          }
+        }
+
+      case let .exportStarted(.success(survey), export):
+        state.survey = survey
+        state.destination = .export(survey.id, export)
         return .none
 
       case let .closeSurveyButtonTapped(id):

@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PointApp
+import Testing
+
+@testable import PointAppWeb
+
+/// The answers leave the site: a user's answer is a response the operator counts on the survey's
+/// dashboard and downloads, under a pseudonym, never the user's email.
+struct ResponsesWebTests {
+  @Test func aRegisteredUsersAnswerIsCountedAndExportedUnderAPseudonym() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var user = Browser(client: client)
+      try await user.get("/surveys")
+      let registerCSRF = try await user.csrf(from: "/register")
+      #expect(try await user.post("/register", form: "csrf=\(registerCSRF)&email=hanako%40example.jp&password=correct+horse+battery").status == .seeOther)
+      let csrf = try user.csrf(in: try await user.get("/surveys/food-001"))
+      // food-001: how often (single), what (multiple), a rating.
+      let answered = try await user.post(
+        "/surveys/food-001/answers", form: "csrf=\(csrf)&version=1&q%5Bq1%5D=q1-2&q%5Bq2%5D=q2-1&q%5Bq2%5D=q2-3&q%5Bq3%5D=4"
+      )
+      #expect(answered.headers[.location] == "/surveys/food-001/complete")
+
+      var console = try await AdminTests.signIn(client)
+      let dashboard = try await console.get("/admin/surveys/food-001")
+      #expect(dashboard.status == .ok)
+      #expect(dashboard.html.contains("1件 / 目標"), "one complete against the quota")
+      #expect(dashboard.html.contains("週に数回</span>"), "the distribution names the choices")
+      #expect(dashboard.html.contains("<svg class=\"day-chart\""))
+
+      let csv = try await console.get("/admin/surveys/food-001/responses.csv")
+      #expect(csv.status == .ok)
+      #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+      #expect(csv.headers[.contentDisposition] == "attachment; filename=\"food-001-responses.csv\"")
+      let lines = csv.html.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+      #expect(lines.count == 3, "codes, headings, one response")
+      #expect(lines[0].hasPrefix("\u{FEFF}respondent,outcome,version"))
+      let row = lines[2].components(separatedBy: ",")
+      #expect(row[0].hasPrefix("r-") && row[0].count == 18, "a pseudonym")
+      #expect(row[1] == "完了" && lines[2].contains("週に数回"))
+      #expect(!csv.html.contains("hanako"), "never the email")
+      let userID = try #require(try await Sessions.userID(of: user, in: server))
+      #expect(!csv.html.contains(userID.rawValue), "never the user id")
+
+      let jsonl = try await console.get("/admin/surveys/food-001/responses.jsonl?outcome=completed&from=2026-11-01&to=2026-12-31")
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(jsonl.html.utf8)) as? [String: Any])
+      #expect(object["respondent"] as? String == row[0], "the same pseudonym in both")
+      #expect(object["Q3"] as? Int == 4 && object["Q2_1"] as? Int == 1 && object["Q2_2"] as? Int == 0)
+      let none = try await console.get("/admin/surveys/food-001/responses.csv?outcome=screenedOut")
+      #expect(none.html.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 2, "the headings only")
+      #expect(try await console.get("/admin/surveys/food-001/responses.csv?outcome=everything").status == .badRequest)
+      #expect(try await console.get("/admin/surveys/food-001/responses.csv?from=yesterday").status == .badRequest)
+      #expect(try await console.get("/admin/surveys/nope/responses.csv").status == .notFound)
+      #expect(try await console.get("/admin/surveys/nope").status == .notFound)
+      #expect(try await console.get("/admin/audit").html.contains("回答をダウンロード"), "every export is in the audit log")
+    }
+  }
+}
+
+extension Sessions {
+  /// The user a browser's session leads to, as the server's files keep it.
+  static func userID(of browser: Browser, in server: TestServer) async throws -> UserID? {
+    let id = try #require(browser.sessionID)
+    let records = SessionRecords(try FileRecordStorage(server.dataDirectory.appendingPathComponent("sessions")))
+    return try await records.read(try #require(SessionID(id)))?.record.user
+  }
+}
