@@ -169,6 +169,12 @@ struct PageSnapshotTests {
       _ = try await console.post(edit, form: SurveyEditorTests.encode(SurveyEditorTests.fields(csrf: csrf, intent: "preview")))
       try await pin(edit.replacingOccurrences(of: "/edit", with: "/preview"), "admin-preview")
       try await pin("/admin/surveys/food-001/edit", "admin-editor-published")
+      // A survey's dashboard with one response.
+      var user = Browser(client: client)
+      try await user.get("/surveys")
+      let userCSRF = try user.csrf(in: try await user.get("/surveys/food-001"))
+      _ = try await user.post("/surveys/food-001/answers", form: "csrf=\(userCSRF)&version=1&q%5Bq1%5D=q1-2&q%5Bq2%5D=q2-1&q%5Bq3%5D=4")
+      try await pin("/admin/surveys/food-001", "admin-dashboard")
       try await pin("/admin/audit", "admin-audit")
     }
   }

@@ -131,3 +131,64 @@ struct SurveyStatusTests {
     #expect(closed.closed(at: noon + 60).expiresAt == noon, "closing again keeps the earlier deadline")
   }
 }
+
+/// A survey's dashboard and the export of its responses, as operator features.
+struct ResponsesFeatureTests {
+  func makeStore(_ operators: (inout OperatorClient) -> Void = { _ in }) -> TestStoreOf<OperatorFeature> {
+    TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+      OperatorFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.surveyClient = .catalog([.breakfast, .sweets])
+      operators(&$0.operators)
+    }
+  }
+
+  @Test func theDashboardShowsTheSurveysCountsFresh() async {
+    let counts = {
+      var counts = ResponseCounts()
+      counts.add(SurveyResponse(surveyID: Survey.sweets.id, version: 1, respondent: "r-1", outcome: .completed, answers: [], shownAt: noon - 60, sentAt: noon, paid: 60))
+      return counts
+    }()
+    let store = makeStore { $0.responseCounts = { id in
+      #expect(id == Survey.sweets.id)
+      return counts
+    } }
+    await store.send(.dashboardRequested(Survey.sweets.id)) { $0.now = noon }
+    await store.receive(.dashboardLoaded(.success(OperatorFeature.Dashboard(survey: .sweets, counts: counts)))) {
+      $0.survey = .sweets
+      $0.counts = counts
+      $0.destination = .dashboard(Survey.sweets.id)
+    }
+    await store.send(.dashboardRequested(SurveyID("nope")))
+    await store.receive(.dashboardLoaded(.failure(.notFound))) { $0.destination = .notFound }
+  }
+
+  /// The export is audited before it starts; the web shell then streams it.
+  @Test func anExportIsAuditedThenSent() async {
+    let audited = LockIsolated<[ResponseExport]>([])
+    let store = makeStore { $0.exportStarted = { _, export in audited.withValue { $0.append(export) } } }
+    let export = ResponseExport(format: .csv, outcome: .completed, from: today, through: today.next)
+    await store.send(.exportRequested(Survey.sweets.id, export))
+    await store.receive(.exportStarted(.success(.sweets), export)) {
+      $0.survey = .sweets
+      $0.destination = .export(Survey.sweets.id, export)
+    }
+    #expect(audited.value == [export])
+    await store.send(.exportRequested(SurveyID("nope"), export))
+    await store.receive(.exportStarted(.failure(.notFound), export)) { $0.destination = .notFound }
+    #expect(audited.value.count == 1, "nothing audited for a survey that is not there")
+  }
+
+  @Test func anExportKeepsTheOutcomeAndTheDaysAskedFor() {
+    let export = ResponseExport(format: .jsonl, outcome: .completed, from: today, through: today)
+    func response(_ outcome: SurveyResponse.Outcome, at date: Date) -> SurveyResponse {
+      SurveyResponse(surveyID: Survey.sweets.id, version: 1, respondent: "r", outcome: outcome, answers: [], shownAt: nil, sentAt: date, paid: 0)
+    }
+    #expect(export.includes(response(.completed, at: noon)))
+    #expect(!export.includes(response(.invalid, at: noon)))
+    #expect(!export.includes(response(.completed, at: lastSecondOfTheDay + 1)), "the day after, in Tokyo")
+    #expect(export.includes(response(.completed, at: lastSecondOfTheDay)))
+    #expect(Day(iso: "2026-11-22") == today && today.iso == "2026-11-22" && Day(iso: "2026-02-30") == nil)
+  }
+}
