@@ -308,6 +308,45 @@ def check_published(data, published, edited):
     return problems
 
 
+def check_responses(data):
+    """Every answer is a response exactly once (after a start, which settles what a crash left
+    pending): per survey, the responses of each outcome are the users' saved answers of that
+    outcome, archived ones included, and no response is left pending."""
+    folder, problems = os.path.join(data, "users"), []
+    answered = {}  # (survey, outcome): count, from the users' saved states
+    for name in os.listdir(folder):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            entries = dict(json.load(f)["progress"]["answered"])
+        archive = os.path.join(folder, name[:-5] + ".archive")
+        if os.path.isdir(archive):
+            for file in os.listdir(archive):
+                if file.startswith("answer-") and file.endswith(".json"):
+                    with open(os.path.join(archive, file), encoding="utf-8") as f:
+                        entries.setdefault(bytes.fromhex(file[7:-5]).decode(), json.load(f))
+        for survey, answer in entries.items():
+            key = (survey, answer.get("outcome", "completed"))
+            answered[key] = answered.get(key, 0) + 1
+    recorded = {}
+    responses = os.path.join(data, "responses")
+    for name in os.listdir(responses) if os.path.isdir(responses) else []:
+        if name.endswith(".json") and not name.startswith((".", "#")):
+            with open(os.path.join(responses, name), encoding="utf-8") as f:
+                f.readline()  # the record's version
+                response = json.load(f)
+            key = (response["surveyID"], response["outcome"])
+            recorded[key] = recorded.get(key, 0) + 1
+    for key in sorted(set(answered) | set(recorded)):
+        if answered.get(key, 0) != recorded.get(key, 0):
+            problems.append("%s %s: %d saved answers, %d responses" % (key[0], key[1], answered.get(key, 0), recorded.get(key, 0)))
+    pending = os.path.join(data, "responses-pending")
+    left = [n for n in os.listdir(pending) if n.endswith(".json")] if os.path.isdir(pending) else []
+    if left:
+        problems.append("%d responses still pending after a start" % len(left))
+    return problems, sum(n for (_, outcome), n in recorded.items() if outcome == "completed")
+
+
 def check_closed(data, shut):
     """Every close acknowledged (`shut`) is in the catalog, and no completed answer to a closed
     survey is dated after its deadline, beyond a second for a request already past its checks."""
@@ -544,6 +583,7 @@ def crash_safety(binary, kills, users_count, threads):
         files, problems = check(data, {u: s for u, s in acknowledged.items() if s})
         problems += check_closed(data, shut)
         problems += check_published(data, published, edited)
+        problems += check_responses(data)[0]
         for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
             visitor = User(server.port, data)
             if not visitor.sign_in(server.port, "/login", email, password):
@@ -560,6 +600,8 @@ def crash_safety(binary, kills, users_count, threads):
     server.stop()
     # After the last start, which settled the places the last kill left open.
     problems, filled = check_quotas(data)
+    response_problems, completes = check_responses(data)
+    problems += response_problems
     if problems:
         print("quotas after the last restart: %s" % "; ".join(problems[:10]))
         return False
@@ -584,10 +626,10 @@ def crash_safety(binary, kills, users_count, threads):
           "data; after the last, no quota place was open and each survey's kept places were its completed answers; "
           "%d surveys closed by an operator during the load (%s): each close kept, nothing paid after it, the catalog whole; "
           "%d new surveys and %d edits published during the load (%d answers paid to the new ones), each kept, no answer "
-          "to a survey or version never published "
+          "to a survey or version never published; every saved answer a response exactly once (%d completes) "
           "(%d temporary files orphaned by the kills; a restart removes those over a minute old)"
           % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0],
-             len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, len(leftovers)))
+             len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, completes, len(leftovers)))
     return awards > 0
 
 
