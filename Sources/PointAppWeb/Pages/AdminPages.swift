@@ -130,7 +130,7 @@ extension Pages {
       "title": field("title", form.title, "タイトル", hint: "80文字以内"), "description": field("description", form.description, "説明", hint: "400文字以内", kind: "long"),
       "categories": SurveyCategory.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0.rawValue == form.category] },
       "categoryError": errors["category"] ?? false,
-      "reward": field("reward", form.reward, "報酬（ポイント）", hint: "10pt = 1円相当", kind: "numeric"), "minutes": field("minutes", form.minutes, "所要時間（分）", kind: "numeric"),
+      "reward": field("reward", form.reward, "報酬（ポイント）", hint: "10pt = 1円相当", kind: "numeric"), "minutes": field("minutes", form.minutes, "所要時間（分）", hint: "回答にかかる目安", kind: "numeric"),
       "publishAt": field("publishAt", form.publishAt, "公開日時", hint: "日本時間。未来にすると公開予定になります", kind: "datetime"),
       "deadline": field("deadline", form.deadline, "締切日時", hint: "日本時間。空欄で締切なし", kind: "datetime"),
       "quota": field("quota", form.quota, "回収目標（件）", hint: "空欄で上限なし。達すると満了になります", kind: "numeric"),
