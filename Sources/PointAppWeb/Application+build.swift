@@ -140,7 +140,8 @@ public func buildApplication(
     trustedProxies: configuration.trustedProxies,
     metrics: metrics,
     accounts: AccountService(
-      accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache
+      accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache,
+      responses: responses
     ),
     quotas: quotas,
     responses: responses,

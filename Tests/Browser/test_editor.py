@@ -1,17 +1,24 @@
 """The survey editor across instances: an operator signs in on one instance, creates a survey
 with a grid and a quota of 3, sees its mistakes, previews and publishes it; a user of another
 instance on the same PostgreSQL database sees it within 5 seconds and answers it; the operator
-closes it early and within 5 seconds the user's list shows it 受付終了. Every console page is
-screenshotted and checked with axe.
+registers there and answers it; the operator reads the survey's dashboard and downloads its
+responses (CSV and JSON Lines), which name the user by a pseudonym only, never by their email;
+then closes it early and within 5 seconds the user's list shows it 受付終了. Every console page
+is screenshotted and checked with axe.
 
 The two instances and their throwaway PostgreSQL cluster (Scripts/pgcluster.py) are this
 module's own; the session's `server` keeps a data folder."""
 
+import csv
+import io
+import json
 import re
 import shutil
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +36,19 @@ PROPAGATION = 5.0
 POLL = 0.25
 QUOTA = 3
 REWARD = 40
+# The user's account on the other instance: an email the export must never show.
+USER_PASSWORD = "correct horse battery"
+# The first question's choice the user picks, and the grid: its question, rows and scale as typed
+# in the editor (the site numbers rows r1… and choices c1… in order), and the user's pick per row.
+CHOICE = "毎日食べる"
+GRID_QUESTION = "次の食品をどのくらい食べますか。"
+GRID_ROWS = ("ごはん", "パン", "シリアル")
+SCALE = {"c1": "よく食べる", "c2": "ときどき", "c3": "食べない"}
+GRID_ANSWERS = {"r1": "c1", "r2": "c2", "r3": "c3"}
+# The columns every export starts with, by code and Japanese heading.
+EXPORT_CODES = ["respondent", "outcome", "version", "shown_at", "sent_at", "seconds", "flags", "points",
+                "age_band", "gender", "prefecture"]
+RESPONDENT = re.compile(r"r-[0-9a-f]{16}")
 
 
 def import_pgcluster():
@@ -87,11 +107,15 @@ def test_a_survey_made_in_the_console_is_answered_and_closed_on_another_instance
     console: Browser = devices(window, instances.console)
     user: Browser = devices(window, instances.site)
     title = f"朝ごはんの習慣について（{window}）"  # each window makes its own survey
+    email = f"hanako-{window}@example.jp"  # and its own user
 
     sign_in(console)
     survey = create_survey_with_a_grid(console, title)
     preview_and_publish(console, user, survey, title)
+    register_on_the_other_instance(user, email)
     answer_on_the_other_instance(user, survey, title)
+    read_the_dashboard(console, survey, title)
+    download_the_responses(console, survey, email)
     close_early(console, user, survey, title)
     for b in (console, user):
         b.assert_no_problems()
@@ -148,16 +172,16 @@ def create_survey_with_a_grid(console: Browser, title: str) -> str:
     fill(console, "#f-minutes", "2")
     fill(console, "#f-quota", str(QUOTA))
     fill(console, "#f-q-0-text", "朝ごはんを食べますか。")
-    fill(console, "#f-q-0-choices", "毎日食べる\nときどき食べる\n食べない")
+    fill(console, "#f-q-0-choices", f"{CHOICE}\nときどき食べる\n食べない")
     Select(console.find("#f-newKind")).select_by_value("grid")
     console.follow(button(console, "add"), "admin-editor-grid-added")
     console.expect(console.find("#f-title").get_attribute("value") == title, "adding a question keeps what was typed")
     console.expect(len(console.find_all("main .editor-question")) == 2 and bool(console.find_all("#f-q-1-rows")),
                    "the grid is the second question, with its rows")
 
-    fill(console, "#f-q-1-text", "次の食品をどのくらい食べますか。")
-    fill(console, "#f-q-1-rows", "ごはん\nパン\nシリアル")
-    fill(console, "#f-q-1-choices", "よく食べる\nときどき\n食べない")
+    fill(console, "#f-q-1-text", GRID_QUESTION)
+    fill(console, "#f-q-1-rows", "\n".join(GRID_ROWS))
+    fill(console, "#f-q-1-choices", "\n".join(SCALE.values()))
     return survey
 
 
@@ -217,6 +241,17 @@ def seconds_until(user: Browser, shown, since: float) -> float | None:
         time.sleep(POLL)
 
 
+def register_on_the_other_instance(user: Browser, email: str):
+    """The user makes an account before answering: the response is then theirs, and their email
+    is known to the server."""
+    user.open("/register", "editor-user-register")
+    for field, value in (("#email", email), ("#password", USER_PASSWORD)):
+        user.find(field).send_keys(value)
+    user.follow(user.find("main form button[type=submit]"), "editor-user-registered")
+    user.expect("登録しました" in user.text(), "registration is confirmed")
+    user.expect(email in user.find("header").text, "the header shows who is logged in")
+
+
 def answer_on_the_other_instance(user: Browser, survey: str, title: str):
     user.open("/surveys", "editor-user-list")
     listed = user_card(user, title)
@@ -226,12 +261,88 @@ def answer_on_the_other_instance(user: Browser, survey: str, title: str):
     user.follow(listed, "editor-user-survey")
     user.expect(user.find("main h1").text == title, "the survey's page")
 
-    user.tick(user.find("input[name='q[q1]'][value=c1]"))
-    for row, choice in (("r1", "c1"), ("r2", "c2"), ("r3", "c3")):
+    user.tick(user.find("input[name='q[q1]'][value=c1]"))  # CHOICE
+    for row, choice in GRID_ANSWERS.items():
         user.tick(user.find(f"input[name='q[q2][{row}]'][value={choice}]"))
     user.follow(user.link(f"回答して{REWARD}ptもらう", user.find("main form")), "editor-user-complete")
     user.expect(user.driver.current_url.endswith(f"/surveys/{survey}/complete"), "the answer is taken")
     user.expect(f"+{REWARD}pt" in user.text() and user.balance() == REWARD, f"it pays {REWARD}pt")
+
+
+# The console again: the answer counted and exported.
+
+def read_the_dashboard(console: Browser, survey: str, title: str):
+    """回答状況 from the survey's card in the list (as the console last loaded it)."""
+    console.follow(console.link("回答状況", card(console, survey)), "admin-dashboard")
+    console.expect(console.driver.current_url.endswith(f"/admin/surveys/{survey}"), f"回答状況 opens /admin/surveys/{survey}")
+    console.expect(console.find("main h1").text == title, "the dashboard is the survey's")
+    facts = dict(zip((dt.text for dt in console.find_all("main dl.admin-facts dt")),
+                     (dd.text for dd in console.find_all("main dl.admin-facts dd"))))
+    console.expect(facts.get("完了", "").startswith(f"1件 / 目標{QUOTA}件"), f"完了 counts the answer against the quota: {facts!r}")
+    console.expect(bool(console.find_all("main svg.day-chart")), "the completes per day are drawn")
+
+
+def export_url(console: Browser, outcome: str = "", button: str = "CSVをダウンロード") -> str:
+    """The address the dashboard's export form requests with `outcome` chosen, days left open,
+    sent with `button`."""
+    form = console.find("main form.export-form")
+    Select(console.find("#export-outcome", form)).select_by_value(outcome)
+    sent_with = console.link(button, form)
+    action = urllib.parse.urljoin(console.driver.current_url,
+                                  sent_with.get_dom_attribute("formaction") or form.get_dom_attribute("action"))
+    fields = [(field.get_attribute("name"), field.get_attribute("value"))
+              for field in console.find_all("#export-outcome, #export-from, #export-to", form)]
+    return action + "?" + urllib.parse.urlencode(fields)
+
+
+def download(console: Browser, url: str) -> tuple[int, str, bytes]:
+    """Status, Content-Type and body of `url` fetched with the console browser's cookies (a
+    headless browser's downloads are hard to get hold of)."""
+    cookies = "; ".join(f"{cookie['name']}={cookie['value']}" for cookie in console.driver.get_cookies())
+    request = urllib.request.Request(url, headers={"Cookie": cookies})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, response.headers.get("Content-Type", ""), response.read()
+
+
+def download_the_responses(console: Browser, survey: str, email: str):
+    """The CSV of every response, then the JSON Lines of the completed ones: one response, the
+    user's answers under a pseudonym, their email nowhere."""
+    url = export_url(console)
+    console.expect(urllib.parse.urlsplit(url).path == f"/admin/surveys/{survey}/responses.csv", f"the CSV's address: {url}")
+    status, kind, body = download(console, url)
+    assert status == 200 and kind.startswith("text/csv"), f"the CSV download: {status} {kind!r}\n{body[:300]!r}"
+    console.expect(body.startswith(b"\xef\xbb\xbf"), f"the CSV starts with the UTF-8 byte order mark: {body[:20]!r}")
+    console.expect(body.endswith(b"\r\n") and body.count(b"\n") == body.count(b"\r\n"), "every line of the CSV ends with CRLF")
+    text = body.decode("utf-8-sig")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 3, f"the CSV has 2 header rows and 1 response, not {len(rows)} rows:\n{text}"
+    codes, headings, row = rows
+    grid = [f"Q2_{n}" for n in range(1, len(GRID_ROWS) + 1)]
+    console.expect(codes == EXPORT_CODES + ["Q1"] + grid, f"the CSV's columns by code: {codes}")
+    console.expect(headings[:3] == ["回答者", "結果", "版"] and len(headings) == len(codes)
+                   and headings[-len(GRID_ROWS):] == [f"Q2 {GRID_QUESTION}：{label}" for label in GRID_ROWS],
+                   f"the CSV's headings: {headings}")
+    response = dict(zip(codes, row))
+    console.expect(bool(RESPONDENT.fullmatch(response.get("respondent", ""))),
+                   f"the respondent is a pseudonym r- and 16 hex digits: {response.get('respondent')!r}")
+    console.expect(response.get("outcome") == "完了", f"the response is 完了: {response.get('outcome')!r}")
+    console.expect(response.get("Q1") == CHOICE, f"Q1 holds the choice's label {CHOICE}: {response.get('Q1')!r}")
+    picked = {code: SCALE[choice] for code, choice in zip(grid, GRID_ANSWERS.values())}
+    console.expect({code: response.get(code) for code in grid} == picked, f"the grid's rows hold the scale's labels picked {picked}: {row}")
+    local_part = email.split("@")[0]
+    console.expect(email not in text and local_part not in text, f"the user's email is nowhere in the CSV:\n{text}")
+
+    url = export_url(console, "completed", "JSON Linesをダウンロード")
+    console.expect(urllib.parse.urlsplit(url).path == f"/admin/surveys/{survey}/responses.jsonl", f"the JSON Lines' address: {url}")
+    status, kind, body = download(console, url)
+    assert status == 200, f"the JSON Lines download: {status} {kind!r}\n{body[:300]!r}"
+    text = body.decode("utf-8")
+    lines = text.splitlines()
+    console.expect(len(lines) == 1, f"one completed response in the JSON Lines: {text!r}")
+    if lines:
+        console.expect(json.loads(lines[0]).get("respondent") == response.get("respondent"),
+                       f"the JSON Lines' respondent is the CSV's {response.get('respondent')}: {lines[0]}")
+    console.expect(email not in text and local_part not in text, f"the user's email is nowhere in the JSON Lines: {text!r}")
 
 
 def close_early(console: Browser, user: Browser, survey: str, title: str):

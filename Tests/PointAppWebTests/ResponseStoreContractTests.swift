@@ -123,6 +123,33 @@ struct ResponseStoreContractTests {
     #expect(expected.completes == 3 && expected.secondsPercentile(0.5) == 30)
   }
 
+  /// A guest's response moves to the account's name with the update that takes the answer into
+  /// the account, or not at all; counted once, as it was.
+  @Test(arguments: StoreKind.tested)
+  func aMovedResponseChangesItsNameWithTheSaveOrNotAtAll(kind: StoreKind) async throws {
+    let (responses, users, reopen) = try await kind.responseStores()
+    let (guest, account, unlucky) = (UserID.random(), UserID.random(), UserID.random())
+    try await users.update(guest) { _ in
+      try await responses.record([response("r-guest"), response("r-other")], of: guest)
+      return (try answered(survey), ())
+    }
+    try await responses.settle([response("r-guest"), response("r-other")], of: guest, saved: true)
+    let counted = try await responses.counts(of: survey)
+    try await users.update(account) { _ in
+      try await responses.move([(ResponseStore.Key(survey, "r-guest"), ResponseStore.Key(survey, "r-account"))], of: account)
+      return (try answered(survey), ())
+    }
+    try await responses.settle([ResponseStore.Key(survey, "r-account")], of: account, saved: true)
+    _ = try? await users.update(unlucky) { _ -> (save: UserSave?, result: Void) in
+      try await responses.move([(ResponseStore.Key(survey, "r-other"), ResponseStore.Key(survey, "r-unlucky"))], of: unlucky)
+      throw Crash()  // the process dies before the save
+    }
+    let restarted = reopen()
+    _ = try await restarted.settlePending(from: users)
+    #expect(try await restarted.responses(of: survey, limit: 10).map(\.respondent) == ["r-account", "r-other"])
+    #expect(try await restarted.counts(of: survey) == counted, "a move counts nothing more")
+  }
+
   @Test(arguments: StoreKind.tested)
   func aResponseIsRecordedOnceAndListedWithItsSurveysOnly(kind: StoreKind) async throws {
     let (responses, users, _) = try await kind.responseStores()

@@ -59,6 +59,42 @@ struct ResponsesWebTests {
   }
 }
 
+extension ResponsesWebTests {
+  /// A guest answers, then signs in to an account: the answer moves into the account, and its
+  /// response goes under the account's pseudonym for the survey, once.
+  @Test func aGuestWhoSignsInKeepsTheirResponseUnderTheAccountsName() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var owner = Browser(client: client)
+      try await owner.get("/surveys")
+      let registerCSRF = try await owner.csrf(from: "/register")
+      _ = try await owner.post("/register", form: "csrf=\(registerCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+      let account = try #require(try await Sessions.userID(of: owner, in: server))
+
+      var guest = Browser(client: client)
+      try await guest.get("/surveys")
+      try await guest.get("/surveys")
+      let guestUser = try #require(try await Sessions.userID(of: guest, in: server))
+      let csrf = try guest.csrf(in: try await guest.get("/surveys/food-001"))
+      _ = try await guest.post("/surveys/food-001/answers", form: "csrf=\(csrf)&version=1&q%5Bq1%5D=q1-2&q%5Bq2%5D=q2-1&q%5Bq3%5D=4")
+      let loginCSRF = try await guest.csrf(from: "/login")
+      let loggedIn = try await guest.post("/login", form: "csrf=\(loginCSRF)&email=hanako%40example.jp&password=correct+horse+battery")
+      #expect(loggedIn.headers[.location] == "/points")
+
+      // The test server's key.
+      let names = Sessions(
+        secret: secret, secureCookies: false, store: SessionRecords(InMemoryRecordStorage()), accounts: AccountRecords(InMemoryRecordStorage()),
+        users: InMemoryUserStateStore()
+      )
+      var console = try await AdminTests.signIn(client)
+      let csv = try await console.get("/admin/surveys/food-001/responses.csv").html
+      let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.dropFirst(2)
+      #expect(rows.map { $0.components(separatedBy: ",")[0] } == [names.respondent(account, in: SurveyID("food-001"))])
+      #expect(!csv.contains(names.respondent(guestUser, in: SurveyID("food-001"))), "no longer the guest's")
+    }
+  }
+}
+
 extension Sessions {
   /// The user a browser's session leads to, as the server's files keep it.
   static func userID(of browser: Browser, in server: TestServer) async throws -> UserID? {

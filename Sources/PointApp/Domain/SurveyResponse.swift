@@ -68,6 +68,15 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
     self.prefecture = prefecture
   }
 
+  /// The same response under another respondent's name.
+  public func respondent(_ name: String) -> SurveyResponse {
+    SurveyResponse(
+      surveyID: surveyID, version: version, respondent: name, outcome: outcome, answers: answers, screening: screening,
+      shownAt: shownAt, sentAt: sentAt, flags: flags, reviewed: reviewed, paid: paid, ageBand: ageBand, gender: gender,
+      prefecture: prefecture
+    )
+  }
+
   /// The age band of an age: its decade (20 for 20 to 29).
   public static func ageBand(of age: Int) -> Int { max(0, age / 10 * 10) }
 }

@@ -1,6 +1,7 @@
 import Dependencies
 import Foundation
 import PointApp
+import Synchronization
 
 /// The accounts behind `AccountClient`: bound to one request's session, it registers the
 /// session's user under an address, and logs in, taking the session's guest into the account.
@@ -17,6 +18,8 @@ struct AccountService: Sendable {
   let throttle: any LoginThrottle
   /// The decoded states the request loop keeps: an account's data read here is read as it reads it.
   let cache: SavedStateCache
+  /// The responses of the guest's answers that move into the account go under its name.
+  let responses: ResponseStore
 
   /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown).
   func client(for session: Session, from client: String?, surveys: [SurveyID]) -> AccountClient {
@@ -57,12 +60,28 @@ struct AccountService: Sendable {
           return SignIn(email: email)
         }
         let guest = try await UserFiles.history(of: session.user, in: users)
-        let report = try await users.update(account.user) { [cache] data in
-          var state = try await UserFiles.load(data, of: account.user, surveys: surveys + guest.answers.keys, from: users, cache: cache)
-          let report = state.progress.absorb(guest, on: Day(now, in: calendar), at: now)
-          state.flash = .loggedIn(report)
-          return (try UserFiles.save(state).save, report)
+        let moves = Mutex<[(from: ResponseStore.Key, to: ResponseStore.Key)]>([])
+        let report: MergeReport
+        do {
+          report = try await users.update(account.user) { [cache, responses] data in
+            var state = try await UserFiles.load(data, of: account.user, surveys: surveys + guest.answers.keys, from: users, cache: cache)
+            let report = state.progress.absorb(guest, on: Day(now, in: calendar), at: now)
+            state.flash = .loggedIn(report)
+            // The pseudonym follows the account: the answers that moved are the account's now.
+            let moved = guest.answers.keys.filter { !report.duplicateSurveys.contains($0) }.sorted { $0.rawValue < $1.rawValue }
+            let renamed = moved.map { survey in
+              (from: ResponseStore.Key(survey, sessions.respondent(session.user, in: survey)),
+               to: ResponseStore.Key(survey, sessions.respondent(account.user, in: survey)))
+            }
+            moves.withLock { $0 = renamed }
+            try await responses.move(renamed, of: account.user)
+            return (try UserFiles.save(state).save, report)
+          }
+        } catch {
+          try? await responses.settle(moves.withLock { $0 }.map(\.to), of: account.user, from: users)
+          throw error
         }
+        try? await responses.settle(moves.withLock { $0 }.map(\.to), of: account.user, saved: true)
         try await sessions.end(session.id, at: now)
         return SignIn(email: email, merged: report)
       },

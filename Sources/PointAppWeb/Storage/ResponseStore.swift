@@ -62,7 +62,11 @@ public final class ResponseStore: Sendable {
   /// `nil`: responses commit with the user's update.
   private let pending: Records<Pending, Marker>?
 
-  struct Marker: Codable, Sendable {}
+  struct Marker: Codable, Sendable {
+    /// A response moved to another respondent (a guest's, into the account they signed in to):
+    /// the record it replaces, whose counts it keeps. `nil`: a new response.
+    var replaces: String?
+  }
 
   /// `pending`: where markers go, for a store whose writes do not commit with users' updates.
   public init(_ storage: any RecordStorage, pending: (any RecordStorage)?) {
@@ -97,6 +101,19 @@ public final class ResponseStore: Sendable {
     }
   }
 
+  /// Moves responses to the respondent the same answers have in another user's data (a guest's,
+  /// when they sign in to an account that takes their answers), during that user's update, as a
+  /// recording is: on PostgreSQL in its transaction; elsewhere pending, and put back as it was
+  /// when the update's save fails. Counted once, as they were.
+  func move(_ moves: [(from: Key, to: Key)], of user: UserID) async throws {
+    for (from, to) in moves {
+      guard let moved = try await responses.read(from)?.record else { continue }
+      if let pending { _ = try await pending.create(Marker(replaces: from.recordName), as: Pending(user, to)) }
+      _ = try await responses.create(moved.respondent(to.respondent), as: to)
+      if let old = try await responses.read(from) { _ = try await responses.delete(from, at: old.version) }
+    }
+  }
+
   /// Ends what an update recorded, once its save is known: kept (`saved`) or taken back.
   public func settle(_ finished: [SurveyResponse], of user: UserID, saved: Bool) async throws {
     try await settle(finished.map { Key($0.surveyID, $0.respondent) }, of: user, saved: saved)
@@ -104,11 +121,22 @@ public final class ResponseStore: Sendable {
 
   /// A kept response is counted before its marker goes, and noted as counted (`applied`) until it
   /// has: settled again after a crash between the two, it is not counted twice.
-  private func settle(_ keys: [Key], of user: UserID, saved: Bool) async throws {
+  func settle(_ keys: [Key], of user: UserID, saved: Bool) async throws {
     guard let pending else { return }
     for key in keys {
       let marker = Pending(user, key)
       guard let found = try await pending.read(marker) else { continue }  // settled already
+      if let replaced = found.record.replaces.flatMap(Key.init(recordName:)) {
+        // A move: kept, the record it replaced goes; not saved, it is put back.
+        if saved {
+          if let old = try await responses.read(replaced) { _ = try await responses.delete(replaced, at: old.version) }
+        } else if let moved = try await responses.read(key) {
+          _ = try await responses.create(moved.record.respondent(replaced.respondent), as: replaced)
+          _ = try await responses.delete(key, at: moved.version)
+        }
+        _ = try await pending.delete(marker, at: found.version)
+        continue
+      }
       if saved, let response = try await responses.read(key)?.record {
         try await counts.modify(CountsKey(key.survey)) { stored in
           var stored = stored ?? StoredCounts()
