@@ -8,6 +8,8 @@ run on the same machine (the machine is shared and noisy: absolute numbers drift
   P3  p50 latency of GET /points and of a POST for a user with 10,000 ledger
       entries ÷ the same for a new user                                        target ≤ 1.5
   P4  server RSS after 10,000 distinct users have each made a request          target ≤ 80 MB
+  E1  exporting 100,000 responses as CSV: rows/s, beside the raw read of the
+      same response files (the limit); the server's RSS growth during it       ≥ 50,000 rows/s, < 20 MB
   and the in-process micro-benchmarks (reducer actions/s, pages/s).
 
 On PostgreSQL (`--postgres`, or `--database-url URL`) the server(s) keep everything in the
@@ -19,6 +21,8 @@ database, and the figures are
       PostgresNIO sends them) on the same database, before and after the load  target ≥ 0.50
   P3  as above, the long-history user seeded in the database                   target ≤ 1.5
   P4  RSS of an instance on the database after 10,000 distinct users           target ≤ 80 MB
+  E1  exporting 100,000 responses as CSV ÷ COPY (SELECT …) TO STDOUT WITH CSV of
+      the same rows; the server's RSS growth during it                         ≥ 0.5, < 20 MB
 
   --postgres            starts a throwaway cluster (Scripts/pgcluster.py) in a temporary folder,
                         runs on its fresh database and removes it at the end;
@@ -187,6 +191,31 @@ class Files:
                     awards += json.load(f)["progress"]["answeredCount"]
         return awards
 
+    def e1_seed(self, data, rows):
+        """`rows` copies of the survey's one response file, each its own respondent."""
+        folder = os.path.join(data, "responses")
+        [name] = [n for n in os.listdir(folder) if n.startswith("food-001~")]
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            text = f.read()
+        respondent = name[len("food-001~"):-len(".json")]
+        for n in range(rows):
+            other = "r-%016x" % n
+            with open(os.path.join(folder, "food-001~%s.json" % other), "w", encoding="utf-8") as f:
+                f.write(text.replace(respondent, other))
+
+    def e1_limit(self, data, rows):
+        """The raw read of the same files: listed, opened and read, one by one."""
+        folder = os.path.join(data, "responses")
+        start = time.monotonic()
+        count = 0
+        for name in sorted(os.listdir(folder)):
+            if name.startswith("food-001~"):
+                with open(os.path.join(folder, name), "rb") as f:
+                    f.read()
+                count += 1
+        rate = count / (time.monotonic() - start)
+        return rate, "the raw read of the same %d files at %.0f files/s" % (count, rate)
+
     def seed(self, server, bench):
         """Seeds the user with 10,000 movements; their id and what their history takes."""
         big_id = subprocess.run([bench, "seed-user", "--data", server.data, "--entries", "10000"],
@@ -219,6 +248,24 @@ class Postgres:
 
     def psql(self, sql):
         return psql(self.url, sql)
+
+    def e1_seed(self, data, rows):
+        """`rows` copies of the survey's one response, each its own respondent, in one statement."""
+        [(name,)] = self.psql("SELECT id FROM responses WHERE id LIKE 'food-001~%'")
+        respondent = name[len("food-001~"):]
+        self.psql("INSERT INTO responses (id, record) SELECT 'food-001~r-' || lpad(to_hex(g), 16, '0'), "
+                  "replace(record, '%s', 'r-' || lpad(to_hex(g), 16, '0')) FROM responses, generate_series(0, %d) g "
+                  "WHERE id = '%s'" % (respondent, rows - 1, name))
+
+    def e1_limit(self, data, rows):
+        """COPY of the same rows, as CSV, to psql's standard output."""
+        start = time.monotonic()
+        out = subprocess.run(["psql", self.url, "-c", "COPY (SELECT id, record FROM responses WHERE id LIKE 'food-001~%%' ORDER BY id) TO STDOUT WITH CSV"],
+                             capture_output=True, check=True).stdout
+        elapsed = time.monotonic() - start
+        count = out.count(b"\nfood-001~") + 1
+        rate = count / elapsed
+        return rate, "COPY (SELECT …) TO STDOUT WITH CSV of the same %d rows at %.0f rows/s" % (count, rate)
 
     def reference(self, server, bench, work, users_count):
         """pgbench's rate for the server's write transaction (`PostgresUserStateStore.update`),
@@ -377,6 +424,65 @@ def p4(binary, users, store):
            % (users, files, after / 1024, before / 1024, peak / 1024, after / 1024 / 80))
 
 
+def e1(binary, store, rows):
+    """Exports `rows` responses of one survey as CSV through the server, as an operator's
+    browser downloads them, sampling the server's RSS meanwhile; beside it, the limit: the raw
+    read of the same response files, or COPY of the same rows on PostgreSQL."""
+    data = tempfile.mkdtemp(prefix="pointapp-export-")
+    crash.Console.create(binary, data) if not store.extra else subprocess.run(
+        [binary, "create-operator", "--email", crash.Console.EMAIL, *store.extra],
+        input=crash.Console.PASSWORD + "\n", text=True, check=True, capture_output=True)
+    server = crash.Server(binary, data, crash.free_port(), store.extra)
+    server.start()
+    # One real response, by a user answering food-001; then as many more as asked, each its own
+    # respondent, written where the store keeps them (the server reads them as its own).
+    survey = next(s for s in crash.catalog() if s["id"] == "food-001")
+    status = crash.User(server.port).answer(server.port, survey)
+    if status != "paid":
+        raise SystemExit("E1: the seeding answer was not taken (%s)" % status)
+    server.stop()
+    template = store.e1_seed(data, rows)
+    server.start()
+    console = crash.Console(server.port)
+    before, peak = rss(server.process.pid), [0]
+    stop = False
+
+    def sample():
+        while not stop:
+            peak[0] = max(peak[0], rss(server.process.pid))
+            time.sleep(0.02)
+
+    import threading
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    conn = connection(server.port)
+    start = time.monotonic()
+    conn.request("GET", "/admin/surveys/food-001/responses.csv", headers={"Cookie": console.cookie})
+    response = conn.getresponse()
+    lines = 0
+    while chunk := response.read(1 << 16):
+        lines += chunk.count(b"\r\n")
+    elapsed = time.monotonic() - start
+    stop = True
+    sampler.join()
+    exported = lines - 2
+    limit, limit_detail = store.e1_limit(data, rows)
+    server.stop()
+    shutil.rmtree(data, ignore_errors=True)
+    rate = exported / elapsed
+    growth = (peak[0] - before) / 1024
+    if exported != rows + 1:
+        raise SystemExit("E1: exported %d rows of %d" % (exported, rows + 1))
+    if store.extra:
+        record("E1", "%.2f" % (rate / limit), "≥ 0.5", rate / limit >= 0.5 and growth < 20,
+               "%d responses exported as CSV at %.0f rows/s (%.1f s) ÷ %s; RSS %.1f MB before, growth %.1f MB (target < 20 MB)"
+               % (exported, rate, elapsed, limit_detail, before / 1024, growth))
+    else:
+        record("E1", "%.0f rows/s" % rate, "≥ 50,000 rows/s", rate >= 50_000 and growth < 20,
+               "%d responses exported as CSV in %.1f s, %.2f of %s; RSS %.1f MB before, growth %.1f MB (target < 20 MB)"
+               % (exported, elapsed, rate / limit, limit_detail, before / 1024, growth))
+
+
 def status_kb(pid, field):
     with open("/proc/%d/status" % pid) as f:
         return int(re.search(field + r":\s+(\d+) kB", f.read()).group(1))
@@ -401,6 +507,8 @@ def main():
     parser.add_argument("--p1-against", metavar="BINARY",
                         help="only P1 on files, in alternating runs of this build and BINARY (e.g. the commit before a change)")
     parser.add_argument("--rounds", type=int, default=3, help="with --p1-against: runs of each")
+    parser.add_argument("--responses", type=int, default=100_000, help="responses E1 exports")
+    parser.add_argument("--only-e1", action="store_true", help="only E1 (the export)")
     args = parser.parse_args()
     binary, bench = (os.path.join(ROOT, ".build/release", name) for name in ("pointapp", "pointapp-bench"))
     if not shutil.which("wrk"):
@@ -429,19 +537,23 @@ def main():
             print("database: PostgreSQL %s, %s" % (store.psql("SHOW server_version")[0][0], where), flush=True)
         else:
             store = Files()
-        subprocess.run([bench, "micro", "--templates", os.path.join(ROOT, "Templates")], check=True)
-        server = crash.Server(binary, tempfile.mkdtemp(prefix="pointapp-bench-data-"), crash.free_port(), store.extra)
-        server.start()
-        # P2's users and P3's two answer each of them: none may fill.
-        surveys = answerable(args.post_users + 2)
-        try:
-            p1(server, args.seconds, store)
-            p2(server, bench, args.seconds, args.post_users, store, surveys)
-            p3(server, bench, 200, store, surveys)
-        finally:
-            server.stop()
-            shutil.rmtree(server.data)
-        p4(binary, args.users, store)
+        if args.only_e1:
+            e1(binary, store, args.responses)
+        else:
+            subprocess.run([bench, "micro", "--templates", os.path.join(ROOT, "Templates")], check=True)
+            server = crash.Server(binary, tempfile.mkdtemp(prefix="pointapp-bench-data-"), crash.free_port(), store.extra)
+            server.start()
+            # P2's users and P3's two answer each of them: none may fill.
+            surveys = answerable(args.post_users + 2)
+            try:
+                p1(server, args.seconds, store)
+                p2(server, bench, args.seconds, args.post_users, store, surveys)
+                p3(server, bench, 200, store, surveys)
+            finally:
+                server.stop()
+                shutil.rmtree(server.data)
+            p4(binary, args.users, store)
+            e1(binary, store, args.responses)
     finally:
         for step in reversed(cleanup):
             step()
