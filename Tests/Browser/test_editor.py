@@ -1,10 +1,10 @@
 """The survey editor across instances: an operator signs in on one instance, creates a survey
 with a grid and a quota of 3, sees its mistakes, previews and publishes it; a user of another
-instance on the same PostgreSQL database sees it within 5 seconds and answers it; the operator
-registers there and answers it; the operator reads the survey's dashboard and downloads its
-responses (CSV and JSON Lines), which name the user by a pseudonym only, never by their email;
-then closes it early and within 5 seconds the user's list shows it 受付終了. Every console page
-is screenshotted and checked with axe.
+instance on the same PostgreSQL database sees it within 5 seconds, registers there and answers
+it; the operator reads the survey's dashboard and downloads its responses (CSV and JSON Lines),
+which name the user by a pseudonym only, never by their email; then closes it early and within
+5 seconds the user's list shows it 受付終了. Every console page is screenshotted and checked
+with axe.
 
 The two instances and their throwaway PostgreSQL cluster (Scripts/pgcluster.py) are this
 module's own; the session's `server` keeps a data folder."""
