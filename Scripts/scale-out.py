@@ -720,6 +720,32 @@ def check_quotas(cluster):
     return problems
 
 
+def check_responses(cluster):
+    """crash-test's `check_responses` on PostgreSQL, with the instances idle: per survey and
+    outcome, the rows of `responses` are the users' saved answers of that outcome, archived ones
+    included (a response commits with its answer, in one transaction)."""
+    states, archive = read_users(cluster)
+    answered = {}
+    for user, state in states.items():
+        if isinstance(state, Exception):
+            continue  # reported by `check`
+        entries = dict(state["progress"]["answered"])
+        for (owner, name), data in archive.items():
+            if owner == user and name.startswith("answer-") and name.endswith(".json"):
+                entries.setdefault(bytes.fromhex(name[7:-5]).decode("utf-8"), json.loads(data.decode("utf-8")))
+        for survey, answer in entries.items():
+            key = (survey, answer.get("outcome", "completed"))
+            answered[key] = answered.get(key, 0) + 1
+    recorded = {(survey, outcome): int(n) for survey, outcome, n in cluster.psql(
+        "SELECT record::jsonb->>'surveyID', record::jsonb->>'outcome', count(*) FROM responses WHERE id NOT LIKE '#%' GROUP BY 1, 2")}
+    problems = ["%s %s: %d saved answers, %d responses" % (key[0], key[1], answered.get(key, 0), recorded.get(key, 0))
+                for key in sorted(set(answered) | set(recorded)) if answered.get(key, 0) != recorded.get(key, 0)]
+    print("scale-out: responses after the run: %d, of %d surveys; %s"
+          % (sum(recorded.values()), len({s for s, _ in recorded}),
+             "every saved answer is a response exactly once" if not problems else "%d disagreements" % len(problems)))
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/pointapp"))
@@ -761,6 +787,7 @@ def main():
         problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
         problems += ["catalog: " + p for p in catalog_change(binary, url, instances)]
         problems += ["quotas: " + p for p in check_quotas(cluster)]  # last: the instances are idle
+        problems += ["responses: " + p for p in check_responses(cluster)]
     except Exception as error:  # noqa: BLE001 - reported, then everything is stopped
         problems.append("%s: %s" % (type(error).__name__, error))
     finally:

@@ -62,6 +62,25 @@ struct RecordStoreContractTests {
     #expect(read.data == Data("v2".utf8) && read.version == 2)
   }
 
+  /// A long list by prefix, a page at a time, in order of name; nothing of another prefix.
+  @Test(arguments: Kind.tested)
+  func recordsByPrefixComeInPagesInOrderOfName(kind: Kind) async throws {
+    let storage = try await kind.records()
+    let prefix = "t-\(UUID().uuidString.lowercased())~"
+    for name in ["c", "a", "b", "d"] { #expect(try await storage.create(prefix + name, Data(name.utf8))) }
+    #expect(try await storage.create(prefix.dropLast() + "-other", Data("x".utf8)))
+    // Settled, so that a folder's listing is kept for the next page (and must not hide a record
+    // written between the two).
+    try await Task.sleep(for: .milliseconds(60))
+    let first = try await storage.records(prefixed: prefix, after: nil, limit: 3)
+    #expect(first.map(\.name) == ["a", "b", "c"].map { prefix + $0 })
+    #expect(first.map { String(decoding: $0.data, as: UTF8.self) } == ["a", "b", "c"], "the records' bytes, without their versions")
+    _ = try await storage.create(prefix + "bb", Data("bb".utf8))  // written between two pages
+    let next = try await storage.records(prefixed: prefix, after: prefix + "b", limit: 3)
+    #expect(next.map(\.name) == ["bb", "c", "d"].map { prefix + $0 })
+    #expect(try await storage.records(prefixed: prefix, after: prefix + "d", limit: 3).isEmpty)
+  }
+
   @Test(arguments: Kind.tested)
   func aDeleteNamesTheVersionItRead(kind: Kind) async throws {
     let storage = try await kind.records()

@@ -162,7 +162,8 @@ extension Pages {
     let completes = counts.completes
     var facts: [[String: Any]] = []
     if let quota = survey.quota {
-      facts.append(["label": "完了", "value": "\(completes)件 / 目標\(quota.target)件（ほかの経路\(quota.collected)件）"])
+      // Completes on other channels count toward the target; said only where there are some.
+      facts.append(["label": "完了", "value": "\(completes)件 / 目標\(quota.target)件" + (quota.collected > 0 ? "（ほかの経路で\(quota.collected)件）" : "")])
       facts.append(["label": "残り", "value": "\(survey.remainingPlaces ?? 0)件"])
     } else {
       facts.append(["label": "完了", "value": "\(completes)件（上限なし）"])

@@ -20,6 +20,9 @@ public final class FileRecordStorage: RecordStorage {
   private let threadPool: NIOThreadPool
   private let recent = Mutex(RecentlyUsed<String, (file: FileVersion, data: Data, version: Int64)>(generation: 500))
   private let writers = KeyedMutex<String>()
+  /// The folder's names of the last `records(prefixed:)`, with the folder's version then: the
+  /// next page of the same list is cut from it while the folder is unchanged.
+  private let listed = Mutex<(prefix: String, folder: FileVersion, names: [String])?>(nil)
 
   public init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
     folder = directory.path
@@ -82,6 +85,36 @@ public final class FileRecordStorage: RecordStorage {
     }
   }
 
+  /// The folder listed and the page's files read in one trip to the file threads, past the
+  /// memory of recent reads.
+  public func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
+    let folder = folder
+    let after = max(name ?? "", prefix)
+    return try await threadPool.runIfActive { [self] in
+      let version = FileVersion(path: folder)
+      var all = listed.withLock { kept in kept.flatMap { $0.prefix == prefix && $0.folder == version ? $0.names : nil } }
+      if all == nil {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { file -> String? in
+          file.hasSuffix(".json") && file.hasPrefix(prefix) ? String(file.dropLast(5)) : nil
+        }.sorted()
+        // Kept only for a folder whose last change is settled: one in the same clock tick as the
+        // listing could change again with the same times.
+        if let version, version.isSettled(at: now) { listed.withLock { $0 = (prefix, version, names) } }
+        all = names
+      }
+      let names = all ?? []
+      let start = names.partitionPoint { $0 <= after }
+      let page = names[start..<min(names.count, start + limit)]
+      return try page.compactMap { name in
+        let path = "\(folder)/\(name).json"
+        guard let (bytes, _) = try DurableFile.readVersioned(path) else { return nil }  // deleted meanwhile
+        return (name, try Self.parse(bytes, path: path).data)
+      }
+    }
+  }
+
   /// Runs `body` on the file threads holding the record's lock in this process and the folder's
   /// across processes.
   private func locked(_ name: String, _ body: @escaping @Sendable () throws -> Bool) async throws -> Bool {
@@ -112,5 +145,18 @@ public final class FileRecordStorage: RecordStorage {
       let version = Int64(String(decoding: file[file.startIndex..<newline], as: UTF8.self))
     else { throw FileError("parse a record's version in", path, code: EINVAL) }
     return (Data(file[(newline + 1)...]), version)
+  }
+}
+
+extension Array where Element: Comparable {
+  /// The index of the first element for which `belongs` is false, in an array sorted so that
+  /// every element for which it is true comes first.
+  func partitionPoint(_ belongs: (Element) -> Bool) -> Int {
+    var (low, high) = (0, count)
+    while low < high {
+      let middle = (low + high) / 2
+      if belongs(self[middle]) { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 }

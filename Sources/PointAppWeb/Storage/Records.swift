@@ -33,6 +33,28 @@ public protocol RecordStorage: Sendable {
   func delete(_ name: String, at version: Int64) async throws -> Bool
   /// Up to `limit` names in ascending order, after `name` (from the first when `nil`).
   func names(after name: String?, limit: Int) async throws -> [String]
+  /// Up to `limit` records whose names start with `prefix`, after `name` (from the first when
+  /// `nil`), in ascending order of name, read at once: a long list (a survey's responses) goes by
+  /// in pages at the cost of a few reads each.
+  func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)]
+}
+
+extension RecordStorage {
+  /// Names, then each record read: for the stores in memory.
+  public func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
+    var found: [(name: String, data: Data)] = []
+    var cursor = max(name ?? "", prefix)
+    while found.count < limit {
+      let names = try await names(after: cursor, limit: limit - found.count)
+      for next in names {
+        guard next.hasPrefix(prefix) else { return found }
+        if let record = try await read(next) { found.append((next, record.data)) }
+      }
+      guard let last = names.last else { break }
+      cursor = last
+    }
+    return found
+  }
 }
 
 /// A record as read, with the version a write must name.
@@ -86,6 +108,12 @@ public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
         if let current { try await replace(key, with: record, at: current.version) } else { try await create(record, as: key) }
       if written { return result }
     }
+  }
+
+  /// Up to `limit` records whose names start with `prefix`, after `key`, decoded, in order of
+  /// name; not kept in memory (a long list read once would only push out what is in use).
+  public func records(prefixed prefix: String, after key: Key?, limit: Int) async throws -> [Record] {
+    try await storage.records(prefixed: prefix, after: key?.recordName, limit: limit).map { try SavedJSON.decode(Record.self, from: $0.data) }
   }
 
   /// Up to `limit` keys in ascending order of their names, after `key` (from the first: `nil`).

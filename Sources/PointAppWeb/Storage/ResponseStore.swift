@@ -190,17 +190,6 @@ public final class ResponseStore: Sendable {
 
   /// Up to `limit` responses of `survey`, in the order of their respondents, after `respondent`.
   public func responses(of survey: SurveyID, after respondent: String? = nil, limit: Int) async throws -> [SurveyResponse] {
-    var found: [SurveyResponse] = []
-    var cursor = Key(survey, respondent ?? "")
-    while found.count < limit {
-      let keys = try await responses.keys(after: cursor, limit: limit - found.count)
-      for key in keys {
-        guard key.survey == survey else { return found }  // past the survey's responses
-        if let response = try await responses.read(key)?.record { found.append(response) }
-      }
-      guard let last = keys.last else { break }
-      cursor = last
-    }
-    return found
+    try await responses.records(prefixed: survey.rawValue + "~", after: respondent.map { Key(survey, $0) }, limit: limit)
   }
 }

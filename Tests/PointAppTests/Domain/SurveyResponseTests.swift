@@ -1,6 +1,6 @@
 import CustomDump
 import Foundation
-import PointApp
+@testable import PointApp
 import Testing
 
 /// What a user's progress gives the survey's client: one response per survey answered, whatever
@@ -70,5 +70,16 @@ struct SurveyResponseTests {
     #expect(responses.first?.flags == [.speeding])
     #expect(responses.first?.paid == .zero)
     #expect(responses.first?.version == 3, "the version answered")
+  }
+}
+
+/// The export's dates: Tokyo's wall clock, counted without the calendar, the same as the calendar's.
+struct ResponseTableDateTests {
+  @Test(arguments: [0.0, 1_795_316_400, 951_782_400, 4_107_542_399, -86_401, 1_709_164_800])
+  func datesAreTokyosWallClock(_ seconds: Double) {
+    let date = Date(timeIntervalSince1970: seconds)
+    let parts = Calendar.tokyo.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    let expected = String(format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
+    #expect(ResponseTable.format(date) == expected)
   }
 }

@@ -43,6 +43,18 @@ public struct PostgresRecordStorage: RecordStorage {
       .map { try $0.decode(String.self) }
   }
 
+  /// One statement: a range of the primary key (the table's ids compare as bytes where it
+  /// matters: `responses` is `COLLATE "C"`).
+  public func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
+    try await run(
+      "SELECT id, record FROM \(table) WHERE id > $1 AND starts_with(id, $2) ORDER BY id LIMIT $3",
+      max(name ?? "", prefix), prefix, Int64(limit)
+    ).map { row in
+      let (id, text) = try row.decode((String, String).self)
+      return (id, Data(text.utf8))
+    }
+  }
+
   private func run(_ sql: String, _ values: any PostgresDynamicTypeEncodable...) async throws -> [PostgresRow] {
     var binds = PostgresBindings()
     for value in values { binds.append(value) }
