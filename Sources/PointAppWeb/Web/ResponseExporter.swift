@@ -8,7 +8,7 @@ import PointApp
 struct ResponseExporter: Sendable {
   let responses: ResponseStore
   /// Responses read at a time.
-  var pageSize = 1_000
+  var pageSize = 500
 
   func response(_ survey: Survey, _ export: ResponseExport) -> Response {
     let table = ResponseTable(survey: survey)
