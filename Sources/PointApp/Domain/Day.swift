@@ -50,15 +50,23 @@ extension Day {
     self.init(noon, in: .tokyo)
   }
 
-  /// Its noon in Tokyo.
-  public var noon: Date {
-    let guess = Date(timeIntervalSince1970: Double(ordinal) * 86_400 + 43_200)
-    return guess - Double(Calendar.tokyo.timeZone.secondsFromGMT(for: guess))
-  }
-
   /// `2026-11-22`.
   public var iso: String {
-    let parts = Calendar.tokyo.dateComponents([.year, .month, .day], from: noon)
-    return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+    let (year, month, day) = civil
+    return String(format: "%04d-%02d-%02d", year, month, day)
+  }
+
+  /// Its date in the proleptic Gregorian calendar (Howard Hinnant's `civil_from_days`): the
+  /// calendar's component arithmetic is far slower, and exports and saved states write many.
+  public var civil: (year: Int, month: Int, day: Int) {
+    let shifted = ordinal + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 }

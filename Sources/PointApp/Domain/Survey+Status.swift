@@ -35,25 +35,22 @@ extension Survey {
   /// answered it. A survey that closes earlier already keeps its deadline.
   public func closed(at date: Date) -> Survey {
     guard expiresAt.map({ $0 > date }) ?? true else { return self }
-    var closed = Survey(
-      id: id, title: title, description: description, category: category, questions: questions, reward: reward,
-      estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: date, targeting: targeting,
-      screening: screening, quality: quality, quota: quota, version: version
-    )
-    closed.placesTaken = placesTaken
-    return closed
+    return changing(expiresAt: date, version: version)
   }
-}
 
-extension Survey {
   /// The same survey as its version `version`.
   public func numbered(_ version: Int) -> Survey {
-    var numbered = Survey(
+    changing(expiresAt: expiresAt, version: version)
+  }
+
+  /// The same survey, its places taken included, with another deadline and version.
+  private func changing(expiresAt: Date?, version: Int) -> Survey {
+    var changed = Survey(
       id: id, title: title, description: description, category: category, questions: questions, reward: reward,
       estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting,
       screening: screening, quality: quality, quota: quota, version: version
     )
-    numbered.placesTaken = placesTaken
-    return numbered
+    changed.placesTaken = placesTaken
+    return changed
   }
 }

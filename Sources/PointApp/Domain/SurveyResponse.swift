@@ -196,24 +196,11 @@ public struct ResponseTable: Sendable {
   /// the zone's offset, as `Day` is (the calendar's component arithmetic took a tenth of an
   /// export's time).
   static func format(_ date: Date) -> String {
+    let day = Day(date, in: .tokyo)
+    let (year, month, dayOfMonth) = day.civil
     let local = Int(date.timeIntervalSince1970.rounded(.down)) + Calendar.tokyo.timeZone.secondsFromGMT(for: date)
-    let (days, seconds) = local.quotientAndRemainder(dividingBy: 86_400)
-    let (day, second) = seconds < 0 ? (days - 1, seconds + 86_400) : (days, seconds)
-    let (year, month, dayOfMonth) = civil(fromDays: day)
+    let second = local - day.ordinal * 86_400
     return String(format: "%04d-%02d-%02d %02d:%02d:%02d", year, month, dayOfMonth, second / 3_600, second / 60 % 60, second % 60)
-  }
-
-  /// The Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-  static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-    let shifted = days + 719_468
-    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-    let dayOfEra = shifted - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 }
 
