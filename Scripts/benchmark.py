@@ -374,7 +374,9 @@ def p3(server, bench, samples, store, surveys):
     conn.request("GET", "/points", headers={"Cookie": big_cookie})
     response = conn.getresponse()
     response.read()
-    big_cookie = response.getheader("Set-Cookie").split(";")[0]
+    # The session's cookie among those set (a first view of the day saves, and sets the state
+    # cookie too).
+    big_cookie = next(c for c in response.msg.get_all("Set-Cookie") if c.startswith("pointapp_session=")).split(";")[0]
     timed(conn, "GET", "/points", new.cookie)
     big_get, new_get = [], []
     for _ in range(samples):
