@@ -15,7 +15,7 @@
 
 Prints its figures and exits non-zero on any violation. Loopback only; bounded in time.
 """
-import argparse, datetime, html.parser, http.client, json, os, random, re, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import argparse, datetime, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -308,6 +308,41 @@ def check_published(data, published, edited):
     return problems
 
 
+def pending_responses(folder):
+    """The responses pending in the journals of `folder` (one per process)."""
+    journals = [os.path.join(folder, n) for n in os.listdir(folder)] if os.path.isdir(folder) else []
+    return [name for journal in journals if os.path.isdir(journal) for name in journal_records(journal)]
+
+
+def journal_records(folder):
+    """The records a `JournalRecordStorage` folder holds: its segments' frames replayed in order
+    (kind, version, the name's and the data's lengths, name, data, FNV-1a checksum), each
+    segment read up to a frame cut short or damaged."""
+    records = {}
+    segments = sorted((int(n[8:]), n) for n in os.listdir(folder) if n.startswith("journal-")) if os.path.isdir(folder) else []
+    for _, name in segments:
+        with open(os.path.join(folder, name), "rb") as f:
+            data = f.read()
+        offset = 0
+        while len(data) - offset >= 25:
+            kind, _, name_length, data_length = struct.unpack_from("<BqII", data, offset)
+            end = offset + 17 + name_length + data_length
+            if kind > 1 or end + 8 > len(data):
+                break
+            checksum = 0xcbf29ce484222325
+            for byte in data[offset:end]:
+                checksum = ((checksum ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+            if checksum != struct.unpack_from("<Q", data, end)[0]:
+                break
+            record = data[offset + 17:offset + 17 + name_length].decode()
+            if kind == 1:
+                records[record] = data[offset + 17 + name_length:end]
+            else:
+                records.pop(record, None)
+            offset = end + 8
+    return records
+
+
 def check_responses(data):
     """Every answer is a response exactly once (after a start, which settles what a crash left
     pending): per survey, the responses of each outcome are the users' saved answers of that
@@ -340,10 +375,9 @@ def check_responses(data):
     for key in sorted(set(answered) | set(recorded)):
         if answered.get(key, 0) != recorded.get(key, 0):
             problems.append("%s %s: %d saved answers, %d responses" % (key[0], key[1], answered.get(key, 0), recorded.get(key, 0)))
-    pending = os.path.join(data, "responses-pending")
-    left = [n for n in os.listdir(pending) if n.endswith(".json")] if os.path.isdir(pending) else []
+    left = pending_responses(os.path.join(data, "responses-pending"))
     if left:
-        problems.append("%d responses still pending after a start" % len(left))
+        problems.append("%d responses still pending after a start: %s" % (len(left), sorted(left)[:3]))
     return problems, sum(n for (_, outcome), n in recorded.items() if outcome == "completed")
 
 

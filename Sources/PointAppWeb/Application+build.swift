@@ -112,6 +112,11 @@ public func buildApplication(
   let responses = stores.responses
   let pending = try await responses.settlePending(from: users)
   if pending > 0 { logger.notice("responses left pending by a crash settled", metadata: ["responses": "\(pending)"]) }
+  if !responses.commitsWithUpdate {
+    services.append(PeriodicTask(name: "settling the responses saved", interval: .seconds(1), logger: logger, lastAtShutdown: true) {
+      try await responses.settleSaved()
+    })
+  }
   let catalog = resolved.surveyClient
   resolved.surveyClient = catalog.counting(quotas)
   let cache = SavedStateCache()
@@ -208,9 +213,13 @@ struct Stores {
     catalog = try FileRecordStorage(data.appendingPathComponent("catalog"))
     operators = try FileRecordStorage(data.appendingPathComponent("operators"))
     audit = try FileRecordStorage(data.appendingPathComponent("audit"))
+    // Written as answers are saved, many at once: pending in a journal, then settled among the
+    // responses a second later, their syncs shared.
+    // (A journal per process: those that processes sharing the folder left are taken up at start.)
+    let journals = data.appendingPathComponent("responses-pending")
     responses = ResponseStore(
-      try FileRecordStorage(data.appendingPathComponent("responses")),
-      pending: try FileRecordStorage(data.appendingPathComponent("responses-pending"))
+      try FileRecordStorage(data.appendingPathComponent("responses"), groupedSyncs: true),
+      pending: try JournalRecordStorage.own(in: journals), orphans: { try JournalRecordStorage.orphans(in: journals) }
     )
     // One process serves a data folder's logins: its memory is where they are counted.
     throttle = InMemoryLoginThrottle()

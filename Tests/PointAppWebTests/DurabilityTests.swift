@@ -27,6 +27,20 @@ struct DurabilityTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["user.json"], "no temporary file is left")
   }
 
+  /// Records created at the same moment share the syncs of their folder: 64 at once take far
+  /// fewer than 64.
+  @Test func writesAtOnceShareTheirSyncs() async throws {
+    let folder = try folder()
+    let storage = try FileRecordStorage(folder, groupedSyncs: true)
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      for number in 0..<64 { group.addTask { try await storage.create("r-\(number)", Data("{}".utf8)) } }
+      for try await created in group { #expect(created) }
+    }
+    #expect(try await storage.names(after: nil, limit: 100).count == 64)
+    let syncs = storage.groupedFolderSyncs
+    #expect(syncs >= 1 && syncs < 32, "\(syncs) syncs of the folder for 64 records")
+  }
+
   @Test func aFirstWriteThatFailsLeavesNoFile() throws {
     let folder = try folder()
     let path = folder.appendingPathComponent("user.json").path

@@ -9,7 +9,7 @@ extension StoreKind {
   /// (another instance on the database). Files keep no counts: one process serves a folder.
   func throttles() async throws -> (any LoginThrottle, (any LoginThrottle)?) {
     switch self {
-    case .memory, .files:
+    case .memory, .files, .groupedFiles, .journal:
       return (InMemoryLoginThrottle(), nil)
     case .postgres:
       let database = try await TestDatabase.shared.value

@@ -12,7 +12,7 @@ extension StoreKind {
     switch self {
     case .memory:
       return (InMemoryQuotaStore(), InMemoryUserStateStore(), nil)
-    case .files:
+    case .files, .groupedFiles, .journal:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-quotas-\(UUID().uuidString)")
       let users = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
       let open = { try JSONFileQuotaStore(directory: folder.appendingPathComponent("quotas")) as any QuotaStore }

@@ -12,12 +12,19 @@ extension StoreKind {
     case .memory:
       let (records, pending) = (InMemoryRecordStorage(), InMemoryRecordStorage())
       return (ResponseStore(records, pending: pending), InMemoryUserStateStore(), { ResponseStore(records, pending: pending) })
-    case .files:
+    case .files, .groupedFiles, .journal:
+      // As the server writes them: synced together.
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-responses-\(UUID().uuidString)")
-      let records = try FileRecordStorage(folder.appendingPathComponent("responses"))
-      let pending = try FileRecordStorage(folder.appendingPathComponent("responses-pending"))
+      let records = try FileRecordStorage(folder.appendingPathComponent("responses"), groupedSyncs: true)
+      let journals = folder.appendingPathComponent("responses-pending")
       let users = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
-      return (ResponseStore(records, pending: pending), users, { ResponseStore(records, pending: pending) })
+      let first = try JournalRecordStorage.own(in: journals)
+      let open = { @Sendable (pending: JournalRecordStorage) in
+        ResponseStore(records, pending: pending, orphans: { try JournalRecordStorage.orphans(in: journals) })
+      }
+      // Opened anew: the process that had the first journal is gone, and the next start takes
+      // it up.
+      return (open(first), users, { first.release(); return open(try! JournalRecordStorage.own(in: journals)) })
     case .postgres:
       let database = try await TestDatabase.shared.value
       let records = PostgresRecordStorage(database, table: "responses")

@@ -1,14 +1,19 @@
 import Foundation
-import PointAppWeb
+@testable import PointAppWeb
 import Testing
 
 /// Where a store keeps what it keeps: every store guarantee is tested on each.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-  case memory, files, postgres
+  /// `groupedFiles`: files whose writes wait for a sync shared with others (`GroupSync`), as
+  /// responses are written; `journal`: records in memory and a journal (`JournalRecordStorage`),
+  /// as responses pending are. The record layer is tested on them too.
+  case memory, files, postgres, groupedFiles, journal
   var testDescription: String { rawValue }
 
   /// The kinds this machine tests: PostgreSQL where its server is (`TestDatabase.enabled`).
-  static let tested = allCases.filter { $0 != .postgres || TestDatabase.enabled }
+  static let tested = [StoreKind.memory, .files, .postgres].filter { $0 != .postgres || TestDatabase.enabled }
+  /// The record layer's: files written both ways.
+  static let testedRecords = tested + [.groupedFiles, .journal]
 
   /// A record storage of this kind; on PostgreSQL, the shared test database's `table`, whose
   /// rows other tests write too (each test names its own records).
@@ -18,6 +23,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
       return InMemoryRecordStorage()
     case .files:
       return try FileRecordStorage(FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)"))
+    case .groupedFiles:
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)")
+      return try FileRecordStorage(folder, groupedSyncs: true)
+    case .journal:
+      return try JournalRecordStorage(FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-journal-\(UUID().uuidString)"))
     case .postgres:
       return PostgresRecordStorage(try await TestDatabase.shared.value, table: table)
     }
@@ -39,7 +49,7 @@ struct RecordStoreContractTests {
     return (0..<count).map { prefix + String(format: "%02d", $0) }
   }
 
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func aRecordIsCreatedOnceAtVersionOne(kind: Kind) async throws {
     let storage = try await kind.records()
     let name = Self.names(1)[0]
@@ -50,7 +60,7 @@ struct RecordStoreContractTests {
     #expect(read.data == Data("first".utf8) && read.version == 1)
   }
 
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func aWriteNamesTheVersionItReadAndLosesToOneThatCameBetween(kind: Kind) async throws {
     let storage = try await kind.records()
     let name = Self.names(1)[0]
@@ -63,7 +73,7 @@ struct RecordStoreContractTests {
   }
 
   /// A long list by prefix, a page at a time, in order of name; nothing of another prefix.
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func recordsByPrefixComeInPagesInOrderOfName(kind: Kind) async throws {
     let storage = try await kind.records()
     let prefix = "t-\(UUID().uuidString.lowercased())~"
@@ -81,7 +91,7 @@ struct RecordStoreContractTests {
     #expect(try await storage.records(prefixed: prefix, after: prefix + "d", limit: 3).isEmpty)
   }
 
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func aDeleteNamesTheVersionItRead(kind: Kind) async throws {
     let storage = try await kind.records()
     let name = Self.names(1)[0]
@@ -95,7 +105,7 @@ struct RecordStoreContractTests {
     #expect(try await storage.create(name, Data("again".utf8)))
   }
 
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func ofSimultaneousCreatorsOneWins(kind: Kind) async throws {
     let storage = try await kind.records()
     let name = Self.names(1)[0]
@@ -110,7 +120,7 @@ struct RecordStoreContractTests {
   }
 
   /// Twenty changes at once, each from a fresh read: none is lost.
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func simultaneousModificationsAllLand(kind: Kind) async throws {
     let records = Records<SessionID, [Int]>(try await kind.records())
     let key = SessionID.random()
@@ -125,7 +135,7 @@ struct RecordStoreContractTests {
     #expect(read.version == 20)
   }
 
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func namesAreListedInOrderFromACursor(kind: Kind) async throws {
     let storage = try await kind.records()
     let names = Self.names(5)
@@ -135,7 +145,7 @@ struct RecordStoreContractTests {
     #expect(try await storage.names(after: names[2], limit: 2) == Array(names[3..<5]))
   }
 
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func aSessionRecordReadsBackAsWritten(kind: Kind) async throws {
     let store = try await kind.stores().sessions
     let id = SessionID.random()
@@ -148,7 +158,7 @@ struct RecordStoreContractTests {
     #expect(try await store.read(id)?.record == ended)
   }
 
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func oneAddressMakesOneAccountHoweverManyRegisterAtOnce(kind: Kind) async throws {
     let store = try await kind.stores().accounts
     let email = "same-\(UUID().uuidString.lowercased())@example.jp"
@@ -166,7 +176,7 @@ struct RecordStoreContractTests {
   }
 
   /// A password changed on one device while another logs out everywhere: both changes land.
-  @Test(arguments: Kind.tested)
+  @Test(arguments: Kind.testedRecords)
   func twoAccountChangesAtOnceNeverLoseOne(kind: Kind) async throws {
     let store = try await kind.stores().accounts
     let account = Account(email: "both-\(UUID().uuidString.lowercased())@example.jp", passwordHash: "h0", user: .random(), created: noon)

@@ -1,5 +1,6 @@
 import Foundation
 import PointApp
+import Synchronization
 import Testing
 
 @testable import PointAppWeb
@@ -11,7 +12,7 @@ extension StoreKind {
     switch self {
     case .memory:
       return (InMemoryUserStateStore(), nil)
-    case .files:
+    case .files, .groupedFiles, .journal:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
       return (try JSONFileUserStateStore(directory: folder), try JSONFileUserStateStore(directory: folder))
     case .postgres:
@@ -43,6 +44,31 @@ struct UserStoreContractTests {
     #expect(before == state)
     #expect(try await store.read(user) == next)
     #expect(try await store.archived(["ledger-0.json", "ledger-20.json"], of: user).count == 2)
+  }
+
+  /// A save's `before` (the responses of the answers it saves) is done before the state is saved;
+  /// when it fails, the update fails and the state stays as it was.
+  @Test(arguments: StoreKind.tested)
+  func whatASaveDependsOnIsDoneFirstOrTheSaveIsNot(kind: StoreKind) async throws {
+    let (store, _) = try await kind.userStores()
+    let user = UserID.random()
+    try await store.update(user) { _ in (UserSave(state: Data("first".utf8)), ()) }
+    let seen = Mutex<Data?>(nil)
+    var save = UserSave(state: Data("second".utf8))
+    save.before = { seen.withLock { $0 = Data("done".utf8) } }
+    try await store.update(user) { [save] _ in (save, ()) }
+    #expect(seen.withLock { $0 } == Data("done".utf8))
+    #expect(try await store.read(user) == Data("second".utf8))
+    let failing = {
+      var save = UserSave(state: Data("third".utf8))
+      save.before = { throw Failure() }
+      return save
+    }()
+    await #expect(throws: Failure.self) { try await store.update(user) { _ in (failing, ()) } }
+    #expect(try await store.read(user) == Data("second".utf8))
+    if let folder = (store as? JSONFileUserStateStore)?.directory.path {
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasSuffix(".tmp") }, "no temporary file left")
+    }
   }
 
   @Test(arguments: StoreKind.tested)

@@ -43,6 +43,9 @@ public enum SessionKind {}
 public typealias UserID = RandomID<UserKind>
 /// A session: what the session cookie carries.
 public typealias SessionID = RandomID<SessionKind>
+public enum JournalKind {}
+/// A process's journal of responses pending: the name of its folder.
+public typealias JournalID = RandomID<JournalKind>
 
 func hex(_ bytes: some Sequence<UInt8>) -> String {
   let digits = Array("0123456789abcdef".utf8)

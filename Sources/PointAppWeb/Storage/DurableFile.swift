@@ -67,28 +67,42 @@ public enum DurableFile {
   public static func write(
     _ data: Data, to path: String, syncFolder: Bool = true, exclusive: Bool = false, failBefore: Step? = nil
   ) throws -> Bool {
+    let temporary = try writeTemporary(data, for: path, failBefore: failBefore)
+    guard try place(temporary, at: path, exclusive: exclusive, failBefore: failBefore) else { return false }
+    if failBefore == .syncFolder { throw FileError("injected failure before syncFolder", path, code: EIO) }
+    if syncFolder { try Self.syncFolder((path as NSString).deletingLastPathComponent) }
+    return true
+  }
+
+  /// A write's first half: `data` in a new temporary file beside `path`, synced unless `sync`
+  /// says not (the caller then syncs it before it takes its name: `GroupSync`); its name. A
+  /// caller with other writes to wait for before the file takes its name (`place`) does them
+  /// meanwhile.
+  static func writeTemporary(_ data: Data, for path: String, sync: Bool = true, failBefore: Step? = nil) throws -> String {
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
     let temporary = "\(folder)/.\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
-    func check(_ step: Step) throws {
-      if step == failBefore { throw FileError("injected failure before \(step)", path, code: EIO) }
-    }
-
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw FileError("create", temporary) }
     do {
-      try check(.writeTemporary)
+      if failBefore == .writeTemporary { throw FileError("injected failure before writeTemporary", path, code: EIO) }
       try writeAll(data, to: fd, path: temporary)
-      try check(.syncTemporary)
-      guard fsync(fd) == 0 else { throw FileError("fsync", temporary) }
+      if failBefore == .syncTemporary { throw FileError("injected failure before syncTemporary", path, code: EIO) }
+      if sync { guard fsync(fd) == 0 else { throw FileError("fsync", temporary) } }
       guard close(fd) == 0 else { throw FileError("close", temporary) }
     } catch {
       close(fd)
       unlink(temporary)
       throw error
     }
+    return temporary
+  }
+
+  /// A write's second half: the temporary file takes `path`'s name (the folder not synced).
+  /// `exclusive`: only if `path` has none (`false` then, the temporary file removed).
+  static func place(_ temporary: String, at path: String, exclusive: Bool, failBefore: Step? = nil) throws -> Bool {
     do {
-      try check(.rename)
+      if failBefore == .rename { throw FileError("injected failure before rename", path, code: EIO) }
       if exclusive {
         // link(2) fails when the name exists, where rename(2) would replace it.
         let linked = link(temporary, path) == 0
@@ -105,8 +119,6 @@ public enum DurableFile {
       unlink(temporary)
       throw error
     }
-    try check(.syncFolder)
-    if syncFolder { try Self.syncFolder(folder) }
     return true
   }
 

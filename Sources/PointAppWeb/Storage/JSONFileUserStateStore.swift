@@ -77,15 +77,44 @@ public final class JSONFileUserStateStore: UserStateStore {
         let saved = try await threadPool.runIfActive { try DurableFile.read(path) }
         let (save, result) = try await body(saved)
         if let save {
-          try await threadPool.runIfActive {
-            if !save.archive.isEmpty {
-              try DurableFile.makeFolder(archive)
-              for (name, data) in save.archive {
-                try DurableFile.write(data, to: "\(archive)/\(Self.checked(name))", syncFolder: false)
-              }
-              try DurableFile.syncFolder(archive)
+          let writeArchive = { @Sendable in
+            guard !save.archive.isEmpty else { return }
+            try DurableFile.makeFolder(archive)
+            for (name, data) in save.archive {
+              try DurableFile.write(data, to: "\(archive)/\(Self.checked(name))", syncFolder: false)
             }
-            try DurableFile.write(save.state, to: path)
+            try DurableFile.syncFolder(archive)
+          }
+          if let before = save.before {
+            // The writes the state depends on, while its bytes are written: it takes its name
+            // once both are durable.
+            async let others: Void = before()
+            let temporary: String
+            do {
+              temporary = try await threadPool.runIfActive {
+                try writeArchive()
+                return try DurableFile.writeTemporary(save.state, for: path)
+              }
+            } catch {
+              try? await others
+              throw error
+            }
+            do {
+              try await others
+            } catch {
+              unlink(temporary)
+              throw error
+            }
+            let folder = folder
+            try await threadPool.runIfActive {
+              _ = try DurableFile.place(temporary, at: path, exclusive: false)
+              try DurableFile.syncFolder(folder)
+            }
+          } else {
+            try await threadPool.runIfActive {
+              try writeArchive()
+              try DurableFile.write(save.state, to: path)
+            }
           }
         }
         lock.unlock()

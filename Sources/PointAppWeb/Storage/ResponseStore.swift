@@ -1,5 +1,6 @@
 import Foundation
 import PointApp
+import Synchronization
 
 /// Every finished answer as its survey's client gets it (`SurveyResponse`), in the record layer
 /// (`data/responses/`, the `responses` table): one record per respondent of a survey,
@@ -7,11 +8,13 @@ import PointApp
 ///
 /// A response is recorded during its user's update, before the answer it is for is saved, and
 /// must exist exactly when that answer was saved. A store whose records commit with the user's
-/// update (PostgreSQL: the same transaction) needs nothing more. On the others a marker
-/// (`data/responses-pending/<user>~<survey>~<respondent>`) is written first and stays until the
-/// update is over: removed once the answer is saved; on a failure, or at the next start after a
-/// crash, the user's saved state decides, as for quota places: the response stays where it holds
-/// the answer and goes where it does not.
+/// update (PostgreSQL: the same transaction) needs nothing more. On the others the response is
+/// written pending (`data/responses-pending/<user>~<survey>~<respondent>`, one durable write
+/// shared with the answers saved at the same moment) and settled off the request's path: once a
+/// second, and before the counts or the responses are read, those whose answers were saved take
+/// their place among the responses and are counted. One whose save failed, or that a crash left
+/// pending, is settled by the user's saved state, as quota places are: kept where it holds the
+/// answer, dropped where it does not.
 public final class ResponseStore: Sendable {
   struct Key: RecordKey {
     let survey: SurveyID
@@ -61,23 +64,38 @@ public final class ResponseStore: Sendable {
   private let counts: Records<CountsKey, StoredCounts>
   /// `nil`: responses commit with the user's update.
   private let pending: Records<Pending, Marker>?
+  /// The pending responses whose answers were saved, for the next settling.
+  private let saved = Mutex<[Pending]>([])
+  /// Settlings one at a time: a response is counted by one of them.
+  private let settling = KeyedMutex<Int>()
 
+  /// A response written before the save of its answer.
   struct Marker: Codable, Sendable {
+    /// The response, new.
+    var response: SurveyResponse?
     /// A response moved to another respondent (a guest's, into the account they signed in to):
-    /// the record it replaces, whose counts it keeps. `nil`: a new response.
+    /// the record it replaces, whose counts it keeps (the moved one is written already).
     var replaces: String?
   }
 
-  /// `pending`: where markers go, for a store whose writes do not commit with users' updates.
-  public init(_ storage: any RecordStorage, pending: (any RecordStorage)?) {
+  /// Where processes that are gone left responses pending: journals this process now has.
+  private let orphans: @Sendable () throws -> [JournalRecordStorage]
+
+  /// `pending`: where pending responses go, for a store whose writes do not commit with users'
+  /// updates; `orphans`: those that other processes (sharing the data folder) left.
+  public init(
+    _ storage: any RecordStorage, pending: (any RecordStorage)?, orphans: @escaping @Sendable () throws -> [JournalRecordStorage] = { [] }
+  ) {
     responses = Records(storage)
     counts = Records(storage)
     self.pending = pending.map { Records($0) }
+    self.orphans = orphans
   }
 
-  /// A survey's counts, as of the responses settled.
+  /// A survey's counts, those of the responses saved so far.
   public func counts(of survey: SurveyID) async throws -> ResponseCounts {
-    try await counts.read(CountsKey(survey))?.record.counts ?? ResponseCounts()
+    try await settleSaved()
+    return try await counts.read(CountsKey(survey))?.record.counts ?? ResponseCounts()
   }
 
   public var commitsWithUpdate: Bool { pending == nil }
@@ -87,11 +105,10 @@ public final class ResponseStore: Sendable {
   public func record(_ finished: [SurveyResponse], of user: UserID) async throws {
     for response in finished {
       let key = Key(response.surveyID, response.respondent)
-      if let pending { _ = try await pending.create(Marker(), as: Pending(user, key)) }
-      let created = try await responses.create(response, as: key)
-      // Where the record commits with the update, so do its counts; elsewhere they are counted
-      // once the response is kept.
-      if created, pending == nil {
+      if let pending {
+        _ = try await pending.create(Marker(response: response), as: Pending(user, key))
+      } else if try await responses.create(response, as: key) {
+        // The record commits with the update, and so do its counts.
         try await counts.modify(CountsKey(response.surveyID)) { stored in
           var stored = stored ?? StoredCounts()
           stored.counts.add(response)
@@ -106,6 +123,8 @@ public final class ResponseStore: Sendable {
   /// recording is: on PostgreSQL in its transaction; elsewhere pending, and put back as it was
   /// when the update's save fails. Counted once, as they were.
   func move(_ moves: [(from: Key, to: Key)], of user: UserID) async throws {
+    // A response the guest has just given may still be pending.
+    try await settleSaved()
     for (from, to) in moves {
       guard let moved = try await responses.read(from)?.record else { continue }
       if let pending { _ = try await pending.create(Marker(replaces: from.recordName), as: Pending(user, to)) }
@@ -114,47 +133,105 @@ public final class ResponseStore: Sendable {
     }
   }
 
-  /// Ends what an update recorded, once its save is known: kept (`saved`) or taken back.
+  /// Ends what an update recorded, once its save is known: kept (`saved`: settled with the next
+  /// settling) or taken back.
   public func settle(_ finished: [SurveyResponse], of user: UserID, saved: Bool) async throws {
     try await settle(finished.map { Key($0.surveyID, $0.respondent) }, of: user, saved: saved)
   }
 
-  /// A kept response is counted before its marker goes, and noted as counted (`applied`) until it
-  /// has: settled again after a crash between the two, it is not counted twice.
-  func settle(_ keys: [Key], of user: UserID, saved: Bool) async throws {
+  func settle(_ keys: [Key], of user: UserID, saved isSaved: Bool) async throws {
+    guard pending != nil else { return }
+    let markers = keys.map { Pending(user, $0) }
+    if isSaved {
+      saved.withLock { $0 += markers }
+    } else {
+      try await settling.withLock(0) { try await settleNow(markers.map { ($0, false) }) }
+    }
+  }
+
+  /// Settles the responses whose answers were saved since the last settling: once a second, and
+  /// before anything is read from the responses.
+  public func settleSaved() async throws {
+    guard pending != nil else { return }
+    try await settling.withLock(0) {
+      let markers = saved.withLock { saved in
+        defer { saved = [] }
+        return saved
+      }
+      guard !markers.isEmpty else { return }
+      do {
+        try await settleNow(markers.map { ($0, true) })
+      } catch {
+        saved.withLock { $0 = markers + $0 }  // tried again next time
+        throw error
+      }
+    }
+  }
+
+  /// Ends pending responses, all at once (their writes share their syncs). A new response kept
+  /// is counted, then written among the responses, then its marker goes; counted, it is noted as
+  /// counted (`applied`) until its marker has gone, so that settled again after a crash between
+  /// the steps it is not counted twice; one found among the responses already is not counted
+  /// again either (its marker's removal was lost). One not kept just goes. A move kept drops the record it
+  /// replaced; not kept, it is put back.
+  private func settleNow(_ items: [(marker: Pending, saved: Bool)]) async throws {
     guard let pending else { return }
-    for key in keys {
-      let marker = Pending(user, key)
-      guard let found = try await pending.read(marker) else { continue }  // settled already
-      if let replaced = found.record.replaces.flatMap(Key.init(recordName:)) {
-        // A move: kept, the record it replaced goes; not saved, it is put back.
-        if saved {
+    var seen = Set<String>()
+    let unique = items.filter { seen.insert($0.marker.recordName).inserted }
+    // Those still pending: one settled already is not settled again.
+    let found = try await Self.together(unique) { item in try await pending.read(item.marker).map { (item, $0) } }.compactMap { $0 }
+    var kept: [(marker: Pending, version: Int64, response: SurveyResponse)] = []
+    var done: [(marker: Pending, version: Int64)] = []
+    for (item, marker) in found {
+      if let replaced = marker.record.replaces.flatMap(Key.init(recordName:)) {
+        let key = item.marker.response
+        if item.saved {
           if let old = try await responses.read(replaced) { _ = try await responses.delete(replaced, at: old.version) }
         } else if let moved = try await responses.read(key) {
           _ = try await responses.create(moved.record.respondent(replaced.respondent), as: replaced)
           _ = try await responses.delete(key, at: moved.version)
         }
-        _ = try await pending.delete(marker, at: found.version)
-        continue
+        done.append((item.marker, marker.version))
+      } else if item.saved, let response = marker.record.response {
+        kept.append((item.marker, marker.version, response))
+      } else {
+        done.append((item.marker, marker.version))
       }
-      if saved, let response = try await responses.read(key)?.record {
-        try await counts.modify(CountsKey(key.survey)) { stored in
-          var stored = stored ?? StoredCounts()
-          guard !stored.applied.contains(marker.recordName) else { return (nil, ()) }
-          stored.counts.add(response)
-          stored.applied.insert(marker.recordName)
-          return (stored, ())
+    }
+    let bySurvey = Array(Dictionary(grouping: kept, by: \.marker.response.survey))
+    // Among the responses already: settled before, its marker's removal lost in a crash.
+    let listed = Set(try await Self.together(kept) { [responses] in try await responses.read($0.marker.response) == nil ? nil : $0.marker.recordName }.compactMap { $0 })
+    _ = try await Self.together(bySurvey) { [counts] survey, kept in
+      try await counts.modify(CountsKey(survey)) { stored in
+        var stored = stored ?? StoredCounts()
+        let new = kept.filter { !stored.applied.contains($0.marker.recordName) && !listed.contains($0.marker.recordName) }
+        guard !new.isEmpty else { return (nil, ()) }
+        for each in new {
+          stored.counts.add(each.response)
+          stored.applied.insert(each.marker.recordName)
         }
-      } else if !saved, let kept = try await responses.read(key) {
-        _ = try await responses.delete(key, at: kept.version)
+        return (stored, ())
       }
-      _ = try await pending.delete(marker, at: found.version)
-      if saved {
-        try await counts.modify(CountsKey(key.survey)) { stored in
-          guard var stored, stored.applied.remove(marker.recordName) != nil else { return (nil, ()) }
-          return (stored, ())
-        }
+    }
+    _ = try await Self.together(kept) { [responses] in try await responses.create($0.response, as: $0.marker.response) }
+    _ = try await Self.together(kept.map { ($0.marker, $0.version) } + done) { try await pending.delete($0.marker, at: $0.version) }
+    _ = try await Self.together(bySurvey) { [counts] survey, kept in
+      try await counts.modify(CountsKey(survey)) { stored in
+        guard var stored else { return (nil, ()) }
+        let before = stored.applied.count
+        stored.applied.subtract(kept.map(\.marker.recordName))
+        return (stored.applied.count == before ? nil : stored, ())
       }
+    }
+  }
+
+  /// `body` for every element at once; what each gave back.
+  private static func together<Element: Sendable, Result: Sendable>(
+    _ elements: [Element], _ body: @escaping @Sendable (Element) async throws -> Result
+  ) async throws -> [Result] {
+    try await withThrowingTaskGroup(of: Result.self) { group in
+      for element in elements { group.addTask { try await body(element) } }
+      return try await group.reduce(into: []) { $0.append($1) }
     }
   }
 
@@ -165,31 +242,42 @@ public final class ResponseStore: Sendable {
     guard pending != nil, !keys.isEmpty else { return }
     try await users.update(user) { data in
       let state = try await UserFiles.load(data, of: user, surveys: keys.map(\.survey), from: users, cache: SavedStateCache())
-      for key in keys {
-        try await settle([key], of: user, saved: state.progress.answer(to: key.survey) != nil)
-      }
+      let items = keys.map { (Pending(user, $0), state.progress.answer(to: $0.survey) != nil) }
+      try await settling.withLock(0) { try await settleNow(items) }
       return (nil, ())
     }
   }
 
-  /// Settles every response a crash left pending (at start-up, before requests are served); how
-  /// many there were.
+  /// Settles every response a crash left pending, in this store's pending records and in the
+  /// journals of processes that are gone (removed then), at start-up, before requests are
+  /// served; how many there were.
   func settlePending(from users: any UserStateStore) async throws -> Int {
     guard let pending else { return 0 }
+    var count = try await Self.settle(pending.storage, from: users, by: self)
+    for journal in try orphans() {
+      count += try await Self.settle(journal, from: users, by: ResponseStore(responses.storage, pending: journal))
+      try journal.remove()
+    }
+    return count
+  }
+
+  private static func settle(_ pending: any RecordStorage, from users: any UserStateStore, by store: ResponseStore) async throws -> Int {
+    let records = Records<Pending, Marker>(pending)
     var all: [Pending] = []
     var after: Pending?
-    while case let page = try await pending.keys(after: after, limit: 500), let last = page.last {
+    while case let page = try await records.keys(after: after, limit: 500), let last = page.last {
       all += page
       after = last
     }
     for (user, markers) in Dictionary(grouping: all, by: \.user) {
-      try await settle(markers.map(\.response), of: user, from: users)
+      try await store.settle(markers.map(\.response), of: user, from: users)
     }
     return all.count
   }
 
   /// Up to `limit` responses of `survey`, in the order of their respondents, after `respondent`.
   public func responses(of survey: SurveyID, after respondent: String? = nil, limit: Int) async throws -> [SurveyResponse] {
-    try await responses.records(prefixed: survey.rawValue + "~", after: respondent.map { Key(survey, $0) }, limit: limit)
+    if respondent == nil { try await settleSaved() }
+    return try await responses.records(prefixed: survey.rawValue + "~", after: respondent.map { Key(survey, $0) }, limit: limit)
   }
 }

@@ -7,6 +7,10 @@ public struct UserSave: Sendable {
   /// Archive files by name (a plain file name, no folder).
   public var archive: [String: Data]
   public var state: Data
+  /// Writes elsewhere that must be done, durably, before the state is saved (the responses of
+  /// the answers it saves). A store that can runs them while it writes the state's bytes, and
+  /// gives the state its place only once they are done; their error is the update's.
+  public var before: (@Sendable () async throws -> Void)?
 
   public init(archive: [String: Data] = [:], state: Data) {
     self.archive = archive
@@ -58,6 +62,7 @@ public final class InMemoryUserStateStore: UserStateStore {
     try await locks.withLock(user) {
       let (save, result) = try await body(self[user])
       if let save {
+        try await save.before?()
         archives.withLock { $0[user, default: [:]].merge(save.archive) { _, new in new } }
         files.withLock { $0[user] = save.state }
       }

@@ -7,6 +7,9 @@ struct PeriodicTask: Service {
   let name: String
   let interval: Duration
   let logger: Logger
+  /// Whether the step runs once more as the server shuts down (after the requests, as the
+  /// services stop in the reverse order of their start).
+  var lastAtShutdown = false
   let step: @Sendable () async throws -> Void
 
   func run() async throws {
@@ -14,6 +17,7 @@ struct PeriodicTask: Service {
       do {
         try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
       } catch {
+        if lastAtShutdown { try? await step() }
         return
       }
       do {

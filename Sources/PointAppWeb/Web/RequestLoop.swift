@@ -101,17 +101,19 @@ struct RequestLoop: Sendable {
       guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else {
         return (nil, (response, nil, after.identityChange))
       }
-      // The answers finished here, recorded before the save that keeps them (on PostgreSQL in
-      // its transaction; elsewhere pending until it is known).
-      let finished = SurveyResponse.finished(
-        from: initial.progress, to: after.progress,
-        survey: { id in catalogNow.first { $0.id == id } }, respondent: { sessions.respondent(session.user, in: $0) }
-      )
-      if locked, !finished.isEmpty {
-        recorded.withLock { $0 = finished }
-        try await responses.record(finished, of: session.user)
+      var (save, savedState) = try UserFiles.save(after)
+      // The answers finished here, recorded as the save that keeps them is made (on PostgreSQL
+      // in its transaction; elsewhere pending until the save is known).
+      if locked {
+        let finished = SurveyResponse.finished(
+          from: initial.progress, to: after.progress,
+          survey: { id in catalogNow.first { $0.id == id } }, respondent: { sessions.respondent(session.user, in: $0) }
+        )
+        if !finished.isEmpty {
+          recorded.withLock { $0 = finished }
+          save.before = { try await responses.record(finished, of: session.user) }
+        }
       }
-      let (save, savedState) = try UserFiles.save(after)
       cache.remember(session.user, bytes: save.state, state: savedState, surveys: surveys)
       return (save, (response, (initial.progress.ledger, after.progress.ledger), after.identityChange))
     }

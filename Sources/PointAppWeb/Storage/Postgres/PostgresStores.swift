@@ -46,6 +46,7 @@ public final class PostgresUserStateStore: UserStateStore {
     let saved = try await transaction.run("SELECT state FROM users WHERE id = \(user.rawValue)").first?.decode(Data.self)
     let (save, result) = try await body(saved)
     if let save {
+      try await save.before?()
       for (name, data) in save.archive {
         try await transaction.run(
           """
