@@ -278,6 +278,10 @@ public final class ResponseStore: Sendable {
   /// Up to `limit` responses of `survey`, in the order of their respondents, after `respondent`.
   public func responses(of survey: SurveyID, after respondent: String? = nil, limit: Int) async throws -> [SurveyResponse] {
     if respondent == nil { try await settleSaved() }
-    return try await responses.records(prefixed: survey.rawValue + "~", after: respondent.map { Key(survey, $0) }, limit: limit)
+    let page = try await responses.storage.records(prefixed: survey.rawValue + "~", after: respondent.map { Key(survey, $0).recordName }, limit: limit)
+    // Read by the reader made for them, or by `JSONDecoder` where it cannot.
+    return try page.map { record in
+      try (try? ResponseReader.response(from: record.data)) ?? SavedJSON.decode(SurveyResponse.self, from: record.data)
+    }
   }
 }
