@@ -200,7 +200,24 @@ public struct ResponseTable: Sendable {
     let (year, month, dayOfMonth) = day.civil
     let local = Int(date.timeIntervalSince1970.rounded(.down)) + Calendar.tokyo.timeZone.secondsFromGMT(for: date)
     let second = local - day.ordinal * 86_400
-    return String(format: "%04d-%02d-%02d %02d:%02d:%02d", year, month, dayOfMonth, second / 3_600, second / 60 % 60, second % 60)
+    // Written digit by digit: `String(format:)` took a tenth of an export's time.
+    var text: [UInt8] = []
+    text.reserveCapacity(19)
+    func digits(_ number: Int, _ count: Int) {
+      var divisor = 1
+      for _ in 1..<count { divisor *= 10 }
+      while divisor > 0 {
+        text.append(UInt8(ascii: "0") + UInt8(number / divisor % 10))
+        divisor /= 10
+      }
+    }
+    digits(year, 4)
+    let (dash, space, colon) = (UInt8(ascii: "-"), UInt8(ascii: " "), UInt8(ascii: ":"))
+    for (separator, number) in [(dash, month), (dash, dayOfMonth), (space, second / 3_600), (colon, second / 60 % 60), (colon, second % 60)] {
+      text.append(separator)
+      digits(number, 2)
+    }
+    return String(decoding: text, as: UTF8.self)
   }
 }
 

@@ -6,6 +6,8 @@ import PointApp
 /// a small tree, the tree read field by field. It knows this one format only; anything else (a
 /// field it does not know, a number with a fraction, a date in another shape) makes it throw, and
 /// the caller decodes with `JSONDecoder` instead (`ResponseReaderTests` proves the two agree).
+/// Bytes that are not UTF-8 (never written by us) are read with replacement characters, where
+/// `JSONDecoder` would refuse the whole record.
 enum ResponseReader {
   struct Unreadable: Error {}
 
@@ -236,6 +238,10 @@ enum ResponseReader {
       // Without escapes (most strings): the bytes as they are.
       while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
       guard index < bytes.count else { throw Unreadable() }
+      if bytes[index] == UInt8(ascii: "\"") {
+        index += 1
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
+      }
       var text = Array(bytes[start..<index])
       while bytes[index] == UInt8(ascii: "\\") {
         index += 1
@@ -268,8 +274,7 @@ enum ResponseReader {
         text.append(contentsOf: bytes[from..<index])
       }
       index += 1  // the closing quote
-      guard let string = String(validating: text, as: UTF8.self) else { throw Unreadable() }
-      return string
+      return String(decoding: text, as: UTF8.self)
     }
 
     mutating func hex4() throws -> UInt32 {
