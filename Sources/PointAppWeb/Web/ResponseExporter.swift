@@ -1,9 +1,9 @@
 import Hummingbird
 import PointApp
 
-/// A survey's responses as a file, written as they are read: a page of responses at a time, so
-/// that memory stays the same for any number of rows, and a client that goes away stops the work
-/// (its next write fails). CSV as `CSVFormat` writes it; JSON Lines, one object per response with
+/// A survey's responses as a file, written as they are read: a page of responses at a time (the
+/// next read while one is written), so that memory stays the same for any number of rows, and a
+/// client that goes away stops the work (its next write fails). CSV as `CSVFormat` writes it; JSON Lines, one object per response with
 /// the same columns, by their codes.
 struct ResponseExporter: Sendable {
   let responses: ResponseStore
@@ -20,16 +20,24 @@ struct ResponseExporter: Sendable {
     ]
     return Response(status: .ok, headers: headers, body: ResponseBody { [responses, pageSize] writer in
       if csv { try await writer.write(ByteBuffer(string: CSVFormat.header(table))) }
-      var after: String?
+      var page = try await responses.responses(of: survey.id, after: nil, limit: pageSize)
       while true {
-        let page = try await responses.responses(of: survey.id, after: after, limit: pageSize)
-        var chunk = ""
-        for response in page where export.includes(response) {
-          chunk += csv ? CSVFormat.line(table.row(response)) : Self.jsonLine(table, response)
+        // The next page is read while this one is written.
+        let next: Task<[SurveyResponse], any Error>? =
+          page.count == pageSize
+          ? page.last.map { last in Task { try await responses.responses(of: survey.id, after: last.respondent, limit: pageSize) } } : nil
+        do {
+          var chunk = ""
+          for response in page where export.includes(response) {
+            chunk += csv ? CSVFormat.line(table.row(response)) : Self.jsonLine(table, response)
+          }
+          if !chunk.isEmpty { try await writer.write(ByteBuffer(string: chunk)) }
+        } catch {
+          next?.cancel()
+          throw error
         }
-        if !chunk.isEmpty { try await writer.write(ByteBuffer(string: chunk)) }
-        guard page.count == pageSize, let last = page.last else { break }
-        after = last.respondent
+        guard let next else { break }
+        page = try await next.value
       }
       try await writer.finish(nil)
     })
