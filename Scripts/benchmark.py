@@ -192,7 +192,8 @@ class Files:
         return awards
 
     def e1_seed(self, data, rows):
-        """`rows` copies of the survey's one response file, each its own respondent."""
+        """`rows` copies of the survey's one response file, each its own respondent; how many
+        responses the survey has then."""
         folder = os.path.join(data, "responses")
         [name] = [n for n in os.listdir(folder) if n.startswith("food-001~")]
         with open(os.path.join(folder, name), encoding="utf-8") as f:
@@ -202,6 +203,7 @@ class Files:
             other = "r-%016x" % n
             with open(os.path.join(folder, "food-001~%s.json" % other), "w", encoding="utf-8") as f:
                 f.write(text.replace(respondent, other))
+        return rows + 1
 
     def e1_limit(self, data, rows):
         """The raw read of the same files: listed, opened and read, one by one."""
@@ -250,8 +252,10 @@ class Postgres:
         return psql(self.url, sql)
 
     def e1_seed(self, data, rows):
-        """`rows` copies of the survey's one response, each its own respondent, in one statement."""
-        [(name,)] = self.psql("SELECT id FROM responses WHERE id LIKE 'food-001~%'")
+        """`rows` copies of one of the survey's responses, each its own respondent, in one
+        statement (the database may hold the survey's responses of the loads before); how many
+        responses the survey has then."""
+        [(name,)] = self.psql("SELECT id FROM responses WHERE id LIKE 'food-001~%' ORDER BY id LIMIT 1")
         respondent = name[len("food-001~"):]
         self.psql("INSERT INTO responses (id, record) SELECT 'food-001~r-' || lpad(to_hex(g), 16, '0'), "
                   "replace(record, '%s', 'r-' || lpad(to_hex(g), 16, '0')) FROM responses, generate_series(0, %d) g "
@@ -260,6 +264,7 @@ class Postgres:
         # the rows' hint bits set. Otherwise the first reader (the export, measured before COPY)
         # pays for setting them on every page, and COPY, after it, does not.
         self.psql("VACUUM (ANALYZE) responses")
+        return int(self.psql("SELECT count(*) FROM responses WHERE id LIKE 'food-001~%'")[0][0])
 
     def e1_limit(self, data, rows):
         """COPY of the same rows, as CSV, to psql's standard output."""
@@ -447,7 +452,7 @@ def e1(binary, store, rows):
     if status != "paid":
         raise SystemExit("E1: the seeding answer was not taken (%s)" % status)
     server.stop()
-    template = store.e1_seed(data, rows)
+    total = store.e1_seed(data, rows)
     server.start()
     console = crash.Console(server.port)
     before, peak = rss(server.process.pid), [0]
@@ -477,8 +482,8 @@ def e1(binary, store, rows):
     shutil.rmtree(data, ignore_errors=True)
     rate = exported / elapsed
     growth = (peak[0] - before) / 1024
-    if exported != rows + 1:
-        raise SystemExit("E1: exported %d rows of %d" % (exported, rows + 1))
+    if exported != total:
+        raise SystemExit("E1: exported %d rows of %d" % (exported, total))
     if store.extra:
         record("E1", "%.2f" % (rate / limit), "≥ 0.5", rate / limit >= 0.5 and growth < 20,
                "%d responses exported as CSV at %.0f rows/s (%.1f s) ÷ %s; RSS %.1f MB before, growth %.1f MB (target < 20 MB)"
