@@ -142,7 +142,7 @@ public enum DurableFile {
     try syncFolder((path as NSString).deletingLastPathComponent)
   }
 
-  private static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
+  static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
     try data.withUnsafeBytes { bytes in
       var offset = 0
       while offset < bytes.count {

@@ -146,7 +146,7 @@ public final class JournalRecordStorage: RecordStorage {
         let version = (expected ?? 0) + 1
         let frame = Self.frame(name, data, version: version)
         do {
-          try Self.writeAll(frame, to: journal.fd, path: path(journal.segment))
+          try DurableFile.writeAll(frame, to: journal.fd, path: path(journal.segment))
         } catch {
           // No frame half written before the next: cut back, or go on in a new segment.
           if ftruncate(journal.fd, off_t(journal.size)) != 0 { try? startSegment(&journal) }
@@ -265,20 +265,6 @@ public final class JournalRecordStorage: RecordStorage {
   /// FNV-1a, 64 bits: enough to tell a frame a crash cut or left unwritten.
   private static func checksum(_ bytes: Data) -> UInt64 {
     bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-  }
-
-  private static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
-    try data.withUnsafeBytes { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0 {
-          if errno == EINTR { continue }
-          throw FileError("write", path)
-        }
-        offset += written
-      }
-    }
   }
 }
 
