@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+import PointApp
+import Synchronization
+import Testing
+
+@testable import PointAppWeb
+
+/// The export is written as it is read, and stops with its client: a download abandoned after its
+/// first page reads no more pages (the one read meanwhile aside), however many the survey has.
+struct ResponseExporterTests {
+  /// Records in memory, counting the pages asked for.
+  final class CountedPages: RecordStorage {
+    let records = InMemoryRecordStorage()
+    let pages = Atomic(0)
+
+    func read(_ name: String) async throws -> (data: Data, version: Int64)? { try await records.read(name) }
+    func create(_ name: String, _ data: Data) async throws -> Bool { try await records.create(name, data) }
+    func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool { try await records.replace(name, data, at: version) }
+    func delete(_ name: String, at version: Int64) async throws -> Bool { try await records.delete(name, at: version) }
+    func names(after name: String?, limit: Int) async throws -> [String] { try await records.names(after: name, limit: limit) }
+    func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
+      pages.add(1, ordering: .relaxed)
+      return try await records.records(prefixed: prefix, after: name, limit: limit)
+    }
+  }
+
+  /// A client that takes the first `accepted` writes and is gone at the next.
+  struct GoneClient: ResponseBodyWriter {
+    struct Gone: Error {}
+    let accepted: Int
+    var writes = 0
+
+    init(accepted: Int) { self.accepted = accepted }
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+      writes += 1
+      guard writes <= accepted else { throw Gone() }
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+  }
+
+  @Test func aClientThatGoesAwayStopsTheExport() async throws {
+    let storage = CountedPages()
+    let responses = ResponseStore(storage, pending: nil)
+    let survey = Survey(
+      id: SurveyID("long"), title: "t", description: "d", category: .food, questions: [], reward: 10, estimatedMinutes: 1,
+      publishedAt: Date(timeIntervalSince1970: 0), expiresAt: nil
+    )
+    for number in 0..<2_000 {
+      let response = SurveyResponse(
+        surveyID: survey.id, version: 1, respondent: String(format: "r-%05d", number), outcome: .completed, answers: [],
+        shownAt: nil, sentAt: Date(timeIntervalSince1970: 1_800_000_000), paid: 10
+      )
+      try await responses.record([response], of: .random())
+    }
+    let exporter = ResponseExporter(responses: responses, pageSize: 100)
+    // Read to the end by a client that stays: twenty full pages, and the empty one that ends them.
+    try await exporter.response(survey, ResponseExport(format: .csv)).body.write(GoneClient(accepted: .max))
+    #expect(storage.pages.load(ordering: .relaxed) == 21)
+    storage.pages.store(0, ordering: .relaxed)
+
+    // The header and the first page taken, then the client is gone.
+    await #expect(throws: GoneClient.Gone.self) {
+      try await exporter.response(survey, ResponseExport(format: .csv)).body.write(GoneClient(accepted: 2))
+    }
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(storage.pages.load(ordering: .relaxed) <= 3, "the page written, the one read meanwhile, and no more")
+  }
+}
