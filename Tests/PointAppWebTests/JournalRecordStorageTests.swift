@@ -82,4 +82,23 @@ struct JournalRecordStorageTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1, "the one taken up removed")
     #expect(try JournalRecordStorage.orphans(in: folder).isEmpty)
   }
+
+  /// A record left long in an old segment neither keeps every newer segment nor lets a deletion
+  /// in one of them be lost: a deleted record never comes back at the next start.
+  @Test func aRecordLeftLongIsCarriedForwardAndNothingDeletedComesBack() async throws {
+    let journal = try JournalRecordStorage(folder, segmentSize: 128)
+    #expect(try await journal.create("long", Data("stays".utf8)))
+    #expect(try await journal.create("x", Data("goes".utf8)))
+    #expect(try await journal.delete("x", at: 1))
+    for number in 0..<40 {
+      #expect(try await journal.create("r-\(number)", Data(repeating: 42, count: 30)))
+      #expect(try await journal.delete("r-\(number)", at: 1))
+    }
+    let left = try segments()
+    #expect(left.count <= 2, "\(left)")
+    journal.release()
+    let reopened = try JournalRecordStorage(folder, segmentSize: 128)
+    #expect(try await reopened.names(after: nil, limit: 100) == ["long"])
+    #expect(try await reopened.read("long")?.data == Data("stays".utf8))
+  }
 }

@@ -5,16 +5,15 @@ import Synchronization
 
 /// Records that live briefly and are written often (the responses pending until their answers'
 /// saves are known), kept in memory and made durable by appending every change to a journal: a
-/// creation or a replacement is durable when it returns, with one fsync of the journal shared by
-/// the writes of the same moment (`GroupSync`), where a file of its own would cost two syncs
-/// each. A deletion is appended without waiting for a sync: one lost in a crash brings the record
-/// back, and whoever deleted it must be able to do so again (settling is).
+/// change is durable when it returns, with one fsync of the journal shared by the writes of the
+/// same moment (`GroupSync`), where a file of its own would cost two syncs each.
 ///
 /// The journal is a folder of segments (`journal-<n>`), each a sequence of frames: what changed,
 /// the record's name, version and bytes, and a checksum. At start the segments are read in order;
 /// a frame cut short or damaged by a crash ends its segment (its write was never acknowledged).
-/// Appends go to a new segment past a few megabytes; a segment none of whose records is still
-/// there is removed.
+/// Appends go to a new segment past a few megabytes, carrying the records still there in the
+/// oldest segment forward; segments are removed from the oldest up, each once none of its records
+/// is still there (a newer segment's deletions may be of records in an older one).
 ///
 /// A journal belongs to one process, which holds a lock on it (`.lock`) while it lives: processes
 /// sharing a data folder each have their own (`own(in:)`), and one that starts takes up those
@@ -34,6 +33,8 @@ public final class JournalRecordStorage: RecordStorage {
     var segment = 0
     var fd: Int32 = -1
     var size = 0
+    /// The segments there, oldest first; the last is appended to.
+    var segments: [Int] = []
     /// Held while this process has the journal: `flock` on `.lock`.
     var lock: Int32 = -1
   }
@@ -62,6 +63,13 @@ public final class JournalRecordStorage: RecordStorage {
       Glibc.close(lock)
       if code == EWOULDBLOCK { throw Taken() }
       throw FileError("flock", "\(folder)/.lock", code: code)
+    }
+    // Held, but of a folder removed meanwhile (taken up and settled by another start): not this.
+    var held = stat()
+    var there = stat()
+    guard fstat(lock, &held) == 0, stat("\(folder)/.lock", &there) == 0, held.st_ino == there.st_ino, held.st_dev == there.st_dev else {
+      Glibc.close(lock)
+      throw Taken()
     }
     locked.journal.withLock { $0.lock = lock }
     group = GroupSync(threadPool: threadPool) { [folder, locked] in
@@ -92,14 +100,23 @@ public final class JournalRecordStorage: RecordStorage {
   public static func orphans(in parent: URL) throws -> [JournalRecordStorage] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
     return try names.filter { JournalID($0) != nil }.compactMap { name in
-      do { return try JournalRecordStorage(parent.appendingPathComponent(name)) } catch is Taken { return nil }
+      do {
+        return try JournalRecordStorage(parent.appendingPathComponent(name))
+      } catch is Taken {
+        return nil
+      } catch where !FileManager.default.fileExists(atPath: parent.appendingPathComponent(name).path) {
+        return nil  // taken up and removed by another start meanwhile
+      }
     }
   }
 
   /// Removes the journal, settled, with its folder.
   public func remove() throws {
+    // Renamed away while still held: no process can take it up between.
+    let removed = (folder as NSString).deletingLastPathComponent + "/.removed-" + (folder as NSString).lastPathComponent
+    guard rename(folder, removed) == 0 else { throw FileError("rename", folder) }
     release()
-    try FileManager.default.removeItem(atPath: folder)
+    try FileManager.default.removeItem(atPath: removed)
   }
 
   /// What the end of the process does: the journal left as it is, for the next start.
@@ -127,7 +144,9 @@ public final class JournalRecordStorage: RecordStorage {
   }
 
   public func delete(_ name: String, at version: Int64) async throws -> Bool {
-    try await append(name, nil, ifVersion: version)
+    guard try await append(name, nil, ifVersion: version) else { return false }
+    try await group.sync()
+    return true
   }
 
   public func names(after name: String?, limit: Int) async throws -> [String] {
@@ -165,34 +184,55 @@ public final class JournalRecordStorage: RecordStorage {
     }
   }
 
-  /// One record fewer in `segment`; a segment left with none, and not the one appended to, goes.
+  /// One record fewer in `segment`.
   private func forget(_ segment: Int, in journal: inout Journal) {
     journal.live[segment, default: 1] -= 1
-    if journal.live[segment] == 0, segment != journal.segment {
-      journal.live[segment] = nil
-      unlink(path(segment))
+    removeSettledSegments(&journal)
+  }
+
+  /// Removes segments from the oldest up while none of their records is still there, never the
+  /// one appended to.
+  private func removeSettledSegments(_ journal: inout Journal) {
+    while let oldest = journal.segments.first, oldest != journal.segment, journal.live[oldest, default: 0] <= 0 {
+      unlink(path(oldest))
+      journal.live[oldest] = nil
+      journal.segments.removeFirst()
     }
   }
 
   /// Appends go to a new segment from now on; the last one is synced first, for the writes still
-  /// waiting for a sync of it.
+  /// waiting for a sync of it. The records still there in the oldest segment are written again
+  /// into the new one, so that a record left long does not keep every segment after it.
   private func startSegment(_ journal: inout Journal) throws {
     let next = journal.segment + 1
     let fd = open(path(next), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw FileError("create", path(next)) }
-    try DurableFile.syncFolder(folder)
-    if journal.fd >= 0 {
-      guard fsync(journal.fd) == 0 else {
-        Glibc.close(fd)
-        throw FileError("fsync", path(journal.segment))
-      }
-      Glibc.close(journal.fd)
-      if journal.live[journal.segment, default: 0] == 0 {
-        journal.live[journal.segment] = nil
-        unlink(path(journal.segment))
+    do {
+      try DurableFile.syncFolder(folder)
+      if journal.fd >= 0, fsync(journal.fd) != 0 { throw FileError("fsync", path(journal.segment)) }
+    } catch {
+      Glibc.close(fd)
+      unlink(path(next))
+      throw error
+    }
+    if journal.fd >= 0 { Glibc.close(journal.fd) }
+    (journal.segment, journal.fd, journal.size) = (next, fd, 0)
+    journal.segments.append(next)
+    if let oldest = journal.segments.first, oldest != next, journal.live[oldest, default: 0] > 0 {
+      let carried = journal.records.filter { $0.value.segment == oldest }
+      var frames = Data()
+      for (name, record) in carried { frames.append(Self.frame(name, record.data, version: record.version)) }
+      // Carried once durable in the new segment; otherwise left where they are.
+      if (try? DurableFile.writeAll(frames, to: fd, path: path(next))) != nil, fsync(fd) == 0 {
+        for (name, _) in carried { journal.records[name]?.segment = next }
+        journal.live[oldest] = 0
+        journal.live[next, default: 0] += carried.count
+        journal.size = frames.count
+      } else {
+        _ = ftruncate(fd, 0)
       }
     }
-    (journal.segment, journal.fd, journal.size) = (next, fd, 0)
+    removeSettledSegments(&journal)
   }
 
   /// Reads the segments in order into memory, removes those with nothing left in them, and
@@ -216,12 +256,9 @@ public final class JournalRecordStorage: RecordStorage {
           offset = next
         }
       }
+      journal.segments = segments
       journal.segment = segments.last ?? 0
       try startSegment(&journal)
-      for segment in segments where journal.live[segment, default: 0] <= 0 {
-        journal.live[segment] = nil
-        unlink(path(segment))
-      }
     }
   }
 

@@ -37,7 +37,7 @@ struct ResponseExporter: Sendable {
           throw error
         }
         guard let next else { break }
-        page = try await next.value
+        page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
       }
       try await writer.finish(nil)
     })
