@@ -225,7 +225,13 @@ struct PackedNames: Sendable {
     let (prefix, suffix) = (Array(prefix.utf8), Array(suffix.utf8))
     var found: [UInt8] = []
     var ranges: [Range<Int>] = []
-    while let entry = readdir(directory) {
+    while true {
+      errno = 0
+      guard let entry = readdir(directory) else {
+        // The end of the folder, or an error: a listing cut short is not a listing.
+        if errno != 0 { throw FileError("readdir", folder) }
+        break
+      }
       withUnsafeBytes(of: entry.pointee.d_name) { raw in
         let name = raw.prefix(while: { $0 != 0 })
         guard name.count > prefix.count + suffix.count, name.starts(with: prefix), name.suffix(suffix.count).elementsEqual(suffix)
