@@ -155,7 +155,7 @@ public final class FileRecordStorage: RecordStorage {
         if let version, version.isSettled(at: now) { listed.withLock { $0 = (prefix, version, names) } }
         all = names
       }
-      let names = all ?? PackedNames([])
+      let names = all ?? PackedNames()
       let start = names.firstIndex { $0 > after }
       return try (start..<min(names.count, start + limit)).map { names[$0] }.compactMap { name in
         let path = "\(folder)/\(name).json"
@@ -210,12 +210,8 @@ struct PackedNames: Sendable {
   private var bytes: [UInt8] = []
   private var ends: [Int32] = []
 
-  init(_ sorted: [String]) {
-    for name in sorted {
-      bytes.append(contentsOf: name.utf8)
-      ends.append(Int32(bytes.count))
-    }
-  }
+  /// None.
+  init() {}
 
   /// The names of the files in `folder` that start with `prefix` and end with `suffix` (the name
   /// without it), in ascending order of their bytes (for names in ASCII, as strings compare).

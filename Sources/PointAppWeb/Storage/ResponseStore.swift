@@ -9,8 +9,9 @@ import Synchronization
 /// A response is recorded during its user's update, before the answer it is for is saved, and
 /// must exist exactly when that answer was saved. A store whose records commit with the user's
 /// update (PostgreSQL: the same transaction) needs nothing more. On the others the response is
-/// written pending (`data/responses-pending/<user>~<survey>~<respondent>`, one durable write
-/// shared with the answers saved at the same moment) and settled off the request's path: once a
+/// written pending (as `<user>~<survey>~<respondent>` in the process's journal under
+/// `data/responses-pending/`, one fsync shared with the answers saved at the same moment) while
+/// the user's state is written (`UserSave.before`), and settled off the request's path: once a
 /// second, and before the counts or the responses are read, those whose answers were saved take
 /// their place among the responses and are counted. One whose save failed, or that a crash left
 /// pending, is settled by the user's saved state, as quota places are: kept where it holds the
@@ -172,8 +173,8 @@ public final class ResponseStore: Sendable {
   /// is counted, then written among the responses, then its marker goes; counted, it is noted as
   /// counted (`applied`) until its marker has gone, so that settled again after a crash between
   /// the steps it is not counted twice; one found among the responses already is not counted
-  /// again either (its marker's removal was lost). One not kept just goes. A move kept drops the record it
-  /// replaced; not kept, it is put back.
+  /// again either (its marker's removal was lost). One not kept just goes. A move kept drops the
+  /// record it replaced; not kept, it is put back.
   private func settleNow(_ items: [(marker: Pending, saved: Bool)]) async throws {
     guard let pending else { return }
     var seen = Set<String>()
