@@ -20,6 +20,14 @@ import argparse, datetime, html.parser, http.client, json, os, random, re, signa
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+
+# The ledger reasons that take points (PointTransaction.Reason.isCredit is false); the rest add them.
+DEBITS = {"exchange", "exchangeHold", "expiry", "adjustmentDebit"}
+
+
+def is_credit(movement):
+    return not DEBITS & set(movement["reason"])
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -440,7 +448,7 @@ def check(data, acknowledged):
         problems += ["%s: %s paid %d times" % (user, s, rewards.count(s)) for s in set(rewards) if rewards.count(s) > 1]
         if len(set(ids)) != len(ids):
             problems.append("%s: duplicate transaction ids" % user)
-        if sum(t["amount"] for t in movements if "exchange" not in t["reason"]) != state["progress"]["ledger"]["totalEarned"]:
+        if sum(t["amount"] for t in movements if is_credit(t)) != state["progress"]["ledger"]["totalEarned"]:
             problems.append("%s: total earned is not the sum of the movements" % user)
     for name in os.listdir(folder):
         if name.endswith(".json"):

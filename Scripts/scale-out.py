@@ -34,6 +34,14 @@ sys.path.insert(0, HERE)
 import pgcluster  # noqa: E402
 
 
+
+# The ledger reasons that take points (PointTransaction.Reason.isCredit is false); the rest add them.
+DEBITS = {"exchange", "exchangeHold", "expiry", "adjustmentDebit"}
+
+
+def is_credit(movement):
+    return not DEBITS & set(movement["reason"])
+
 def load_crash_test():
     """Scripts/crash-test.py as a module (its name has a hyphen): its User and answer forms."""
     spec = importlib.util.spec_from_file_location("crash_test", os.path.join(HERE, "crash-test.py"))
@@ -255,8 +263,8 @@ def check(cluster, acknowledged):
         if len(set(ids)) != len(ids):
             problems.append("%s: duplicate transaction ids" % user)
         totals = state["progress"]["ledger"]
-        earned = sum(t["amount"] for t in movements if "exchange" not in t["reason"])
-        spent = sum(t["amount"] for t in movements if "exchange" in t["reason"])
+        earned = sum(t["amount"] for t in movements if is_credit(t))
+        spent = sum(t["amount"] for t in movements if not is_credit(t))
         if (earned, spent) != (totals["totalEarned"], totals["totalSpent"]):
             problems.append("%s: totals earned %d, spent %d; the ledger's sums %d, %d" % (user, totals["totalEarned"], totals["totalSpent"], earned, spent))
     lost = 0
@@ -513,7 +521,7 @@ def concurrent_submissions(args, cluster, proxy):
     movements = ledgers.get(owner, [])
     rewards = [t["reason"]["surveyReward"]["_0"] for t in movements if "surveyReward" in t["reason"]]
     expected = sum(s["reward"] for s in paying)
-    balance = sum(t["amount"] for t in movements if "exchange" not in t["reason"]) - sum(t["amount"] for t in movements if "exchange" in t["reason"])
+    balance = sum(t["amount"] for t in movements if is_credit(t)) - sum(t["amount"] for t in movements if not is_credit(t))
     if rewards.count(target["id"]) != 1:
         problems.append("%s paid %d times" % (target["id"], rewards.count(target["id"])))
     if sorted(rewards) != sorted(s["id"] for s in paying) or balance != expected:

@@ -38,6 +38,11 @@ struct SavedStateWriterTests {
         to: survey("survey-\(number)", reward: 800), with: answers, id: TransactionID(UUID()), at: date, on: today
       )
     }
+    // A big reward earns a rank for the month after, whose bonus is paid; then its points expire.
+    progress.recordAnswer(to: survey("big", reward: 40_000), with: [], id: TransactionID(UUID()), at: noon - 86_400 * 40, on: today)
+    progress.recordAnswer(
+      to: survey("with bonus", reward: 100), with: [], id: TransactionID(UUID()), at: noon, on: today, bonusID: { TransactionID(UUID()) }
+    )
     progress.recordVisit(on: today, at: noon)
     try! progress.claimMission(.visit, id: TransactionID(UUID()), at: noon, on: today)
     try! progress.exchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon + 1)
@@ -48,6 +53,7 @@ struct SavedStateWriterTests {
     )
     progress.saveProfile(Profile(birthYear: 1996, gender: .noAnswer, prefecture: .okinawa, occupation: .other), id: TransactionID(UUID()), at: noon + 2)
     progress.saveProfile(Profile(birthYear: 1901, gender: .female, prefecture: .hokkaido, occupation: .student), id: TransactionID(UUID()), at: noon + 3)
+    progress.expire(at: noon + 86_400 * 400) { TransactionID(UUID()) }
     var state = AppFeature.State()
     state.profileDraft = ProfileDraft(birthYear: "１９\"9", gender: "\\", prefecture: "東京\n", occupation: "")
     state.progress = progress
@@ -117,6 +123,8 @@ struct GeneratedHistory {
     case visit(Date)
     case claim(DailyMission.Kind, TransactionID, Date)
     case exchange(ExchangeOption, TransactionID, Date)
+    /// Points expired by then are written off, with ids counted up from the one given.
+    case expire(TransactionID, Date)
     case profile(Profile, TransactionID, Date)
     case screenOut(Survey, [SurveyAnswer], PointAmount, TransactionID, Date)
     case qualify(SurveyID, [SurveyAnswer], Date)
@@ -160,7 +168,8 @@ struct GeneratedHistory {
           SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))
         }
         steps.append(.answer(survey, answers, id, date))
-      case 8..<12: steps.append(.visit(date))
+      case 8..<11: steps.append(.visit(date))
+      case 11: steps.append(.expire(id, date + 86_400 * Double(Int.random(in: 0...800, using: &random))))
       case 12..<15: steps.append(.claim(DailyMission.Kind.allCases.randomElement(using: &random)!, id, date))
       case 15..<18: steps.append(.exchange(ExchangeOption.all.randomElement(using: &random)!, id, date))
       case 18:
@@ -222,7 +231,13 @@ struct GeneratedHistory {
     for step in steps {
       switch step {
       case let .answer(survey, answers, id, at):
-        progress.recordAnswer(to: survey, with: answers, id: id, at: date(at), on: Day(at, in: .tokyo))
+        progress.recordAnswer(to: survey, with: answers, id: id, at: date(at), on: Day(at, in: .tokyo), bonusID: { id.next(1) })
+      case let .expire(id, at):
+        var count = 0
+        progress.expire(at: date(at)) {
+          count += 1
+          return id.next(count)
+        }
       case let .visit(at):
         progress.recordVisit(on: Day(at, in: .tokyo), at: date(at))
       case let .claim(kind, id, at):
@@ -255,7 +270,7 @@ struct GeneratedHistory {
   }
 
   static let allFeatures: Set<String> = [
-    "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "exchange", "no flash", "success", "draft", "entered email",
+    "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "exchange", "expiry", "rankBonus", "several lots", "no flash", "success", "draft", "entered email",
     "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified", "opened", "review requested", "invalid",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
@@ -292,6 +307,9 @@ struct GeneratedHistory {
       case .exchange: found.insert("exchange")
       case .profileBonus: found.insert("profileBonus")
       case .screeningConsolation: found.insert("screeningConsolation")
+      case .expiry: found.insert("expiry")
+      case .rankBonus: found.insert("rankBonus")
+      case .exchangeHold, .exchangeRefund, .adjustmentCredit, .adjustmentDebit: found.insert("\(movement.reason)")
       }
       if movement.date.timeIntervalSince1970 < 0 { found.insert("before 1970") }
       if movement.date.timeIntervalSince1970.rounded(.down) != movement.date.timeIntervalSince1970 {
@@ -301,6 +319,7 @@ struct GeneratedHistory {
       if movement.amount.value >= 1 << 40 { found.insert("large amount") }
     }
     if progress.ledger.archivedCount > 0 { found.insert("archived movements") }
+    if progress.ledger.lots.lots.count > 1 { found.insert("several lots") }
     if progress.answeredCount > progress.answered.count { found.insert("archived answers") }
     if progress.missions.claimed.count > 1 { found.insert("several missions claimed") }
     if progress.streak.current > 1 { found.insert("streak") }
@@ -311,6 +330,15 @@ struct GeneratedHistory {
       found.insert(escape)
     }
     return found
+  }
+}
+
+extension TransactionID {
+  /// Another id made from this one: its last byte counted up by `offset`.
+  func next(_ offset: Int) -> TransactionID {
+    var bytes = rawValue.uuid
+    bytes.15 = bytes.15 &+ UInt8(truncatingIfNeeded: offset)
+    return TransactionID(UUID(uuid: bytes))
   }
 }
 

@@ -17,15 +17,39 @@ public struct PointTransaction: Codable, Equatable, Identifiable, Sendable {
   public enum Reason: Codable, Equatable, Sendable {
     case surveyReward(SurveyID)
     case missionBonus(DailyMission.Kind)
+    /// An exchange spent at once (before exchanges were requests): kept for old ledgers.
     case exchange(ExchangeOption.ID)
     /// The profile was filled in for the first time.
     case profileBonus
     /// Thanks for a survey's screening that did not qualify.
     case screeningConsolation(SurveyID)
+    /// The points of a month that reached their expiry unspent.
+    case expiry(Month)
+    /// The member rank's bonus on a survey's reward.
+    case rankBonus(SurveyID)
+    /// Points held for exchange request `request` (the user's number for it).
+    case exchangeHold(request: Int, option: ExchangeOption.ID)
+    /// The points of an exchange request that failed, given back.
+    case exchangeRefund(request: Int, option: ExchangeOption.ID)
+    /// Points added or taken by the support desk, with the reason it gave the user.
+    case adjustmentCredit(String)
+    case adjustmentDebit(String)
 
-    /// Whether the transaction adds points (rewards, bonuses) or takes them (exchanges).
+    /// Whether the transaction adds points (rewards, bonuses, refunds) or takes them.
     public var isCredit: Bool {
-      if case .exchange = self { false } else { true }
+      switch self {
+      case .surveyReward, .missionBonus, .profileBonus, .screeningConsolation, .rankBonus, .exchangeRefund, .adjustmentCredit: true
+      case .exchange, .expiry, .exchangeHold, .adjustmentDebit: false
+      }
+    }
+
+    /// Whether its points count as earned (the rank): rewards and bonuses, not what is given back
+    /// or put right.
+    public var isEarning: Bool {
+      switch self {
+      case .surveyReward, .missionBonus, .profileBonus, .screeningConsolation, .rankBonus: true
+      case .exchange, .expiry, .exchangeHold, .exchangeRefund, .adjustmentCredit, .adjustmentDebit: false
+      }
     }
   }
 }
@@ -36,10 +60,12 @@ public struct PointTransaction: Codable, Equatable, Identifiable, Sendable {
 /// and only the newest movements are held here. Older ones move out in whole segments
 /// (`takeArchivable()`) to an archive that only the history page reads.
 public struct PointLedger: Codable, Equatable, Sendable {
-  /// Points ever earned (rewards and bonuses), exchanges not deducted.
+  /// Points ever credited (rewards, bonuses, refunds, adjustments), nothing deducted.
   public private(set) var totalEarned = PointAmount.zero
-  /// Points ever exchanged.
+  /// Points ever debited (exchanges, expiries, adjustments).
   public private(set) var totalSpent = PointAmount.zero
+  /// The balance by the month its points were earned in: what expires when (`PointLots`).
+  public private(set) var lots = PointLots()
   /// How many of the oldest movements are in the archive (numbers `0..<archivedCount`).
   public private(set) var archivedCount = 0
   /// The newest movements, oldest first (numbers `archivedCount..<count`).
@@ -73,14 +99,41 @@ public struct PointLedger: Codable, Equatable, Sendable {
     append(PointTransaction(id: id, date: date, amount: amount, reason: reason))
   }
 
-  /// Adds a movement as it is and counts it in the totals. Unchecked: `credit` and `debit` check
-  /// new movements; a merge adds a guest's through it, whose points were already earned or spent.
+  /// Adds a movement as it is and counts it in the totals and the lots. Unchecked: `credit` and
+  /// `debit` check new movements; a merge adds a guest's through it, whose points were already
+  /// earned or spent.
   mutating func append(_ transaction: PointTransaction) {
     recent.append(transaction)
+    count(transaction)
+  }
+
+  private mutating func count(_ transaction: PointTransaction) {
     if transaction.reason.isCredit {
       totalEarned = totalEarned.adding(transaction.amount)
+      lots.credit(transaction.amount, in: Month(transaction.date), earned: transaction.reason.isEarning)
     } else {
       totalSpent = totalSpent.adding(transaction.amount)
+      if case let .expiry(month) = transaction.reason {
+        lots.take(transaction.amount, from: month)
+      } else {
+        lots.spend(transaction.amount)
+      }
+    }
+  }
+
+  /// The balance at `date`: points that have expired by then are not counted, even before their
+  /// expiry is written (`expire(at:ids:)`).
+  public func balance(at date: Date) -> PointAmount {
+    balance.subtracting(lots.expired(at: date).reduce(.zero) { $0.adding($1.remaining) }) ?? .zero
+  }
+
+  /// Writes off the points that have expired by `date`: one movement per month, dated when its
+  /// points expired. Nothing happens for a month already written off.
+  mutating func expire(at date: Date, id: () -> TransactionID) -> [PointTransaction] {
+    lots.expired(at: date).map { lot in
+      let movement = PointTransaction(id: id(), date: lot.month.pointsExpireAt, amount: lot.remaining, reason: .expiry(lot.month))
+      append(movement)
+      return movement
     }
   }
 
@@ -163,7 +216,7 @@ public enum PointError: Error, Equatable, Sendable {
 
 extension PointLedger {
   private enum CodingKeys: String, CodingKey {
-    case totalEarned, totalSpent, archivedCount, recent
+    case totalEarned, totalSpent, archivedCount, recent, lots
     /// Schema version 1 kept the whole ledger here.
     case transactions
   }
@@ -186,6 +239,32 @@ extension PointLedger {
       )
     }
     recent = try container.decode([PointTransaction].self, forKey: .recent)
+    lots = try container.decodeIfPresent(PointLots.self, forKey: .lots)
+      ?? Self.lots(balance: balance, owed: totalSpent.subtracting(totalEarned) ?? .zero, recent: recent)
+  }
+
+  /// The lots of a ledger saved before there were lots (schema version 3 and older): the balance
+  /// is put in the months of its newest credits, as far as they reach, and the rest in the month
+  /// of the oldest movement held (the archive is not read for it).
+  static func lots(balance: PointAmount, owed: PointAmount, recent: [PointTransaction]) -> PointLots {
+    var earned: [Month: PointAmount] = [:]
+    var remaining: [Month: PointAmount] = [:]
+    for movement in recent where movement.reason.isEarning {
+      earned[Month(movement.date), default: .zero] = earned[Month(movement.date), default: .zero].adding(movement.amount)
+    }
+    var left = balance
+    for movement in recent.reversed() where movement.reason.isCredit && left > .zero {
+      let amount = min(left, movement.amount)
+      remaining[Month(movement.date), default: .zero] = remaining[Month(movement.date), default: .zero].adding(amount)
+      left = left.subtracting(amount)!
+    }
+    if left > .zero, let oldest = recent.first {
+      remaining[Month(oldest.date), default: .zero] = remaining[Month(oldest.date), default: .zero].adding(left)
+    }
+    let months = Set(earned.keys).union(remaining.keys)
+    return PointLots(
+      lots: months.map { PointLots.Lot(month: $0, earned: earned[$0] ?? .zero, remaining: remaining[$0] ?? .zero) }, owed: owed
+    )
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -194,5 +273,6 @@ extension PointLedger {
     try container.encode(totalSpent, forKey: .totalSpent)
     try container.encode(archivedCount, forKey: .archivedCount)
     try container.encode(recent, forKey: .recent)
+    try container.encode(lots, forKey: .lots)
   }
 }

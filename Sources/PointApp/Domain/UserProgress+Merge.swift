@@ -94,7 +94,9 @@ extension UserProgress {
           duplicateMissions.append(kind)
           continue
         }
-      case .exchange:
+      case let .rankBonus(survey):
+        guard moving[survey] != nil else { continue }
+      case .exchange, .expiry, .exchangeHold, .exchangeRefund, .adjustmentCredit, .adjustmentDebit:
         break
       case .profileBonus:
         guard takesProfile else { continue }

@@ -95,11 +95,13 @@ public struct UserProgress: Codable, Equatable, Sendable {
     unlockAchievements(at: date)
   }
 
-  /// Pays a survey's reward and advances today's missions. A survey pays once: answering it again
+  /// Pays a survey's reward, and the member rank's bonus on it as its own movement (`bonusID`
+  /// is asked only then), and advances today's missions. A survey pays once: answering it again
   /// changes nothing and returns `false`.
   @discardableResult
   public mutating func recordAnswer(
-    to survey: Survey, with answers: [SurveyAnswer], id: TransactionID, at date: Date, on today: Day
+    to survey: Survey, with answers: [SurveyAnswer], id: TransactionID, at date: Date, on today: Day,
+    bonusID: () -> TransactionID = { preconditionFailure("a rank bonus needs a movement id") }
   ) -> Bool {
     guard answer(to: survey.id) == nil else { return false }
     answered[survey.id] = AnsweredSurvey(date: date, reward: survey.reward, answers: answers, version: survey.version)
@@ -109,9 +111,23 @@ public struct UserProgress: Codable, Equatable, Sendable {
     opened[survey.id] = nil
     reviewRequested.remove(survey.id)
     ledger.credit(survey.reward, for: .surveyReward(survey.id), id: id, at: date)
+    let bonus = rank(at: date).bonus(on: survey.reward)
+    if bonus > .zero { ledger.credit(bonus, for: .rankBonus(survey.id), id: bonusID(), at: date) }
     missions.recordAnswer(earning: survey.reward, on: today)
     unlockAchievements(at: date)
     return true
+  }
+
+  /// The member rank at `date`: decided by the points earned in the twelve months before its month.
+  public func rank(at date: Date) -> MemberRank {
+    ledger.lots.rank(in: Month(date))
+  }
+
+  /// Writes off the points that have expired by `date`, one movement per month earned (ids from
+  /// `id`), and returns them; nothing when none has, or when they were written off already.
+  @discardableResult
+  public mutating func expire(at date: Date, id: () -> TransactionID) -> [PointTransaction] {
+    ledger.expire(at: date, id: id)
   }
 
   /// Opens a survey's own questions to this user, who passed its screening; a survey already

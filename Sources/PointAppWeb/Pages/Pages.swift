@@ -58,6 +58,11 @@ public enum Pages {
       case let .exchange(id): "ポイント交換（\(ExchangeOption(id: id)?.title ?? id.rawValue)）"
       case .profileBonus: "プロフィール登録ボーナス"
       case let .screeningConsolation(id): "事前調査のお礼「\(titles[id] ?? id.rawValue)」"
+      case let .expiry(month): "有効期限切れによる失効（\(month.label)獲得分）"
+      case let .rankBonus(id): "ランクボーナス「\(titles[id] ?? id.rawValue)」"
+      case let .exchangeHold(number, id): "ポイント交換の申請（\(ExchangeOption(id: id)?.title ?? id.rawValue)・申請番号\(number)）"
+      case let .exchangeRefund(number, id): "交換できなかったポイントの返還（\(ExchangeOption(id: id)?.title ?? id.rawValue)・申請番号\(number)）"
+      case let .adjustmentCredit(reason), let .adjustmentDebit(reason): "運営による調整：\(reason)"
       }
     return [
       "title": title, "date": date(transaction.date), "amount": signed(transaction),

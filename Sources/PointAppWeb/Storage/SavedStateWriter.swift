@@ -128,6 +128,18 @@ struct SavedStateWriter {
   private mutating func write(_ ledger: PointLedger) {
     byte("{")
     key("archivedCount", first: true); int(ledger.archivedCount)
+    key("lots")
+    byte("{")
+    key("lots", first: true)
+    array(ledger.lots.lots) { writer, lot in
+      writer.byte("{")
+      writer.key("earned", first: true); writer.int(lot.earned.value)
+      writer.key("month"); writer.string(lot.month.iso)
+      writer.key("remaining"); writer.int(lot.remaining.value)
+      writer.byte("}")
+    }
+    if ledger.lots.owed > .zero { key("owed"); int(ledger.lots.owed.value) }
+    byte("}")
     key("recent")
     array(ledger.recent) { writer, transaction in
       writer.byte("{")
@@ -141,6 +153,12 @@ struct SavedStateWriter {
       case let .exchange(id): writer.associated("exchange") { $0.string(id.rawValue) }
       case .profileBonus: writer.byte("{"); writer.key("profileBonus", first: true); writer.byte("{"); writer.byte("}"); writer.byte("}")
       case let .screeningConsolation(id): writer.associated("screeningConsolation") { $0.string(id.rawValue) }
+      case let .expiry(month): writer.associated("expiry") { $0.string(month.iso) }
+      case let .rankBonus(id): writer.associated("rankBonus") { $0.string(id.rawValue) }
+      case let .exchangeHold(number, id): writer.request("exchangeHold", number, id)
+      case let .exchangeRefund(number, id): writer.request("exchangeRefund", number, id)
+      case let .adjustmentCredit(reason): writer.associated("adjustmentCredit") { $0.string(reason) }
+      case let .adjustmentDebit(reason): writer.associated("adjustmentDebit") { $0.string(reason) }
       }
       writer.byte("}")
     }
@@ -165,6 +183,13 @@ struct SavedStateWriter {
     key("current", first: true); int(streak.current)
     if let lastVisit = streak.lastVisit { key("lastVisit"); int(lastVisit.ordinal) }
     key("longest"); int(streak.longest)
+    byte("}")
+  }
+
+  /// An exchange request's movement, as `Codable` writes `case name(request:option:)`.
+  private mutating func request(_ name: String, _ number: Int, _ option: ExchangeOption.ID) {
+    byte("{"); key(name, first: true)
+    byte("{"); key("option", first: true); string(option.rawValue); key("request"); int(number); byte("}")
     byte("}")
   }
 

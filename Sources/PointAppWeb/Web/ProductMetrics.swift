@@ -17,6 +17,10 @@ struct ProductMetrics: Sendable {
   let pointsIssuedForProfiles: Counter
   let pointsIssuedForScreenings: Counter
   let pointsExchanged: Counter
+  let pointsIssuedForRanks: Counter
+  let pointsExpired: Counter
+  let pointsRefunded: Counter
+  let pointsAdjusted: Counter
   let storeReads: Metrics.Timer
   /// An update's own time: waiting for the user's lock, reading and saving; not the request's work.
   let storeUpdates: Metrics.Timer
@@ -32,6 +36,10 @@ struct ProductMetrics: Sendable {
     pointsIssuedForProfiles = Counter(label: "pointapp_points_issued", dimensions: [("reason", "profile")], factory: factory)
     pointsIssuedForScreenings = Counter(label: "pointapp_points_issued", dimensions: [("reason", "consolation")], factory: factory)
     pointsExchanged = Counter(label: "pointapp_points_exchanged", factory: factory)
+    pointsIssuedForRanks = Counter(label: "pointapp_points_issued", dimensions: [("reason", "rank")], factory: factory)
+    pointsExpired = Counter(label: "pointapp_points_expired", factory: factory)
+    pointsRefunded = Counter(label: "pointapp_points_refunded", factory: factory)
+    pointsAdjusted = Counter(label: "pointapp_points_adjusted", factory: factory)
     storeReads = Metrics.Timer(label: "pointapp_store_read_seconds", factory: factory)
     storeUpdates = Metrics.Timer(label: "pointapp_store_update_seconds", factory: factory)
     deadlineOverruns = Counter(label: "pointapp_effect_deadline_overruns", factory: factory)
@@ -53,9 +61,17 @@ struct ProductMetrics: Sendable {
         pointsIssuedForProfiles.increment(by: movement.amount.value)
       case .screeningConsolation:
         pointsIssuedForScreenings.increment(by: movement.amount.value)
-      case .exchange:
+      case .exchange, .exchangeHold:
         exchanges.increment()
         pointsExchanged.increment(by: movement.amount.value)
+      case .rankBonus:
+        pointsIssuedForRanks.increment(by: movement.amount.value)
+      case .expiry:
+        pointsExpired.increment(by: movement.amount.value)
+      case .exchangeRefund:
+        pointsRefunded.increment(by: movement.amount.value)
+      case .adjustmentCredit, .adjustmentDebit:
+        pointsAdjusted.increment(by: movement.amount.value)
       }
     }
   }
