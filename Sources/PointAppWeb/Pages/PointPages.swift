@@ -12,7 +12,15 @@ extension Pages {
       "recent": dashboard.recentTransactions.map { transaction($0, titles: titles) },
       "hasRecent": !dashboard.recentTransactions.isEmpty,
       "hasProfile": state.progress.profile != nil, "profileBonus": "\(Profile.bonus)",
+      "rank": rank(dashboard.page.rank), "nextMonthRank": rank(dashboard.page.nextMonthRank),
+      "earnedForNextMonth": "\(dashboard.page.earnedForNextMonth)",
+      "expiring": dashboard.page.expiring.map { ["label": $0.endOf.label, "amount": "\($0.amount)"] },
+      "hasExpiring": !dashboard.page.expiring.isEmpty,
+      "ranks": MemberRank.allCases.map { rank($0) },
     ]
+    if let next = dashboard.page.nextGoal {
+      body["nextRank"] = ["title": next.rank.title, "missing": "\(next.missing)"]
+    }
     if let goal = dashboard.nextGoal {
       body["goal"] = [
         "title": goal.option.title, "missing": "\(goal.missing)",
@@ -20,6 +28,10 @@ extension Pages {
       ]
     }
     return layout(state, body: body)
+  }
+
+  private static func rank(_ rank: MemberRank) -> [String: Any] {
+    ["title": rank.title, "bonus": rank.bonusPercent, "threshold": "\(rank.threshold)", "key": "\(rank)"]
   }
 
   public static func history(_ state: AppFeature.State) -> [String: Any] {

@@ -290,6 +290,34 @@ struct AppFeatureTests {
     #expect(store.state.progress.missions.missions(on: today).first?.isCompleted == true)
   }
 
+  @Test func aUserBackAfterAYearFindsTheExpiryWrittenOnceBeforeAnyPageSeesTheBalance() async {
+    // 500 pt earned in October 2025 expired when October 2026 ended; the first action after
+    // writes it off, dated then, and the page shows what is left.
+    var state = AppFeature.State()
+    state.progress.recordAnswer(to: .fixture(id: "old", reward: 500), with: [], id: TransactionID(UUID(90)), at: jst(2025, 10, 20), on: today)
+    state.progress.recordAnswer(to: .fixture(id: "new", reward: 40), with: [], id: TransactionID(UUID(91)), at: jst(2026, 11, 1), on: today)
+    let store = makeStore(state)
+    await store.send(.dashboard(.pageRequested)) {
+      $0.progress.expire(at: noon) { TransactionID(UUID(0)) }
+      $0.progress.recordVisit(on: today, at: noon)
+      $0.pointsPage = PointDashboard.Page(rank: .bronze, earnedForNextMonth: 40, expiring: [])
+      $0.destination = .points
+    }
+    #expect(store.state.progress.ledger.recent.last == PointTransaction(
+      id: TransactionID(UUID(0)), date: jst(2026, 11, 1, 0, 0, 0), amount: 500, reason: .expiry(Month(year: 2025, month: 10))
+    ))
+    #expect(store.state.progress.ledger.balance == 40)
+    await store.receive(\.surveyTitlesLoaded) {
+      $0.surveyTitles = [Survey.breakfast.id: Survey.breakfast.title, Survey.sweets.id: Survey.sweets.title, Survey.expired.id: Survey.expired.title]
+    }
+    // Nothing more to write: the next page changes nothing.
+    await store.send(.history(.pageRequested(1))) {
+      $0.historyPage = PointHistory.Page(number: 1, pageCount: 1, transactions: $0.progress.ledger.recent.reversed())
+      $0.destination = .history
+    }
+    await store.receive(\.surveyTitlesLoaded)
+  }
+
   @Test func ledgerPagesNameSurveysByIdWhenTheCatalogCannotBeRead() async {
     let store = makeStore(visited())
     store.dependencies.surveyClient.fetchAll = { throw URLError(.timedOut) }

@@ -14,6 +14,7 @@ struct PasswordChangeTests {
       AppFeature()
     } withDependencies: {
       accounts(&$0.accounts)
+      $0.date.now = noon
     }
   }
 

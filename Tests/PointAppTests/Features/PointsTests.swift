@@ -10,13 +10,42 @@ struct PointDashboardTests {
     let surveys = (0..<7).map { Survey.fixture(id: "s\($0)", reward: PointAmount($0 * 10 + 10)!) }
     let store = TestStore(initialState: PointDashboard.State(progress: .answered(surveys, ids: &ids))) {
       PointDashboard()
+    } withDependencies: {
+      $0.date.now = noon
     }
-    await store.send(.pageRequested)
+    await store.send(.pageRequested) {
+      $0.page = PointDashboard.Page(rank: .bronze, earnedForNextMonth: 280, expiring: [])
+    }
     #expect(store.state.balance == 280)
     #expect(store.state.balance.yen == 28)
     #expect(store.state.recentTransactions.map(\.amount) == [70, 60, 50, 40, 30])
     #expect(store.state.nextGoal?.option == ExchangeOption.all[0])
     #expect(store.state.nextGoal?.missing == 2_720)
+    #expect(store.state.page.nextGoal! == (.silver, 2_720))
+  }
+
+  @Test func showsTheRankWhatTheNextNeedsAndWhatExpiresSoon() async {
+    // 4,000 pt earned in January 2026, 500 in March: on 2027-01-15 the rank is silver, January's
+    // points expire at the end of this month and March's at the end of March.
+    var progress = UserProgress()
+    progress.recordAnswer(to: .fixture(id: "jan", reward: 4_000), with: [], id: TransactionID(UUID(1)), at: jst(2026, 1, 10), on: today)
+    progress.recordAnswer(
+      to: .fixture(id: "mar", reward: 500), with: [], id: TransactionID(UUID(2)), at: jst(2026, 3, 10), on: today,
+      bonusID: { TransactionID(UUID(3)) }
+    )
+    let store = TestStore(initialState: PointDashboard.State(progress: progress)) {
+      PointDashboard()
+    } withDependencies: {
+      $0.date.now = jst(2027, 1, 15)
+    }
+    await store.send(.pageRequested) {
+      $0.page = PointDashboard.Page(
+        rank: .silver, earnedForNextMonth: 515,
+        expiring: [.init(endOf: Month(year: 2027, month: 1), amount: 4_000), .init(endOf: Month(year: 2027, month: 3), amount: 515)]
+      )
+    }
+    #expect(store.state.page.nextMonthRank == .bronze, "January 2026's earnings leave the window")
+    #expect(store.state.page.nextGoal! == (.silver, 2_485))
   }
 
   @Test func hasNoGoalOnceEveryOptionIsAffordable() {

@@ -32,6 +32,7 @@ public struct AppFeature: Reducer, Sendable {
     /// The address in the sign-in form: the one typed in a refused form, shown again.
     public var signInFormEmail = ""
     public var historyPage = PointHistory.Page()
+    public var pointsPage = PointDashboard.Page()
     public var missionsDay: Day?
     public var profileErrors: [ProfileField: ProfileError] = [:]
     public var exchangeConfirmation: AlertState<Exchange.Action>?
@@ -126,10 +127,17 @@ public struct AppFeature: Reducer, Sendable {
   @Dependency(\.date.now) var now
   @Dependency(\.calendar) var calendar
   @Dependency(\.surveyClient) var surveyClient
+  @Dependency(\.uuid) var uuid
 
   public init() {}
 
   public var body: some ReducerOf<Self> {
+    // Before anything else, points that have expired are written off: no feature sees them in
+    // the balance, and each month's expiry is written once, at the first action after it.
+    Reduce { state, _ in
+      state.progress.expire(at: now) { TransactionID(uuid()) }
+      return .none
+    }
     // The children run first: the root decides where their outcome leads.
     Scope(state: \.surveyList, action: \.surveyList) { SurveyList() }
     Scope(state: \.dashboard, action: \.dashboard) { PointDashboard() }
@@ -411,8 +419,8 @@ extension AppFeature.State {
   }
 
   public var dashboard: PointDashboard.State {
-    get { PointDashboard.State(progress: progress) }
-    set { progress = newValue.progress }
+    get { PointDashboard.State(progress: progress, page: pointsPage) }
+    set { (progress, pointsPage) = (newValue.progress, newValue.page) }
   }
 
   public var history: PointHistory.State {

@@ -237,7 +237,7 @@ public struct SurveyDetail: Reducer, Sendable {
     clearDraft(of: survey, &state)
     let now = now  // one reading: the answer's time and its day agree, even at midnight
     let paid = state.progress.recordAnswer(
-      to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar)
+      to: survey, with: answers, id: TransactionID(uuid()), at: now, on: Day(now, in: calendar), bonusID: { TransactionID(uuid()) }
     )
     return .send(.delegate(.answered(survey, paid: paid)))
   }
