@@ -35,6 +35,12 @@ public struct AppConfiguration: Sendable {
   public var databaseURL: String?
   /// The most connections an instance opens to the database.
   public var databasePoolSize = 20
+  /// How often exchange requests left pending are asked of the issuer again.
+  public var exchangeSweepInterval = Duration.seconds(30)
+  /// For the crash test and the scale-out proof only: the share of exchange requests the built-in
+  /// issuer rejects (by request, the same each time) and how long each of its calls takes.
+  public var giftCodeRejectionRate = 0.0
+  public var giftCodeDelay = Duration.zero
 
   public init() {}
 }
@@ -92,6 +98,9 @@ public func buildApplication(
     $0.uuid = $0.uuid
     $0.surveyClient = catalogStore.client
     $0.ledgerArchive = $0.ledgerArchive
+    $0.giftCodes = GiftCodeIssuer(
+      storage: stores.giftCodes, rejectionRate: configuration.giftCodeRejectionRate, delay: configuration.giftCodeDelay
+    ).client
     dependencies(&$0)
   } operation: {
     DependencyValues._current
@@ -150,9 +159,18 @@ public func buildApplication(
     ),
     quotas: quotas,
     responses: responses,
+    exchanges: ExchangeQueue(storage: stores.exchangeQueue),
     cache: cache,
     app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
   )
+  // Exchange requests a crash (or a slow issuer) left pending are taken up before any request,
+  // then every so often.
+  let fulfiller = ExchangeFulfiller(queue: loop.exchanges, loop: loop)
+  let taken = try await fulfiller.sweep()
+  if taken > 0 { logger.notice("exchange requests left pending ended", metadata: ["requests": "\(taken)"]) }
+  services.append(PeriodicTask(name: "fulfilling pending exchanges", interval: configuration.exchangeSweepInterval, logger: logger) {
+    try await fulfiller.sweep()
+  })
   let operatorSessions = OperatorSessions(
     sessions: sessions, operators: OperatorRecords(stores.operators), secureCookies: configuration.secureCookies
   )
@@ -202,6 +220,9 @@ struct Stores {
   let responses: ResponseStore
   let throttle: any LoginThrottle
   let quotas: any QuotaStore
+  /// The built-in issuer's codes, and the exchange requests left pending.
+  let giftCodes: any RecordStorage
+  let exchangeQueue: any RecordStorage
   /// The key that signs cookies and CSRF tokens.
   let secret: @Sendable () async throws -> Data
 
@@ -224,6 +245,8 @@ struct Stores {
     // One process serves a data folder's logins: its memory is where they are counted.
     throttle = InMemoryLoginThrottle()
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
+    giftCodes = try FileRecordStorage(data.appendingPathComponent("gift-codes"))
+    exchangeQueue = try FileRecordStorage(data.appendingPathComponent("exchanges-pending"))
     secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
   }
 
@@ -238,6 +261,9 @@ struct Stores {
     responses = ResponseStore(PostgresRecordStorage(database, table: "responses"), pending: nil)
     throttle = PostgresLoginThrottle(database)
     quotas = PostgresQuotaStore(database)
+    // Both in the transaction of the user's update that issues or queues.
+    giftCodes = PostgresRecordStorage(database, table: "gift_codes")
+    exchangeQueue = PostgresRecordStorage(database, table: "exchange_pending")
     secret = { try await database.sessionSecret() }
   }
 }

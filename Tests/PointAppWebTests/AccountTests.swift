@@ -274,7 +274,7 @@ struct ExchangePasswordTests {
       }
       #expect(AccountTests.balance(try await browser.get("/points")) == "3,500pt")
       let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=1&password=correct+horse+battery")
-      #expect(sent.headers[.location] == "/exchange")
+      #expect(sent.headers[.location] == "/exchange/history/1")
       #expect(AccountTests.balance(try await browser.get("/points")) == "500pt")
       // Typed just now: the next confirmation does not ask.
       #expect(!(try await browser.get("/exchange/digital-gift-300").html.contains(#"type="password""#)))

@@ -192,13 +192,26 @@ struct FlowTests {
       let csrf = try await browser.csrf(from: "/exchange/digital-gift-300")
       let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
       #expect(ledger == "1")
-      for _ in 0..<2 {  // the confirmation sent twice (a double click, Back, a second tab)
-        let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=\(ledger)")
-        #expect(sent.status == .seeOther)
-        #expect(sent.headers[.location] == "/exchange")
-      }
+      // The confirmation sent twice (a double click, Back, a second tab): one request.
+      let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=\(ledger)")
+      #expect(sent.status == .seeOther)
+      #expect(sent.headers[.location] == "/exchange/history/1")
+      let again = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=\(ledger)")
+      #expect(again.headers[.location] == "/exchange")
       #expect(try await browser.get("/exchange").html.contains("ポイントの残高が変わったため、交換しませんでした。"))
       #expect(try await browser.get("/points").html.contains(#"<p class="big">3,500pt</p>"#), "the second is refused")
+      // Its page shows the code, which the issuer stored for it; the list shows it masked.
+      let page = try await browser.get("/exchange/history/1").html
+      #expect(page.contains("交換完了"))
+      let code = try #require(page.firstMatch(of: /<code>([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4})<\/code>/)?.1)
+      let issued = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("gift-codes").path)
+      #expect(issued.filter { $0.hasPrefix("r-") }.count == 1 && issued.contains("c-\(code).json"))
+      let list = try await browser.get("/exchange/history").html
+      #expect(!list.contains(String(code)) && list.contains("••••-••••-••••-" + code.suffix(4)))
+      #expect(list.contains("申請番号1 デジタルギフト 300円分"))
+      for unknown in ["/exchange/history/2", "/exchange/history/0", "/exchange/history/-1", "/exchange/history/x"] {
+        #expect(try await browser.get(unknown).status == .notFound, "\(unknown)")
+      }
       let before = try server.files()
       #expect(try await browser.get("/exchange/yacht").status == .notFound)
       #expect(try server.files() == before)

@@ -79,7 +79,7 @@ struct MetricsTests {
       }
       let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
       let exchanged = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(csrf)&ledger=\(ledger)")
-      #expect(exchanged.headers[.location] == "/exchange")
+      #expect(exchanged.headers[.location] == "/exchange/history/1")
     }
     let samples = try await Self.samples(registry)
     #expect(samples["pointapp_answers_accepted"] == 50)

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import PointApp
+import PointAppWeb
 import SnapshotTesting
 import Testing
 
@@ -93,6 +94,43 @@ struct PageSnapshotTests {
       try await snapshot("/surveys/careful", named: "survey-review-notice", with: &browser)
       _ = try await browser.post("/surveys/careful/answers", form: careless)
       try await snapshot("/surveys/careful/complete", named: "survey-answers-invalid", with: &browser)
+    }
+  }
+
+  /// The points page with a rank and points about to expire; the exchange page at its limit; the
+  /// list of requests (fulfilled, pending, refunded) and each one's page, the code in full.
+  @Test func exchangePages() async throws {
+    let server = try TestServer()
+    let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
+    var state = AppFeature.State()
+    var progress = UserProgress()
+    func earn(_ id: String, _ reward: PointAmount, at date: Date) {
+      let survey = Survey(id: SurveyID(id), title: id, description: "", category: .food, questions: [], reward: reward, estimatedMinutes: 1, publishedAt: date, expiresAt: nil)
+      progress.recordAnswer(to: survey, with: [], id: TransactionID(UUID()), at: date, on: Day(date, in: .tokyo))
+    }
+    earn("december", 500, at: noon - 86_400 * 345)  // 2025-12-12: expires when December 2026 ends
+    earn("january", 12_000, at: noon - 86_400 * 310)  // 2026-01-16: when January 2027 ends
+    try progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID(uuidString: "00000000-0000-0000-0000-0000000000a1")!), at: noon - 86_400 * 3)
+    progress.failExchange(1, refundID: TransactionID(UUID(uuidString: "00000000-0000-0000-0000-0000000000a2")!), at: noon - 86_400 * 3 + 60)
+    try progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID(uuidString: "00000000-0000-0000-0000-0000000000a3")!), at: noon - 86_400 * 2)
+    state.progress = progress
+    try await server.users.replace(user, with: state)
+    let issuer = GiftCodeClient(issue: { _ in GiftCode("7K3M-Q9PZ-2HXD-W4RA") }, cancel: { _ in nil })
+    try await server.application(giftCodes: issuer).test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      let csrf = try await browser.csrf(from: "/register")
+      _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      try await snapshot("/points", named: "points-rank-expiring", with: &browser)
+      try await snapshot("/exchange", named: "exchange-with-history", with: &browser)
+      let token = try await browser.csrf(from: "/exchange/digital-gift-300")
+      let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
+      let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
+      #expect(sent.headers[.location] == "/exchange/history/3")
+      try await snapshot("/exchange/history/3", named: "exchange-request-fulfilled", with: &browser)
+      try await snapshot("/exchange/history/2", named: "exchange-request-pending", with: &browser)
+      try await snapshot("/exchange/history/1", named: "exchange-request-failed", with: &browser)
+      try await snapshot("/exchange/history", named: "exchange-history", with: &browser)
+      try await snapshot("/exchange", named: "exchange-daily-limit", with: &browser)
     }
   }
 

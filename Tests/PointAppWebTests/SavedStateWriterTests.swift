@@ -45,7 +45,7 @@ struct SavedStateWriterTests {
     )
     progress.recordVisit(on: today, at: noon)
     try! progress.claimMission(.visit, id: TransactionID(UUID()), at: noon, on: today)
-    try! progress.exchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon + 1)
+    try! progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon + 1)
     progress.qualify(for: SurveyID("passed \"screening\""), at: noon + 2)
     progress.screenOut(
       of: survey("screened\nout", reward: 300), consolation: 3,
@@ -123,6 +123,8 @@ struct GeneratedHistory {
     case visit(Date)
     case claim(DailyMission.Kind, TransactionID, Date)
     case exchange(ExchangeOption, TransactionID, Date)
+    /// The newest exchange request ends: fulfilled with a code, or failed and refunded with the id.
+    case endExchange(String?, TransactionID, Date)
     /// Points expired by then are written off, with ids counted up from the one given.
     case expire(TransactionID, Date)
     case profile(Profile, TransactionID, Date)
@@ -171,7 +173,8 @@ struct GeneratedHistory {
       case 8..<11: steps.append(.visit(date))
       case 11: steps.append(.expire(id, date + 86_400 * Double(Int.random(in: 0...800, using: &random))))
       case 12..<15: steps.append(.claim(DailyMission.Kind.allCases.randomElement(using: &random)!, id, date))
-      case 15..<18: steps.append(.exchange(ExchangeOption.all.randomElement(using: &random)!, id, date))
+      case 15..<17: steps.append(.exchange(ExchangeOption.all.randomElement(using: &random)!, id, date))
+      case 17: steps.append(.endExchange(Bool.random(using: &random) ? text(&random) : nil, id, date))
       case 18:
         let profile = Profile(
           birthYear: Int.random(in: 1900...2100, using: &random), gender: Gender.allCases.randomElement(using: &random)!,
@@ -243,7 +246,13 @@ struct GeneratedHistory {
       case let .claim(kind, id, at):
         try? progress.claimMission(kind, id: id, at: date(at), on: Day(at, in: .tokyo))
       case let .exchange(option, id, at):
-        try? progress.exchange(option, id: id, at: date(at))
+        try? progress.requestExchange(option, id: id, at: date(at))
+      case let .endExchange(code, id, at):
+        if let code {
+          progress.fulfilExchange(progress.exchangeCount, with: GiftCode(code), at: date(at))
+        } else {
+          progress.failExchange(progress.exchangeCount, refundID: id, at: date(at))
+        }
       case let .profile(profile, id, at):
         progress.saveProfile(profile, id: id, at: date(at))
       case let .screenOut(survey, answers, consolation, id, at):
@@ -270,7 +279,7 @@ struct GeneratedHistory {
   }
 
   static let allFeatures: Set<String> = [
-    "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "exchange", "expiry", "rankBonus", "several lots", "no flash", "success", "draft", "entered email",
+    "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "exchangeHold", "exchangeRefund", "pending", "fulfilled", "expiry", "rankBonus", "several lots", "no flash", "success", "draft", "entered email",
     "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified", "opened", "review requested", "invalid",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
     "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
@@ -309,7 +318,9 @@ struct GeneratedHistory {
       case .screeningConsolation: found.insert("screeningConsolation")
       case .expiry: found.insert("expiry")
       case .rankBonus: found.insert("rankBonus")
-      case .exchangeHold, .exchangeRefund, .adjustmentCredit, .adjustmentDebit: found.insert("\(movement.reason)")
+      case .exchangeHold: found.insert("exchangeHold")
+      case .exchangeRefund: found.insert("exchangeRefund")
+      case .adjustmentCredit, .adjustmentDebit: found.insert("adjustment")
       }
       if movement.date.timeIntervalSince1970 < 0 { found.insert("before 1970") }
       if movement.date.timeIntervalSince1970.rounded(.down) != movement.date.timeIntervalSince1970 {
@@ -320,6 +331,13 @@ struct GeneratedHistory {
     }
     if progress.ledger.archivedCount > 0 { found.insert("archived movements") }
     if progress.ledger.lots.lots.count > 1 { found.insert("several lots") }
+    for request in progress.exchanges {
+      switch request.status {
+      case .pending: found.insert("pending")
+      case .fulfilled: found.insert("fulfilled")
+      case .failed: break  // with its refund
+      }
+    }
     if progress.answeredCount > progress.answered.count { found.insert("archived answers") }
     if progress.missions.claimed.count > 1 { found.insert("several missions claimed") }
     if progress.streak.current > 1 { found.insert("streak") }

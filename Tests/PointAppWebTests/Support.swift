@@ -59,7 +59,7 @@ struct TestServer {
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
     trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
-    storeCatalog: Bool = false, routes: RouteList? = nil
+    storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     // With a database, every store is the database's: an instance of several.
@@ -76,9 +76,12 @@ struct TestServer {
     ) {
       $0.date.now = noon
       $0.uuid = .incrementing
+      $0.continuousClock = ContinuousClock()
       // With `storeCatalog`, the catalog in the store (the shipped one, seeded at noon), which
       // operators change.
       if !storeCatalog { $0.surveyClient = surveyClient ?? .catalog(catalog) }
+      // Otherwise the built-in issuer on the data folder, whose codes are random.
+      if let giftCodes { $0.giftCodes = giftCodes }
     }
   }
 

@@ -31,7 +31,7 @@ public enum Achievement: String, Codable, CodingKeyRepresentable, CaseIterable, 
     case .tenAnswers: progress.completedCount >= 10
     case .thousandPoints: progress.ledger.totalEarned.value >= 1_000
     case .sevenDayStreak: progress.streak.longest >= 7
-    case .firstExchange: progress.ledger.totalSpent > .zero
+    case .firstExchange: progress.exchanges.contains { if case .fulfilled = $0.status { true } else { false } }
     }
   }
 }

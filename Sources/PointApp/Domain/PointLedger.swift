@@ -202,6 +202,10 @@ public enum PointError: Error, Equatable, Sendable {
   /// The confirmation was shown before the ledger last moved (a form sent again from Back, or
   /// from another tab): nothing is spent on what the user saw then.
   case staleConfirmation
+  /// An exchange was requested today already.
+  case dailyLimit
+  /// The month's exchanges would pass `ExchangeLimits.monthlyPoints`.
+  case monthlyLimit
 
   public var message: String {
     switch self {
@@ -210,6 +214,8 @@ public enum PointError: Error, Equatable, Sendable {
     case .missionAlreadyClaimed: "このミッションのボーナスは受け取り済みです。"
     case .unknownOption: "その交換先はありません。"
     case .staleConfirmation: "ポイントの残高が変わったため、交換しませんでした。内容を確認して、もう一度お試しください。"
+    case .dailyLimit: "ポイント交換の申請は1日1回までです。明日またお試しください。"
+    case .monthlyLimit: "ポイント交換は1か月に\(ExchangeLimits.monthlyPoints)までです。来月またお試しください。"
     }
   }
 }

@@ -36,7 +36,13 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var opened: [SurveyID: Date] = [:]
   /// Surveys whose answers were sent back once for review, not answered yet.
   public private(set) var reviewRequested: Set<SurveyID> = []
+  /// Exchange requests, oldest first: every pending one and the newest `keptExchanges`.
+  public private(set) var exchanges: [ExchangeRequest] = []
+  /// How many exchange requests the user has ever made: the last one's number.
+  public private(set) var exchangeCount = 0
   public static let keptQualifications = 20
+  /// Exchange requests kept besides pending ones: more than a month's, so the limits can be counted.
+  public static let keptExchanges = 100
 
   /// Surveys completed, archived ones included.
   public var completedCount: Int { answeredCount - screenedOutCount - invalidCount }
@@ -224,10 +230,14 @@ public struct UserProgress: Codable, Equatable, Sendable {
     return Profile.bonus
   }
 
-  /// Exchanges points; never overdraws.
-  public mutating func exchange(_ option: ExchangeOption, id: TransactionID, at date: Date) throws(PointError) {
-    try ledger.debit(option.cost, for: .exchange(option.id), id: id, at: date)
-    unlockAchievements(at: date)
+  /// Drops the oldest ended requests beyond `keptExchanges`.
+  private mutating func dropOldExchanges() {
+    var excess = exchanges.count - Self.keptExchanges
+    exchanges.removeAll { request in
+      guard excess > 0, !request.isPending else { return false }
+      excess -= 1
+      return true
+    }
   }
 
   /// Removes what should move to the archive and returns it: whole ledger segments, and the
@@ -250,6 +260,77 @@ public struct UserProgress: Codable, Equatable, Sendable {
     for achievement in Achievement.allCases where achievements[achievement] == nil {
       if achievement.isReached(by: self) { achievements[achievement] = date }
     }
+  }
+}
+
+/// Exchange requests (ExchangeRequest.swift): made, fulfilled, failed and refunded here, once.
+extension UserProgress {
+  /// The request numbered `number`, if this user made it.
+  public func exchangeRequest(_ number: Int) -> ExchangeRequest? {
+    exchanges.last { $0.number == number }
+  }
+
+  /// Requests not refunded, made on `date`'s day (JST) and in its month: what the limits count.
+  public func exchangeUsage(at date: Date) -> (today: Int, thisMonth: PointAmount) {
+    let day = Day(date, in: .tokyo)
+    let month = Month(date)
+    var today = 0
+    var thisMonth = PointAmount.zero
+    for request in exchanges where request.counts && Month(request.requestedAt) == month {
+      thisMonth = thisMonth.adding(request.points)
+      if Day(request.requestedAt, in: .tokyo) == day { today += 1 }
+    }
+    return (today, thisMonth)
+  }
+
+  /// Why an exchange for `option` at `date` would be refused, if it would: the balance (expired
+  /// points not counted), the day's request, the month's points.
+  public func exchangeRefusal(_ option: ExchangeOption, at date: Date) -> PointError? {
+    let usage = exchangeUsage(at: date)
+    if usage.today >= ExchangeLimits.perDay { return .dailyLimit }
+    if usage.thisMonth.adding(option.total) > ExchangeLimits.monthlyPoints { return .monthlyLimit }
+    if ledger.balance(at: date) < option.total { return .insufficientBalance }
+    return nil
+  }
+
+  /// Makes a request: its points (cost and fee) are held by movement `id`, and it waits for its
+  /// code. Refused, changing nothing, past a limit or beyond the balance.
+  @discardableResult
+  public mutating func requestExchange(_ option: ExchangeOption, id: TransactionID, at date: Date) throws(PointError) -> ExchangeRequest {
+    if let refusal = exchangeRefusal(option, at: date) { throw refusal }
+    let number = exchangeCount + 1
+    try ledger.debit(option.total, for: .exchangeHold(request: number, option: option.id), id: id, at: date)
+    let request = ExchangeRequest(number: number, option: option.id, points: option.total, requestedAt: date, key: id)
+    exchanges.append(request)
+    exchangeCount = number
+    dropOldExchanges()
+    return request
+  }
+
+  /// Ends a pending request with its code; `false` (changing nothing) for one that is not pending.
+  @discardableResult
+  public mutating func fulfilExchange(_ number: Int, with code: GiftCode, at date: Date) -> Bool {
+    guard let index = exchanges.lastIndex(where: { $0.number == number }), exchanges[index].isPending else { return false }
+    exchanges[index].status = .fulfilled(code: code, at: date)
+    unlockAchievements(at: date)
+    return true
+  }
+
+  /// Ends a pending request as failed and gives its points back (movement `refundID`), once;
+  /// `false` (changing nothing) for one that is not pending.
+  @discardableResult
+  public mutating func failExchange(_ number: Int, refundID: TransactionID, at date: Date) -> Bool {
+    guard let index = exchanges.lastIndex(where: { $0.number == number }), exchanges[index].isPending else { return false }
+    let request = exchanges[index]
+    exchanges[index].status = .failed(at: date, refundID: refundID)
+    ledger.credit(request.points, for: .exchangeRefund(request: number, option: request.option), id: refundID, at: date)
+    return true
+  }
+
+  /// Counts an attempt that did not end a pending request (the issuer could not be reached).
+  public mutating func noteExchangeAttempt(_ number: Int) {
+    guard let index = exchanges.lastIndex(where: { $0.number == number }), case let .pending(attempts) = exchanges[index].status else { return }
+    exchanges[index].status = .pending(attempts: attempts + 1)
   }
 }
 
@@ -299,7 +380,7 @@ extension UserProgress {
 extension UserProgress {
   private enum CodingKeys: String, CodingKey {
     case ledger, answered, answeredCount, missions, streak, achievements, profile, qualified, screenedOutCount
-    case invalidCount, opened, reviewRequested, screeningAnswers
+    case invalidCount, opened, reviewRequested, screeningAnswers, exchanges, exchangeCount
   }
 
   /// Reads this version's shape or version 1's, which had no `answeredCount` (every answer was
@@ -320,6 +401,8 @@ extension UserProgress {
     opened = try container.decodeIfPresent([SurveyID: Date].self, forKey: .opened) ?? [:]
     reviewRequested = try container.decodeIfPresent(Set<SurveyID>.self, forKey: .reviewRequested) ?? []
     screeningAnswers = try container.decodeIfPresent([SurveyID: [SurveyAnswer]].self, forKey: .screeningAnswers) ?? [:]
+    exchanges = try container.decodeIfPresent([ExchangeRequest].self, forKey: .exchanges) ?? []
+    exchangeCount = try container.decodeIfPresent(Int.self, forKey: .exchangeCount) ?? 0
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -337,5 +420,7 @@ extension UserProgress {
     if !opened.isEmpty { try container.encode(opened, forKey: .opened) }
     if !reviewRequested.isEmpty { try container.encode(reviewRequested.sorted { $0.rawValue < $1.rawValue }, forKey: .reviewRequested) }
     if !screeningAnswers.isEmpty { try container.encode(screeningAnswers, forKey: .screeningAnswers) }
+    if !exchanges.isEmpty { try container.encode(exchanges, forKey: .exchanges) }
+    if exchangeCount > 0 { try container.encode(exchangeCount, forKey: .exchangeCount) }
   }
 }

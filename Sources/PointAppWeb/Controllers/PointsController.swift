@@ -1,7 +1,8 @@
 import Hummingbird
 import PointApp
 
-/// /points, /points/history, /exchange, /exchange/{id} (the confirmation) and POST /exchange/{id}.
+/// /points, /points/history, /exchange, /exchange/{id} (the confirmation) and POST /exchange/{id}
+/// (the request), /exchange/history and /exchange/history/{number}.
 struct PointsController<Context: RequestContext> {
   let loop: RequestLoop
 
@@ -20,6 +21,16 @@ struct PointsController<Context: RequestContext> {
 
     router.page("/exchange") { request, _ in
       try await loop.page(request, .exchange(.pageRequested))
+    }
+
+    router.page("/exchange/history") { request, _ in
+      try await loop.page(request, .exchange(.historyRequested))
+    }
+
+    router.page("/exchange/history/:number") { request, context in
+      // Any number is looked up among the user's own requests: another's is a 404 like one never made.
+      guard let number = Int(try context.parameters.require("number")) else { throw HTTPError(.notFound) }
+      return try await loop.page(request, .exchange(.requestOpened(number)))
     }
 
     router.page("/exchange/:id") { request, context in

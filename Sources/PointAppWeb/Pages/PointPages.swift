@@ -48,18 +48,67 @@ extension Pages {
   }
 
   public static func exchange(_ state: AppFeature.State) -> [String: Any] {
-    let exchange = state.exchange
-    let balance = exchange.progress.ledger.balance
+    let page = state.exchange.page
     return layout(state, body: [
-      "total": "\(balance)",
+      "total": "\(page.balance)",
+      "perDay": ExchangeLimits.perDay,
+      "monthly": "\(ExchangeLimits.monthlyPoints)",
+      "leftThisMonth": "\(page.leftThisMonth)",
+      "requestedToday": page.requestedToday,
       "options": ExchangeOption.all.map { option in
-        [
-          "title": option.title, "cost": "\(option.cost)", "href": "/exchange/\(option.id.rawValue)",
-          "affordable": exchange.canAfford(option),
-          "missing": option.cost.subtracting(balance).map { "\($0)" } ?? "",
-        ] as [String: Any]
+        var row: [String: Any] = [
+          "title": option.title, "cost": "\(option.cost)", "fee": "\(option.fee)", "hasFee": option.fee > .zero,
+          "total": "\(option.total)", "delivers": option.delivers, "href": "/exchange/\(option.id.rawValue)",
+        ]
+        switch page.refusals[option.id] {
+        case nil: row["available"] = true
+        case .insufficientBalance?: row["refusal"] = "あと\(option.total.subtracting(page.balance) ?? .zero)で交換できます"
+        case let refusal?: row["refusal"] = refusal.message
+        }
+        return row
       },
     ])
+  }
+
+  public static func exchangeHistory(_ state: AppFeature.State) -> [String: Any] {
+    let requests = state.progress.exchanges.reversed().map { request in
+      exchangeRequest(request, revealing: false)
+    }
+    return layout(state, body: [
+      "requests": requests, "isEmpty": requests.isEmpty,
+      "olderDropped": state.progress.exchangeCount > state.progress.exchanges.count,
+    ])
+  }
+
+  public static func exchangeRequestPage(_ state: AppFeature.State, _ request: ExchangeRequest) -> [String: Any] {
+    layout(state, body: exchangeRequest(request, revealing: true))
+  }
+
+  /// A request as its pages show it: the code in full only on its own page (`revealing`).
+  private static func exchangeRequest(_ request: ExchangeRequest, revealing: Bool) -> [String: Any] {
+    let option = ExchangeOption(id: request.option)
+    var row: [String: Any] = [
+      "number": request.number, "title": option?.title ?? request.option.rawValue, "points": "\(request.points)",
+      "requestedAt": date(request.requestedAt), "href": "/exchange/history/\(request.number)",
+      "delivers": option?.delivers ?? "",
+    ]
+    switch request.status {
+    case .pending:
+      row["status"] = "申請中"
+      row["statusKey"] = "pending"
+      row["isPending"] = true
+    case let .fulfilled(code, at):
+      row["status"] = "交換完了"
+      row["statusKey"] = "fulfilled"
+      row["code"] = revealing ? code.value : code.masked
+      row["endedAt"] = date(at)
+    case let .failed(at, _):
+      row["status"] = "失敗（返還済み）"
+      row["statusKey"] = "failed"
+      row["isFailed"] = true
+      row["endedAt"] = date(at)
+    }
+    return row
   }
 
   public static func missionsPage(_ state: AppFeature.State, csrf: String) -> [String: Any] {

@@ -71,6 +71,11 @@ struct SavedStateWriter {
       writer.byte("}")
     }
     key("answeredCount"); int(progress.answeredCount)
+    if progress.exchangeCount > 0 { key("exchangeCount"); int(progress.exchangeCount) }
+    if !progress.exchanges.isEmpty {
+      key("exchanges")
+      array(progress.exchanges) { $0.write($1) }
+    }
     if progress.invalidCount > 0 { key("invalidCount"); int(progress.invalidCount) }
     key("ledger"); write(progress.ledger)
     key("missions"); write(progress.missions)
@@ -164,6 +169,27 @@ struct SavedStateWriter {
     }
     key("totalEarned"); int(ledger.totalEarned.value)
     key("totalSpent"); int(ledger.totalSpent.value)
+    byte("}")
+  }
+
+  private mutating func write(_ request: ExchangeRequest) {
+    byte("{")
+    key("key", first: true); string(request.key.rawValue.uuidString)
+    key("number"); int(request.number)
+    key("option"); string(request.option.rawValue)
+    key("points"); int(request.points.value)
+    key("requestedAt"); date(request.requestedAt)
+    key("status")
+    byte("{")
+    switch request.status {
+    case let .pending(attempts):
+      key("pending", first: true); byte("{"); key("attempts", first: true); int(attempts); byte("}")
+    case let .fulfilled(code, at):
+      key("fulfilled", first: true); byte("{"); key("at", first: true); date(at); key("code"); string(code.value); byte("}")
+    case let .failed(at, refundID):
+      key("failed", first: true); byte("{"); key("at", first: true); date(at); key("refundID"); string(refundID.rawValue.uuidString); byte("}")
+    }
+    byte("}")
     byte("}")
   }
 

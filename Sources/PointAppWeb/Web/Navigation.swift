@@ -33,6 +33,8 @@ enum Navigation {
     case history
     case missions
     case exchange
+    case exchangeHistory
+    case exchangeRequest(ExchangeRequest)
     case profile
     case signIn(SignInForm.Kind)
     case account
@@ -75,6 +77,10 @@ enum Navigation {
       (page, url) = (.missions, "/missions")
     case .exchange?:
       (page, url) = (.exchange, "/exchange")
+    case .exchangeHistory?:
+      (page, url) = (.exchangeHistory, "/exchange/history")
+    case let .exchangeRequest(request)?:
+      (page, url) = (.exchangeRequest(request), "/exchange/history/\(request.number)")
     case .profile?:
       (page, url) = (.profile, "/profile")
     case .register?:
@@ -114,6 +120,8 @@ extension Pages {
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))
     case .exchange: renderer.render("exchange", exchange(state))
+    case .exchangeHistory: renderer.render("exchange-history", exchangeHistory(state))
+    case let .exchangeRequest(request): renderer.render("exchange-request", exchangeRequestPage(state, request))
     case .profile: renderer.render("profile", profile(state, csrf: csrf()))
     case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
     case .account: renderer.render("account", account(state, csrf: csrf()))

@@ -26,6 +26,8 @@ struct RequestLoop: Sendable {
   let quotas: any QuotaStore
   /// Every finished answer's response, recorded with the update that saves the answer.
   let responses: ResponseStore
+  /// Exchange requests a request left pending, recorded with the update that saves them.
+  let exchanges: ExchangeQueue
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
   let cache: SavedStateCache
   /// The root feature with its body built once (with `dependencies`), for every request's store.
@@ -109,9 +111,13 @@ struct RequestLoop: Sendable {
           from: initial.progress, to: after.progress,
           survey: { id in catalogNow.first { $0.id == id } }, respondent: { sessions.respondent(session.user, in: $0) }
         )
-        if !finished.isEmpty {
-          recorded.withLock { $0 = finished }
-          save.before = { try await responses.record(finished, of: session.user) }
+        recorded.withLock { $0 = finished }
+        let queued = Self.newlyPending(from: initial, to: after, of: session.user)
+        if !finished.isEmpty || !queued.isEmpty {
+          save.before = {
+            if !finished.isEmpty { try await responses.record(finished, of: session.user) }
+            try await exchanges.add(queued)
+          }
         }
       }
       cache.remember(session.user, bytes: save.state, state: savedState, surveys: surveys)
@@ -155,6 +161,42 @@ struct RequestLoop: Sendable {
     }
     if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }
     return response
+  }
+
+  /// The exchange requests pending in `after` that were not in `initial`: the queue must hold
+  /// them before the state that does is saved.
+  static func newlyPending(from initial: AppFeature.State, to after: AppFeature.State, of user: UserID) -> [ExchangeQueue.Entry] {
+    after.progress.exchanges.filter { request in
+      request.isPending && initial.progress.exchangeRequest(request.number)?.isPending != true
+    }.map { ExchangeQueue.Entry(user: user, number: $0.number) }
+  }
+
+  /// Runs `action` on a user's saved state outside any request (the exchange sweep, the support
+  /// desk) and saves what it changed, as a request's update would; `nil` for a user with no state.
+  func send(_ action: AppFeature.Action, to user: UserID) async throws -> AppFeature.State? {
+    let (ledgers, state): ((PointLedger, PointLedger)?, AppFeature.State?) = try await users.update(user) { [self] saved in
+      guard saved != nil else { return (nil, (nil, nil)) }
+      let surveys = ((try? await catalog.fetchAll()) ?? []).map(\.id)
+      let initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
+      var dependencies = dependencies
+      if initial.progress.ledger.archivedCount > 0 {
+        dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
+      }
+      let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
+      guard await store.send(action, deadline: effectDeadline) == .finished else {
+        metrics.deadlineOverruns.increment()
+        throw HTTPError(.serviceUnavailable, message: "effects timed out")
+      }
+      let after = store.state
+      guard SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (nil, after)) }
+      var (save, savedState) = try UserFiles.save(after)
+      let queued = Self.newlyPending(from: initial, to: after, of: user)
+      if !queued.isEmpty { save.before = { try await exchanges.add(queued) } }
+      cache.remember(user, bytes: save.state, state: savedState, surveys: surveys)
+      return (save, ((initial.progress.ledger, after.progress.ledger), after))
+    }
+    if let ledgers { metrics.recordSaved(from: ledgers.0, to: ledgers.1) }
+    return state
   }
 
   /// A browser sends Origin with every form POST; one from another site (or "null") is refused.

@@ -124,13 +124,13 @@ struct MergeTests {
   @Test func everyMovementKeepsItsUniqueIdAndTheBalanceIsTheirSum() throws {
     var ids = 0
     var account = UserProgress.answered([.breakfast, big], ids: &ids)
-    try account.exchange(gift, id: id(10), at: noon + 1)
+    try account.requestExchange(gift, id: id(10), at: noon + 1)
     var guest = UserProgress()
     guest.recordVisit(on: today, at: noon)
     guest.recordAnswer(to: .fixture(id: "guest-big", reward: 3_500), with: [], id: id(100), at: noon, on: today)
     guest.recordAnswer(to: .sweets, with: [], id: id(101), at: noon, on: today)
     try guest.claimMission(.answerOne, id: id(102), at: noon, on: today)
-    try guest.exchange(gift, id: id(103), at: noon)
+    try guest.requestExchange(gift, id: id(103), at: noon)
 
     _ = account.absorb(GuestHistory(guest), on: today, at: noon + 60)
 
@@ -209,7 +209,7 @@ struct MergeTests {
     guest.recordAnswer(to: big, with: [], id: id(101), at: noon, on: today)
     guest.recordAnswer(to: .sweets, with: [], id: id(102), at: noon, on: today)
     try guest.claimMission(.answerOne, id: id(103), at: noon, on: today)
-    try guest.exchange(gift, id: id(104), at: noon)
+    try guest.requestExchange(gift, id: id(104), at: noon)
 
     let first = account.absorb(GuestHistory(guest), on: today, at: noon + 60)
     let once = account
@@ -225,7 +225,7 @@ struct MergeTests {
     account.recordAnswer(to: big, with: [], id: id(1), at: noon - days(1), on: day(-1))
     var guest = UserProgress()
     guest.recordAnswer(to: big, with: [], id: id(100), at: noon, on: today)
-    try guest.exchange(gift, id: id(101), at: noon)
+    try guest.requestExchange(gift, id: id(101), at: noon)
 
     let report = account.absorb(GuestHistory(guest), on: today, at: noon + 60)
 
@@ -237,10 +237,10 @@ struct MergeTests {
   @Test func anExchangeTheAccountCannotCoverLeavesZeroUntilEarningsMakeUpTheDifference() throws {
     var account = UserProgress()
     account.recordAnswer(to: big, with: [], id: id(1), at: noon - days(1), on: day(-1))
-    try account.exchange(gift, id: id(2), at: noon - days(1))
+    try account.requestExchange(gift, id: id(2), at: noon - days(1))
     var guest = UserProgress()
     guest.recordAnswer(to: big, with: [], id: id(100), at: noon, on: today)
-    try guest.exchange(gift, id: id(101), at: noon)
+    try guest.requestExchange(gift, id: id(101), at: noon)
 
     let report = account.absorb(GuestHistory(guest), on: today, at: noon + 60)
 
@@ -249,7 +249,7 @@ struct MergeTests {
     #expect(account.sumOfMovements == -2_500)
     #expect(account.ledger.balance == 0, "points never go below zero")
     #expect(throws: PointError.insufficientBalance) {
-      try account.exchange(gift, id: id(3), at: noon + 120)
+      try account.requestExchange(gift, id: id(3), at: noon + 120)
     }
     account.recordAnswer(to: .fixture(id: "s1", reward: 2_400), with: [], id: id(4), at: noon + 180, on: today)
     #expect(account.ledger.balance == 0, "100 pt still to make up")

@@ -29,14 +29,14 @@ struct PointLedgerTests {
     var ids = 0
     var progress = UserProgress.answered([.fixture(id: "big", reward: 3_500)], ids: &ids)
     let gift = ExchangeOption.all[0]
-    try progress.exchange(gift, id: TransactionID(UUID(100)), at: noon)
+    try progress.requestExchange(gift, id: TransactionID(UUID(100)), at: noon)
     #expect(progress.ledger.balance == 500)
     #expect(progress.ledger.totalEarned == 3_500)
     #expect(progress.ledger.totalSpent == 3_000)
 
     let before = progress
     #expect(throws: PointError.insufficientBalance) {
-      try progress.exchange(gift, id: TransactionID(UUID(101)), at: noon)
+      try progress.requestExchange(gift, id: TransactionID(UUID(101)), at: noon + 86_400)
     }
     #expect(progress == before)
   }

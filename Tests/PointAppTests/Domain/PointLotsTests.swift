@@ -76,7 +76,7 @@ struct PointLotsTests {
     earn(1_500, at: jst(2026, 2, 10), in: &progress)
     earn(2_000, at: jst(2026, 3, 10), in: &progress)
     // 3,000 pt: all of January's, 1,500 of February's... which is all of it; 500 of March's.
-    try progress.exchange(ExchangeOption.all[0], id: id(), at: jst(2026, 3, 11))
+    try progress.requestExchange(ExchangeOption.all[0], id: id(), at: jst(2026, 3, 11))
     #expect(progress.ledger.lots.lots.map(\.remaining) == [0, 0, 1_500])
     #expect(progress.ledger.lots.lots.map(\.earned) == [1_000, 1_500, 2_000], "what was earned stays for the rank")
     // January's and February's ends pass with nothing to expire; March's takes what is left.

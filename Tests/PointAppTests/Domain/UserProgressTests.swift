@@ -80,8 +80,10 @@ struct UserProgressTests {
     let surveys = (0..<10).map { Survey.fixture(id: "s\($0)", reward: 300) }
     var progress = UserProgress.answered(surveys, ids: &ids)
     #expect(Set(progress.achievements.keys) == [.firstAnswer, .tenAnswers, .thousandPoints])
-    try progress.exchange(ExchangeOption.all[0], id: TransactionID(UUID(99)), at: noon + 1)
-    #expect(progress.achievements[.firstExchange] == noon + 1)
+    try progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID(99)), at: noon + 1)
+    #expect(progress.achievements[.firstExchange] == nil, "requested, not exchanged yet")
+    progress.fulfilExchange(1, with: GiftCode("CODE"), at: noon + 2)
+    #expect(progress.achievements[.firstExchange] == noon + 2)
   }
 
   @Test func sevenVisitedDaysInARowUnlockTheStreakAchievement() {

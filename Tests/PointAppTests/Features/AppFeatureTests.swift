@@ -1,3 +1,4 @@
+import Clocks
 import ComposableTesting
 import Dependencies
 import Foundation
@@ -282,7 +283,12 @@ struct AppFeatureTests {
     }
     await store.send(.history(.pageRequested(1))) { $0.destination = .history }
     await store.receive(\.surveyTitlesLoaded)
-    await store.send(.exchange(.pageRequested)) { $0.destination = .exchange }
+    await store.send(.exchange(.pageRequested)) {
+      $0.exchangePage = Exchange.Page(
+        balance: 0, refusals: Dictionary(uniqueKeysWithValues: ExchangeOption.all.map { ($0.id, .insufficientBalance) })
+      )
+      $0.destination = .exchange
+    }
     await store.send(.missions(.pageRequested)) {
       $0.missionsDay = today
       $0.destination = .missions
@@ -393,19 +399,62 @@ struct AppFeatureTests {
     }
   }
 
-  @Test func aSuccessfulExchangeIsFlashed() async throws {
+  @Test func aRequestLeadsToItsOwnPageWithItsCode() async throws {
     var state = AppFeature.State()
     var ids = 10
     state.progress = .answered([.fixture(reward: 3_000)], ids: &ids)
     let store = makeStore(signedIn(state))
+    let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
+    store.dependencies.giftCodes.issue = { _ in code }
+    store.dependencies.continuousClock = TestClock()
     let gift = ExchangeOption.all[0]
     await store.send(.exchange(.exchangeButtonTapped(gift.id, ledgerCount: 1))) {
-      try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
       $0.destination = .exchange
     }
-    await store.receive(.exchange(.delegate(.exchanged(gift)))) {
-      $0.flash = Flash(.success, "デジタルギフト 300円分に交換しました（3,000pt）。")
+    let requested = ExchangeRequest(number: 1, option: gift.id, points: 3_000, requestedAt: noon, key: TransactionID(UUID(0)))
+    await store.receive(.exchange(.delegate(.requested(requested)))) {
+      $0.flash = Flash(.success, "交換を申請しました（申請番号1）。")
+      $0.destination = .exchangeRequest(requested)
     }
+    await store.receive(.exchange(.fulfilmentFinished(1, .success(code)))) {
+      $0.progress.fulfilExchange(1, with: code, at: noon)
+    }
+    let fulfilled = try #require(store.state.progress.exchangeRequest(1))
+    await store.receive(.exchange(.delegate(.fulfilled(fulfilled)))) {
+      $0.flash = Flash(.success, "交換が完了しました（申請番号1）。コードは申請の詳細でご確認ください。")
+      $0.destination = .exchangeRequest(fulfilled)
+    }
+    // Its page, and the list; a number the user never had is not found.
+    await store.send(.exchange(.requestOpened(1))) { $0.progress.recordVisit(on: today, at: noon) }
+    await store.send(.exchange(.historyRequested)) { $0.destination = .exchangeHistory }
+    await store.send(.exchange(.requestOpened(2))) { $0.destination = .notFound }
+  }
+
+  @Test func aRejectedRequestSaysItsPointsCameBack() async throws {
+    var state = AppFeature.State()
+    var ids = 10
+    state.progress = .answered([.fixture(reward: 3_000)], ids: &ids)
+    let store = makeStore(signedIn(state))
+    store.dependencies.giftCodes.issue = { _ in throw GiftCodeError.rejected }
+    store.dependencies.continuousClock = TestClock()
+    let gift = ExchangeOption.all[0]
+    await store.send(.exchange(.exchangeButtonTapped(gift.id, ledgerCount: 1))) {
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
+      $0.destination = .exchange
+    }
+    await store.receive(\.exchange.delegate.requested) {
+      $0.flash = Flash(.success, "交換を申請しました（申請番号1）。")
+      $0.destination = .exchangeRequest(ExchangeRequest(number: 1, option: gift.id, points: 3_000, requestedAt: noon, key: TransactionID(UUID(0))))
+    }
+    await store.receive(\.exchange.fulfilmentFinished) {
+      $0.progress.failExchange(1, refundID: TransactionID(UUID(1)), at: noon)
+    }
+    await store.receive(\.exchange.delegate.failed) {
+      $0.flash = Flash(.error, "申請番号1の交換はできませんでした。3,000ptをお返ししました。")
+      $0.destination = .exchangeRequest($0.progress.exchangeRequest(1)!)
+    }
+    #expect(store.state.progress.ledger.balance == 3_000)
   }
 }
 

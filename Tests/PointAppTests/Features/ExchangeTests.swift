@@ -1,17 +1,24 @@
+import Clocks
 import ComposableTesting
 import Dependencies
 import Foundation
 import PointApp
 import Testing
 
+/// Exchanges as requests, with a controlled issuer (`GiftCodeClient`): held, then fulfilled with
+/// a code or refunded once; the deadline, the limits, the password, stale confirmations.
 struct ExchangeTests {
-  /// Signed in, the password typed `confirmed` seconds before noon (`nil`: not in this session).
+  static let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
+  let gift = ExchangeOption.all[0]
+
+  /// Signed in, the password typed `confirmed` seconds before noon (`nil`: not in this session),
+  /// with `balance` earned at noon; the issuer answers `code` unless told otherwise.
   func makeStore(
-    balance: PointAmount, confirmed: TimeInterval? = 60, _ accounts: (inout AccountClient) -> Void = { _ in }
+    balance: PointAmount, confirmed: TimeInterval? = 60, earnedAt: Date = noon, _ dependencies: (inout DependencyValues) -> Void = { _ in }
   ) -> TestStoreOf<Exchange> {
     var ids = 100
     let state = Exchange.State(
-      progress: .answered([.fixture(reward: balance)], ids: &ids), account: EmailAddress("hanako@example.jp"),
+      progress: .answered([.fixture(reward: balance)], at: earnedAt, ids: &ids), account: EmailAddress("hanako@example.jp"),
       passwordConfirmedAt: confirmed.map { noon - $0 }
     )
     return TestStore(initialState: state) {
@@ -19,8 +26,17 @@ struct ExchangeTests {
     } withDependencies: {
       $0.date.now = noon
       $0.uuid = .incrementing
-      accounts(&$0.accounts)
+      $0.continuousClock = TestClock()
+      $0.giftCodes.issue = { _ in Self.code }
+      dependencies(&$0)
     }
+  }
+
+  /// The request `requestExchange` makes of `option` at `date` with hold id `UUID(hold)`.
+  func request(
+    _ option: ExchangeOption, number: Int = 1, hold: Int = 0, at date: Date = noon, _ status: ExchangeRequest.Status = .pending(attempts: 0)
+  ) -> ExchangeRequest {
+    ExchangeRequest(number: number, option: option.id, points: option.total, requestedAt: date, key: TransactionID(UUID(hold)), status: status)
   }
 
   @Test func aGuestCannotExchange() async {
@@ -30,15 +46,227 @@ struct ExchangeTests {
     } withDependencies: {
       $0.date.now = noon
     }
-    await store.send(.optionSelected(ExchangeOption.all[0].id))
+    await store.send(.optionSelected(gift.id))
     await store.receive(.delegate(.signInRequired))
-    await store.send(.exchangeButtonTapped(ExchangeOption.all[0].id, ledgerCount: 1))
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1))
     await store.receive(.delegate(.signInRequired))
     #expect(store.state.progress.ledger.balance == 50_000)
   }
 
+  @Test func thePageShowsTheBalanceAndTheLimitsLeft() async throws {
+    let store = makeStore(balance: 13_500)
+    await store.send(.pageRequested) {
+      $0.page = Exchange.Page(balance: 13_500, requestedToday: false, leftThisMonth: 30_000, refusals: [:])
+    }
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(\.delegate.requested)
+    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.receive(\.delegate.fulfilled)
+    await store.send(.pageRequested) {
+      $0.page = Exchange.Page(
+        balance: 10_500, requestedToday: true, leftThisMonth: 27_000,
+        refusals: Dictionary(uniqueKeysWithValues: ExchangeOption.all.map { ($0.id, PointError.dailyLimit) })
+      )
+    }
+    // The next day: the bank transfer's 10,000 pt and 1,000 pt fee are beyond the balance.
+    store.dependencies.date.now = noon + 86_400
+    await store.send(.pageRequested) {
+      $0.page = Exchange.Page(balance: 10_500, requestedToday: false, leftThisMonth: 27_000, refusals: [ExchangeOption.all[3].id: .insufficientBalance])
+    }
+  }
+
+  @Test func aRequestHoldsThePointsAndIsFulfilledWithTheIssuersCode() async throws {
+    let store = makeStore(balance: 3_200)
+    await store.send(.optionSelected(gift.id)) { $0.confirmation = .exchange(gift, ledgerCount: 1) }
+    #expect(store.state.confirmation?.buttons.map(\.action) == [.exchangeButtonTapped(gift.id, ledgerCount: 1), nil])
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
+      $0.confirmation = nil
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    #expect(store.state.progress.ledger.balance == 200, "held as soon as it is requested")
+    #expect(store.state.progress.ledger.recent.last?.reason == .exchangeHold(request: 1, option: gift.id))
+    await store.receive(.delegate(.requested(request(gift))))
+    await store.receive(.fulfilmentFinished(1, .success(Self.code))) {
+      $0.progress.fulfilExchange(1, with: Self.code, at: noon)
+    }
+    await store.receive(.delegate(.fulfilled(request(gift, .fulfilled(code: Self.code, at: noon)))))
+    #expect(store.state.progress.exchangeRequest(1)?.status == .fulfilled(code: Self.code, at: noon))
+    #expect(store.state.progress.achievements[.firstExchange] == noon)
+    // Asked again (a sweep, a second instance): nothing changes, nothing is issued again.
+    await store.send(.fulfilmentRequested(1))
+    await store.send(.fulfilmentFinished(1, .success(GiftCode("OTHER"))))
+    await store.send(.fulfilmentFinished(1, .failure(.rejected)))
+    #expect(store.state.progress.ledger.balance == 200)
+  }
+
+  @Test func aRejectedRequestGivesItsPointsBackOnce() async throws {
+    let store = makeStore(balance: 3_200) { $0.giftCodes.issue = { _ in throw GiftCodeError.rejected } }
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(.delegate(.requested(request(gift))))
+    await store.receive(.fulfilmentFinished(1, .failure(.rejected))) {
+      $0.progress.failExchange(1, refundID: TransactionID(UUID(1)), at: noon)
+    }
+    await store.receive(\.delegate.failed)
+    #expect(store.state.progress.ledger.balance == 3_200)
+    #expect(store.state.progress.ledger.recent.last?.reason == .exchangeRefund(request: 1, option: gift.id))
+    // A rejection, a code or a retry arriving late refunds nothing again and fulfils nothing.
+    await store.send(.fulfilmentFinished(1, .failure(.rejected)))
+    await store.send(.fulfilmentFinished(1, .success(Self.code)))
+    await store.send(.cancellationFinished(1, .success(nil)))
+    #expect(store.state.progress.ledger.balance == 3_200)
+    #expect(store.state.progress.exchangeUsage(at: noon).today == 0, "a refunded request does not count in the limits")
+  }
+
+  @Test func anIssuerThatDoesNotAnswerInTimeLeavesTheRequestPendingToBeAskedAgain() async throws {
+    let clock = TestClock()
+    let store = makeStore(balance: 3_200) {
+      $0.continuousClock = clock
+      $0.giftCodes.issue = { _ in
+        try await clock.sleep(for: .seconds(60))
+        return Self.code
+      }
+    }
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(.delegate(.requested(request(gift))))
+    await clock.advance(by: Exchange.issueDeadline)
+    await store.receive(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
+    await store.receive(.delegate(.delayed(request(gift, .pending(attempts: 1)))))
+    #expect(store.state.progress.ledger.balance == 200, "still held")
+    // Taken up again (the sweep), the issuer answers.
+    store.dependencies.giftCodes.issue = { _ in Self.code }
+    await store.send(.fulfilmentRequested(1))
+    await store.receive(.fulfilmentFinished(1, .success(Self.code))) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.receive(\.delegate.fulfilled)
+  }
+
+  /// A store whose request 1 (3,000 pt of 6,400) was left pending by an issuer that did not answer.
+  func leftPending() async throws -> TestStoreOf<Exchange> {
+    let store = makeStore(balance: 6_400) { $0.giftCodes.issue = { _ in throw GiftCodeError.unavailable } }
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(\.delegate.requested)
+    await store.receive(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
+    await store.receive(\.delegate.delayed)
+    return store
+  }
+
+  @Test func aRequestPendingForADayEndsWithTheCodeIfOneWasIssuedAfterAll() async throws {
+    let store = try await leftPending()
+    // Taken up just before a day has passed, it is asked of the issuer again.
+    store.dependencies.date.now = noon + Exchange.giveUpAfter - 1
+    await store.send(.fulfilmentRequested(1))
+    await store.receive(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
+    await store.receive(\.delegate.delayed)
+    // A day after it was made, the sweep ends it: the issuer says it had issued a code.
+    store.dependencies.date.now = noon + Exchange.giveUpAfter
+    store.dependencies.giftCodes.cancel = { _ in Self.code }
+    await store.send(.fulfilmentRequested(1))
+    await store.receive(.cancellationRequested(1))
+    await store.receive(.cancellationFinished(1, .success(Self.code))) {
+      $0.progress.fulfilExchange(1, with: Self.code, at: noon + Exchange.giveUpAfter)
+    }
+    await store.receive(\.delegate.fulfilled)
+    #expect(store.state.progress.ledger.balance == 3_400)
+  }
+
+  @Test func aRequestPendingForADayWithNoCodeIsRefunded() async throws {
+    let store = try await leftPending()
+    store.dependencies.date.now = noon + Exchange.giveUpAfter
+    store.dependencies.giftCodes.cancel = { _ in nil }
+    await store.send(.fulfilmentRequested(1))
+    await store.receive(.cancellationRequested(1))
+    await store.receive(.cancellationFinished(1, .success(nil))) {
+      $0.progress.failExchange(1, refundID: TransactionID(UUID(1)), at: noon + Exchange.giveUpAfter)
+    }
+    await store.receive(\.delegate.failed)
+    #expect(store.state.progress.ledger.balance == 6_400)
+    // An issuer that cannot be reached to cancel: still pending, asked again later.
+    let unreachable = try await leftPending()
+    unreachable.dependencies.giftCodes.cancel = { _ in throw GiftCodeError.unavailable }
+    await unreachable.send(.cancellationRequested(1))
+    await unreachable.receive(.cancellationFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
+    await unreachable.receive(\.delegate.delayed)
+  }
+
+  /// A store whose user types the password with each request: it is right, and confirmed then.
+  func typingThePassword(balance: PointAmount, earnedAt: Date, now: Date) -> TestStoreOf<Exchange> {
+    makeStore(balance: balance, confirmed: nil, earnedAt: earnedAt) {
+      $0.date.now = now
+      $0.accounts.confirmPassword = { _ in
+        @Dependency(\.date.now) var now
+        return now
+      }
+    }
+  }
+
+  /// Requests `option` at `now`, typing the password unless it was typed in the last ten
+  /// minutes, and sees it fulfilled.
+  func request(
+    _ option: ExchangeOption, number: Int, ledgerCount: Int, at now: Date, typing: Bool = true, in store: TestStoreOf<Exchange>
+  ) async throws {
+    store.dependencies.date.now = now
+    if typing {
+      await store.send(.exchangeButtonTapped(option.id, ledgerCount: ledgerCount, password: "correct horse battery"))
+      await store.receive(.passwordChecked(.success(now), option.id, ledgerCount: ledgerCount)) {
+        $0.passwordConfirmedAt = now
+        try $0.progress.requestExchange(option, id: TransactionID(UUID(number - 1)), at: now)
+      }
+    } else {
+      await store.send(.exchangeButtonTapped(option.id, ledgerCount: ledgerCount)) {
+        try $0.progress.requestExchange(option, id: TransactionID(UUID(number - 1)), at: now)
+      }
+    }
+    await store.receive(\.delegate.requested)
+    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(number, with: Self.code, at: now) }
+    await store.receive(\.delegate.fulfilled)
+  }
+
+  @Test func oneRequestADayCountedByTokyosDay() async throws {
+    // Requests at 23:59:59 and at 00:00:00 JST are on two days.
+    let evening = jst(2026, 11, 22, 23, 59, 59)
+    let store = typingThePassword(balance: 20_000, earnedAt: noon - 86_400, now: evening)
+    try await request(gift, number: 1, ledgerCount: 1, at: evening, in: store)
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 2))
+    await store.receive(.delegate(.exchangeRefused(.dailyLimit)))
+    try await request(gift, number: 2, ledgerCount: 2, at: evening + 1, typing: false, in: store)
+  }
+
+  @Test func thirtyThousandPointsAMonthCountedByTokyosMonth() async throws {
+    let card = ExchangeOption.all[2]  // 10,000 pt
+    let store = typingThePassword(balance: 60_000, earnedAt: jst(2026, 11, 1), now: jst(2026, 11, 27))
+    for number in 1...3 {
+      try await request(card, number: number, ledgerCount: number, at: jst(2026, 11, 26 + number), in: store)
+    }
+    // 30,000 pt in November: its last second still refuses, December's first allows.
+    let lastSecond = jst(2026, 12, 1, 0, 0, 0) - 1
+    store.dependencies.date.now = lastSecond
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 4, password: "correct horse battery"))
+    await store.receive(.passwordChecked(.success(lastSecond), gift.id, ledgerCount: 4)) { $0.passwordConfirmedAt = lastSecond }
+    await store.receive(.delegate(.exchangeRefused(.monthlyLimit)))
+    try await request(gift, number: 4, ledgerCount: 4, at: jst(2026, 12, 1, 0, 0, 0), typing: false, in: store)
+  }
+
+  @Test func aBankTransferHoldsItsFeeToo() async throws {
+    let bank = ExchangeOption.all[3]
+    let store = makeStore(balance: 11_000)
+    await store.send(.exchangeButtonTapped(bank.id, ledgerCount: 1)) {
+      try $0.progress.requestExchange(bank, id: TransactionID(UUID(0)), at: noon)
+    }
+    #expect(store.state.progress.ledger.balance == 0)
+    #expect(store.state.progress.exchangeRequest(1)?.points == 11_000)
+    await store.receive(\.delegate.requested)
+    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.receive(\.delegate.fulfilled)
+  }
+
   @Test func aPasswordTypedTenMinutesAgoOrMoreIsAskedForAgain() async {
-    let gift = ExchangeOption.all[0]
     let recent = makeStore(balance: 3_200, confirmed: Exchange.passwordGrace - 1)
     await recent.send(.optionSelected(gift.id)) { $0.confirmation = .exchange(gift, ledgerCount: 1) }
     let stale = makeStore(balance: 3_200, confirmed: Exchange.passwordGrace)
@@ -51,10 +279,9 @@ struct ExchangeTests {
     #expect(stale.state.progress.ledger.balance == 3_200)
   }
 
-  @Test func theRightPasswordLetsTheExchangeThroughAndAWrongOneDoesNot() async throws {
-    let gift = ExchangeOption.all[0]
+  @Test func theRightPasswordLetsTheRequestThroughAndAWrongOneDoesNot() async throws {
     let store = makeStore(balance: 3_200, confirmed: nil) {
-      $0.confirmPassword = { password in
+      $0.accounts.confirmPassword = { password in
         guard password == "correct horse battery" else { throw AccountError.wrongPassword }
         return noon
       }
@@ -65,66 +292,47 @@ struct ExchangeTests {
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1, password: "correct horse battery"))
     await store.receive(.passwordChecked(.success(noon), gift.id, ledgerCount: 1)) {
       $0.passwordConfirmedAt = noon
-      try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
-    await store.receive(.delegate(.exchanged(gift)))
+    await store.receive(\.delegate.requested)
+    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.receive(\.delegate.fulfilled)
     #expect(store.state.progress.ledger.balance == 200)
-  }
-
-  @Test func exchangingDebitsTheCost() async throws {
-    let store = makeStore(balance: 3_200)
-    let gift = ExchangeOption.all[0]
-    #expect(store.state.canAfford(gift))
-    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
-      try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
-    }
-    await store.receive(.delegate(.exchanged(gift)))
-    #expect(store.state.progress.ledger.balance == 200)
-    #expect(!store.state.canAfford(gift))
   }
 
   @Test func anExchangeBeyondTheBalanceIsRefused() async {
     let store = makeStore(balance: 2_999)
-    await store.send(.exchangeButtonTapped(ExchangeOption.all[0].id, ledgerCount: 1))
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1))
     await store.receive(.delegate(.exchangeRefused(.insufficientBalance)))
     #expect(store.state.progress.ledger.balance == 2_999)
   }
 
+  @Test func expiredPointsCannotBeExchanged() async {
+    // 3,200 pt earned in October 2025 expired when October 2026 ended, even before that is written.
+    let store = makeStore(balance: 3_200, earnedAt: jst(2025, 10, 5))
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1))
+    await store.receive(.delegate(.exchangeRefused(.insufficientBalance)))
+  }
+
   @Test func anUnknownOptionIsRefused() async {
     let store = makeStore(balance: 50_000)
-    await store.send(.pageRequested)
     await store.send(.exchangeButtonTapped(ExchangeOption.ID("yacht"), ledgerCount: 1))
+    await store.receive(.delegate(.exchangeRefused(.unknownOption)))
+    await store.send(.optionSelected(ExchangeOption.ID("yacht")))
     await store.receive(.delegate(.exchangeRefused(.unknownOption)))
   }
 
-  @Test func choosingAnOptionAsksFirst() async {
-    let store = makeStore(balance: 3_200)
-    let gift = ExchangeOption.all[0]
-    await store.send(.optionSelected(gift.id)) { $0.confirmation = .exchange(gift, ledgerCount: 1) }
-    #expect(store.state.confirmation?.buttons.map(\.action) == [.exchangeButtonTapped(gift.id, ledgerCount: 1), nil])
+  @Test func aConfirmationSentAgainAfterTheLedgerMovedSpendsNothing() async throws {
+    let store = makeStore(balance: 6_400) { $0.giftCodes.issue = { _ in throw GiftCodeError.unavailable } }
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
-      $0.confirmation = nil
-      try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
-    await store.receive(.delegate(.exchanged(gift)))
-  }
-
-  @Test func aConfirmationSentAgainAfterTheLedgerMovedSpendsNothing() async {
-    let store = makeStore(balance: 6_400)
-    let gift = ExchangeOption.all[0]
-    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
-      try $0.progress.exchange(gift, id: TransactionID(UUID(0)), at: noon)
-    }
-    await store.receive(.delegate(.exchanged(gift)))
-    // The same confirmation again (Back, or a second tab): the balance still covers it.
+    await store.receive(\.delegate.requested)
+    await store.receive(\.fulfilmentFinished) { $0.progress.noteExchangeAttempt(1) }
+    await store.receive(\.delegate.delayed)
+    // The same confirmation again (Back, or a second tab): refused before any limit is looked at.
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1))
     await store.receive(.delegate(.exchangeRefused(.staleConfirmation)))
     #expect(store.state.progress.ledger.balance == 3_400)
-  }
-
-  @Test func choosingAnUnknownOptionAsksNothing() async {
-    let store = makeStore(balance: 3_200)
-    await store.send(.optionSelected(ExchangeOption.ID("yacht")))
-    await store.receive(.delegate(.exchangeRefused(.unknownOption)))
   }
 }

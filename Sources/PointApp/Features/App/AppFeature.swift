@@ -36,6 +36,7 @@ public struct AppFeature: Reducer, Sendable {
     public var missionsDay: Day?
     public var profileErrors: [ProfileField: ProfileError] = [:]
     public var exchangeConfirmation: AlertState<Exchange.Action>?
+    public var exchangePage = Exchange.Page()
     /// The catalog's titles, for pages that name surveys by id (the ledger); empty when the
     /// catalog cannot be read, and those pages show ids.
     public var surveyTitles: [SurveyID: String] = [:]
@@ -75,6 +76,11 @@ public struct AppFeature: Reducer, Sendable {
     case history
     case missions
     case exchange
+    /// Every exchange request, with its state.
+    case exchangeHistory
+    /// One exchange request: its state, and its code once fulfilled (to its owner only: the
+    /// request is looked up in the user's own state).
+    case exchangeRequest(ExchangeRequest)
     /// The profile form.
     case profile
     case register
@@ -281,8 +287,34 @@ public struct AppFeature: Reducer, Sendable {
           arrive(at: .exchangeConfirmation(option, confirmation), &state)
         }
         return .none
+      case .exchange(.historyRequested):
+        arrive(at: .exchangeHistory, &state)
+        return .none
+      case let .exchange(.requestOpened(number)):
+        if let request = state.progress.exchangeRequest(number) {
+          arrive(at: .exchangeRequest(request), &state)
+        } else {
+          state.destination = .notFound
+        }
+        return .none
       case .exchange(.exchangeButtonTapped):
         state.destination = .exchange
+        return .none
+      case let .exchange(.delegate(.requested(request))):
+        state.flash = Flash(.success, "交換を申請しました（申請番号\(request.number)）。")
+        state.destination = .exchangeRequest(request)
+        return .none
+      case let .exchange(.delegate(.fulfilled(request))):
+        state.flash = Flash(.success, "交換が完了しました（申請番号\(request.number)）。コードは申請の詳細でご確認ください。")
+        state.destination = .exchangeRequest(request)
+        return .none
+      case let .exchange(.delegate(.failed(request))):
+        state.flash = Flash(.error, "申請番号\(request.number)の交換はできませんでした。\(request.points)をお返ししました。")
+        state.destination = .exchangeRequest(request)
+        return .none
+      case let .exchange(.delegate(.delayed(request))):
+        // Still pending: its page says so, and the code arrives there once issued.
+        state.destination = .exchangeRequest(request)
         return .none
       case .exchange(.delegate(.exchangeRefused(.unknownOption))):
         state.destination = .notFound
@@ -296,9 +328,6 @@ public struct AppFeature: Reducer, Sendable {
         return .none
       case let .exchange(.delegate(.passwordRefused(error))):
         state.flash = Flash(.error, error.message)
-        return .none
-      case let .exchange(.delegate(.exchanged(option))):
-        state.flash = Flash(.success, "\(option.title)に交換しました（\(option.cost)）。")
         return .none
       case .profile(.pageRequested):
         arrive(at: .profile, &state)
@@ -436,7 +465,8 @@ extension AppFeature.State {
   public var exchange: Exchange.State {
     get {
       var exchange = Exchange.State(
-        progress: progress, confirmation: exchangeConfirmation, account: account, passwordConfirmedAt: passwordConfirmedAt
+        progress: progress, confirmation: exchangeConfirmation, account: account, passwordConfirmedAt: passwordConfirmedAt,
+        page: exchangePage
       )
       exchange.asksPassword = exchangeAsksPassword
       return exchange
@@ -444,6 +474,7 @@ extension AppFeature.State {
     set {
       (progress, exchangeConfirmation, passwordConfirmedAt) = (newValue.progress, newValue.confirmation, newValue.passwordConfirmedAt)
       exchangeAsksPassword = newValue.asksPassword
+      exchangePage = newValue.page
     }
   }
 

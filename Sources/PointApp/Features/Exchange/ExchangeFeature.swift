@@ -3,11 +3,20 @@ import Composable
 import Dependencies
 import Foundation
 
-/// Exchanging points for gift cards, after a confirmation; an exchange never overdraws. Points
-/// leave the site only from an account, and only with its password typed in the last 10 minutes.
+/// Exchanging points: an option, its confirmation, the password when it is asked, then a request
+/// whose points are held (申請中) and which the issuer (`GiftCodeClient`) fulfils with a code
+/// (交換完了) or rejects, when its points come back (失敗). Points leave the site only from an
+/// account, only with its password typed in the last 10 minutes, at most once a day and
+/// `ExchangeLimits.monthlyPoints` a month.
 public struct Exchange: Reducer, Sendable {
   /// How long a typed password lets exchanges through without asking again.
   public static let passwordGrace: TimeInterval = 10 * 60
+  /// How long the issuer is waited for; the request stays pending past it, and is asked again.
+  /// Below the request's own deadline, so that the hold is saved in any case.
+  public static let issueDeadline = Duration.seconds(3)
+  /// A request still pending this long after it was made is ended when next taken up: with the
+  /// code if one was issued after all, otherwise refunded.
+  public static let giveUpAfter: TimeInterval = 24 * 60 * 60
 
   public struct State: Equatable, Sendable {
     public var progress: UserProgress
@@ -18,15 +27,18 @@ public struct Exchange: Reducer, Sendable {
     public var passwordConfirmedAt: Date?
     /// The confirmation asks for the password (not typed in the last 10 minutes).
     public var asksPassword = false
+    /// What the page shows of the moment: built per request, never saved.
+    public var page = Page()
 
     public init(
       progress: UserProgress = UserProgress(), confirmation: AlertState<Action>? = nil,
-      account: EmailAddress? = nil, passwordConfirmedAt: Date? = nil
+      account: EmailAddress? = nil, passwordConfirmedAt: Date? = nil, page: Page = Page()
     ) {
       self.progress = progress
       self.confirmation = confirmation
       self.account = account
       self.passwordConfirmedAt = passwordConfirmedAt
+      self.page = page
     }
 
     /// Whether an exchange at `now` needs the password typed again.
@@ -34,15 +46,36 @@ public struct Exchange: Reducer, Sendable {
       guard let confirmed = passwordConfirmedAt else { return true }
       return now.timeIntervalSince(confirmed) >= Exchange.passwordGrace
     }
+  }
 
-    public func canAfford(_ option: ExchangeOption) -> Bool {
-      progress.ledger.balance >= option.cost
+  /// The balance and the limits as they stand when the page is asked for.
+  public struct Page: Equatable, Sendable {
+    /// The balance, expired points left out.
+    public var balance = PointAmount.zero
+    public var requestedToday = false
+    /// Points that can still be requested this month.
+    public var leftThisMonth = ExchangeLimits.monthlyPoints
+    /// Why each option cannot be requested now, by option.
+    public var refusals: [ExchangeOption.ID: PointError] = [:]
+
+    public init(
+      balance: PointAmount = .zero, requestedToday: Bool = false, leftThisMonth: PointAmount = ExchangeLimits.monthlyPoints,
+      refusals: [ExchangeOption.ID: PointError] = [:]
+    ) {
+      self.balance = balance
+      self.requestedToday = requestedToday
+      self.leftThisMonth = leftThisMonth
+      self.refusals = refusals
     }
   }
 
   @CasePathable
   public enum Action: Equatable, Sendable {
     case pageRequested
+    /// The list of every request was asked for.
+    case historyRequested
+    /// Request `number`'s page was asked for.
+    case requestOpened(Int)
     /// An option was chosen: asks whether to exchange it.
     case optionSelected(ExchangeOption.ID)
     /// The exchange was confirmed on a confirmation shown when the ledger held `ledgerCount`
@@ -50,11 +83,23 @@ public struct Exchange: Reducer, Sendable {
     case exchangeButtonTapped(ExchangeOption.ID, ledgerCount: Int, password: Secret? = nil)
     /// The password typed with an exchange was checked: when, if it was right.
     case passwordChecked(Result<Date, AccountError>, ExchangeOption.ID, ledgerCount: Int)
+    /// A pending request is to be asked of the issuer (again).
+    case fulfilmentRequested(Int)
+    case fulfilmentFinished(Int, Result<GiftCode, GiftCodeError>)
+    /// A pending request is to end now: with the code if one was issued, otherwise refunded.
+    case cancellationRequested(Int)
+    case cancellationFinished(Int, Result<GiftCode?, GiftCodeError>)
     case delegate(Delegate)
 
     @CasePathable
     public enum Delegate: Equatable, Sendable {
-      case exchanged(ExchangeOption)
+      /// A request was made: its points are held.
+      case requested(ExchangeRequest)
+      case fulfilled(ExchangeRequest)
+      /// The issuer rejected it: its points are back.
+      case failed(ExchangeRequest)
+      /// The issuer did not answer: it stays pending.
+      case delayed(ExchangeRequest)
       case exchangeRefused(PointError)
       /// Exchanging needs an account, or the password again.
       case signInRequired
@@ -65,6 +110,8 @@ public struct Exchange: Reducer, Sendable {
   @Dependency(\.date.now) var now
   @Dependency(\.uuid) var uuid
   @Dependency(\.accounts) var accounts
+  @Dependency(\.giftCodes) var giftCodes
+  @Dependency(\.continuousClock) var clock
 
   public init() {}
 
@@ -72,6 +119,18 @@ public struct Exchange: Reducer, Sendable {
     Reduce { state, action in
       switch action {
       case .pageRequested:
+        let now = now
+        let usage = state.progress.exchangeUsage(at: now)
+        state.page = Page(
+          balance: state.progress.ledger.balance(at: now),
+          requestedToday: usage.today >= ExchangeLimits.perDay,
+          leftThisMonth: ExchangeLimits.monthlyPoints.subtracting(usage.thisMonth) ?? .zero,
+          refusals: Dictionary(uniqueKeysWithValues: ExchangeOption.all.compactMap { option in
+            state.progress.exchangeRefusal(option, at: now).map { (option.id, $0) }
+          })
+        )
+        return .none
+      case .historyRequested, .requestOpened:
         return .none
       case let .optionSelected(id):
         guard let option = ExchangeOption(id: id) else {
@@ -101,6 +160,33 @@ public struct Exchange: Reducer, Sendable {
         return exchange(id, ledgerCount: ledgerCount, &state)
       case let .passwordChecked(.failure(error), _, _):
         return .send(.delegate(.passwordRefused(error)))
+      case let .fulfilmentRequested(number):
+        guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
+        guard now.timeIntervalSince(request.requestedAt) < Self.giveUpAfter else { return .send(.cancellationRequested(number)) }
+        return issue(request)
+      case let .fulfilmentFinished(number, .success(code)), let .cancellationFinished(number, .success(code?)):
+        guard state.progress.fulfilExchange(number, with: code, at: now), let request = state.progress.exchangeRequest(number) else {
+          return .none
+        }
+        return .send(.delegate(.fulfilled(request)))
+      case let .fulfilmentFinished(number, .failure(.rejected)), let .cancellationFinished(number, .success(nil)):
+        guard state.progress.failExchange(number, refundID: TransactionID(uuid()), at: now),
+          let request = state.progress.exchangeRequest(number)
+        else { return .none }
+        return .send(.delegate(.failed(request)))
+      case let .fulfilmentFinished(number, .failure(.unavailable)), let .cancellationFinished(number, .failure):
+        state.progress.noteExchangeAttempt(number)
+        guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
+        return .send(.delegate(.delayed(request)))
+      case let .cancellationRequested(number):
+        guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
+        return .run { [giftCodes] send in
+          do {
+            await send(.cancellationFinished(number, .success(try await giftCodes.cancel(request))))
+          } catch {
+            await send(.cancellationFinished(number, .failure(error as? GiftCodeError ?? .unavailable)))
+          }
+        }
       case .delegate:
         return .none
       }
@@ -114,24 +200,60 @@ public struct Exchange: Reducer, Sendable {
     guard ledgerCount == state.progress.ledger.count else {
       return .send(.delegate(.exchangeRefused(.staleConfirmation)))
     }
+    let now = now
+    if let refusal = state.progress.exchangeRefusal(option, at: now) {
+      return .send(.delegate(.exchangeRefused(refusal)))
+    }
     do throws(PointError) {
-      try state.progress.exchange(option, id: TransactionID(uuid()), at: now)
-      return .send(.delegate(.exchanged(option)))
+      let request = try state.progress.requestExchange(option, id: TransactionID(uuid()), at: now)
+      return .concatenate(.send(.delegate(.requested(request))), issue(request))
     } catch {
       return .send(.delegate(.exchangeRefused(error)))
+    }
+  }
+
+  /// Asks the issuer for the request's code, waiting at most `issueDeadline`: past it, or on any
+  /// error but a rejection, the issuer counts as unavailable.
+  private func issue(_ request: ExchangeRequest) -> Effect<Action> {
+    .run { [giftCodes, clock] send in
+      let result = await withTaskGroup(of: Result<GiftCode, GiftCodeError>?.self) { group in
+        group.addTask {
+          do {
+            return .success(try await giftCodes.issue(request))
+          } catch {
+            return .failure(error as? GiftCodeError ?? .unavailable)
+          }
+        }
+        group.addTask {
+          do {
+            try await clock.sleep(for: Exchange.issueDeadline)
+            return .failure(.unavailable)
+          } catch {
+            return nil  // cancelled: the issuer answered first
+          }
+        }
+        var first: Result<GiftCode, GiftCodeError>?
+        for await result in group where first == nil {
+          first = result
+          group.cancelAll()
+        }
+        return first ?? .failure(.unavailable)
+      }
+      await send(.fulfilmentFinished(request.number, result))
     }
   }
 }
 
 extension AlertState where Action == Exchange.Action {
-  /// Asked before points are spent: what is got, what it costs, and that it is final. Its answer
-  /// counts only while the ledger still holds `ledgerCount` movements.
+  /// Asked before points are held: what arrives, what it costs and its fee, and what happens if it
+  /// cannot be issued. Its answer counts only while the ledger still holds `ledgerCount` movements.
   public static func exchange(_ option: ExchangeOption, ledgerCount: Int) -> Self {
-    AlertState(
+    let fee = option.fee > .zero ? "（うち手数料\(option.fee)）" : "（手数料なし）"
+    return AlertState(
       title: "\(option.title)に交換しますか？",
-      message: "\(option.cost)を使います。交換したポイントは戻せません。",
+      message: "\(option.total)\(fee)を使います。届くもの：\(option.delivers)。発行できなかったときはポイントをお返しします。",
       buttons: [
-        ButtonState(action: .exchangeButtonTapped(option.id, ledgerCount: ledgerCount), label: "交換する"),
+        ButtonState(action: .exchangeButtonTapped(option.id, ledgerCount: ledgerCount), label: "交換を申請する"),
         ButtonState(role: .cancel, label: "やめる"),
       ]
     )

@@ -65,6 +65,12 @@ public enum Schema {
       // survey's responses are one range of the primary key.
       #"CREATE TABLE responses (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
     ]),
+    Migration(version: 7, name: "exchange codes and pending exchanges", statements: [
+      // The built-in issuer's records (`GiftCodeIssuer`): `r-<request key>` and `c-<code>`.
+      #"CREATE TABLE gift_codes (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+      // `<user>~<number>` for each exchange request left pending (`ExchangeQueue`).
+      #"CREATE TABLE exchange_pending (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }

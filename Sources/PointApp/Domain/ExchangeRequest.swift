@@ -1,0 +1,69 @@
+import Foundation
+
+/// An exchange as a request: its points are held when it is made (申請中), then it is fulfilled
+/// with a code (交換完了) or fails and its points are given back (失敗), once either way.
+public struct ExchangeRequest: Codable, Equatable, Identifiable, Sendable {
+  /// The user's own number for it, from 1: its page is `/exchange/history/{number}`.
+  public let number: Int
+  public let option: ExchangeOption.ID
+  /// The points held: the option's cost and fee.
+  public let points: PointAmount
+  public let requestedAt: Date
+  /// The hold's movement id: unique among every user's requests, so the issuer knows a request
+  /// asked again (after a crash, from another instance) by it.
+  public let key: TransactionID
+  public internal(set) var status: Status
+
+  public var id: Int { number }
+
+  public enum Status: Codable, Equatable, Sendable {
+    /// 申請中: held, waiting for its code; `attempts` made so far that did not end it.
+    case pending(attempts: Int)
+    /// 交換完了, with the code, shown only to its owner.
+    case fulfilled(code: GiftCode, at: Date)
+    /// 失敗: the points were given back (movement `refundID`).
+    case failed(at: Date, refundID: TransactionID)
+  }
+
+  public init(number: Int, option: ExchangeOption.ID, points: PointAmount, requestedAt: Date, key: TransactionID, status: Status = .pending(attempts: 0)) {
+    self.number = number
+    self.option = option
+    self.points = points
+    self.requestedAt = requestedAt
+    self.key = key
+    self.status = status
+  }
+
+  public var isPending: Bool {
+    if case .pending = status { true } else { false }
+  }
+
+  /// Whether it counts in the limits: every request but one that failed (its points came back).
+  public var counts: Bool {
+    if case .failed = status { false } else { true }
+  }
+}
+
+/// A code that an exchange delivers.
+public struct GiftCode: Codable, Hashable, Sendable, CustomStringConvertible {
+  public let value: String
+
+  public init(_ value: String) { self.value = value }
+
+  /// For lists: all but the last four characters hidden, the dashes kept (`••••-••••-••••-W4RA`).
+  public var masked: String {
+    let hidden = max(0, value.count - 4)
+    return String(value.enumerated().map { index, character in index < hidden && character != "-" ? "•" : character })
+  }
+
+  public var description: String { value }
+
+  public init(from decoder: any Decoder) throws {
+    value = try decoder.singleValueContainer().decode(String.self)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(value)
+  }
+}

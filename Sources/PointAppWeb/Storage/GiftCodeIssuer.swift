@@ -1,0 +1,109 @@
+import Foundation
+import PointApp
+
+/// The built-in issuer of exchange codes (`GiftCodeClient`'s live value): each code random
+/// (16 characters of Crockford's base 32, 80 bits), unique, and stored with the request it was
+/// issued for, so that asking again for a request gives its code, never a second one.
+///
+/// Its records: `r-<request key>` says how the request ended at the issuer (its code, or
+/// cancelled), created once; `c-<code>` reserves a code, created once, so that no two requests
+/// share one. On PostgreSQL a call made inside a user's update joins its transaction: the code
+/// is kept only if the request's state is. On files each record is durable on its own; a code
+/// issued for a request whose state a crash lost is never shown to anyone.
+struct GiftCodeIssuer: Sendable {
+  let storage: any RecordStorage
+  /// For the crash test and the scale-out proof: requests this share of which are rejected (by
+  /// their key, the same each time) and the time each call takes.
+  var rejectionRate = 0.0
+  var delay: Duration = .zero
+
+  /// How a request ended at the issuer.
+  private struct Issue: Codable {
+    var code: String?
+  }
+
+  var client: GiftCodeClient {
+    GiftCodeClient(issue: { try await issue($0) }, cancel: { try await cancel($0) })
+  }
+
+  func issue(_ request: ExchangeRequest) async throws -> GiftCode {
+    if delay > .zero { try await Task.sleep(for: delay) }
+    let name = Self.name(of: request)
+    if let ended = try await ended(name) { return try code(of: ended) }
+    if rejects(request.key) {
+      _ = try await storage.create(name, try JSONEncoder().encode(Issue(code: nil)))
+      return try code(of: try await ended(name)!)
+    }
+    while true {
+      let code = Self.randomCode()
+      guard try await storage.create("c-\(code)", Data(name.utf8)) else { continue }  // taken: another
+      if try await storage.create(name, try JSONEncoder().encode(Issue(code: code))) { return GiftCode(code) }
+      // Issued or cancelled meanwhile by another call for the same request: its answer stands.
+      return try self.code(of: try await ended(name)!)
+    }
+  }
+
+  func cancel(_ request: ExchangeRequest) async throws -> GiftCode? {
+    let name = Self.name(of: request)
+    if try await storage.create(name, try JSONEncoder().encode(Issue(code: nil))) { return nil }
+    return try await ended(name)!.code.map(GiftCode.init)
+  }
+
+  private func ended(_ name: String) async throws -> Issue? {
+    guard let (data, _) = try await storage.read(name) else { return nil }
+    return try JSONDecoder().decode(Issue.self, from: data)
+  }
+
+  private func code(of issue: Issue) throws -> GiftCode {
+    guard let code = issue.code else { throw GiftCodeError.rejected }
+    return GiftCode(code)
+  }
+
+  private func rejects(_ key: TransactionID) -> Bool {
+    guard rejectionRate > 0 else { return false }
+    let bytes = key.rawValue.uuid
+    let value = [bytes.0, bytes.1, bytes.2, bytes.3].reduce(0) { $0 << 8 | UInt32($1) }
+    return Double(value) / Double(UInt32.max) < rejectionRate
+  }
+
+  static func name(of request: ExchangeRequest) -> String { "r-\(request.key.rawValue.uuidString.lowercased())" }
+
+  /// `XXXX-XXXX-XXXX-XXXX` in Crockford's base 32 (no I, L, O or U: nothing to misread).
+  static func randomCode() -> String {
+    let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+    var generator = SystemRandomNumberGenerator()
+    let characters = (0..<16).map { _ in alphabet[Int.random(in: 0..<32, using: &generator)] }
+    return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
+  }
+}
+
+/// Exchange requests left pending (申請中) by the request that made them: one record each,
+/// `<user>~<number>`, written with the state that holds the request (`UserSave.before`), removed
+/// once the request has ended. What a start-up and the periodic sweep take up again.
+struct ExchangeQueue: Sendable {
+  let storage: any RecordStorage
+
+  struct Entry: Equatable, Sendable {
+    let user: UserID
+    let number: Int
+    var name: String { "\(user.rawValue)~\(number)" }
+  }
+
+  func add(_ entries: [Entry]) async throws {
+    for entry in entries { _ = try await storage.create(entry.name, Data("{}".utf8)) }
+  }
+
+  /// Up to `limit` entries, after `entry`; names that are not entries are skipped.
+  func entries(after entry: Entry? = nil, limit: Int = 100) async throws -> [Entry] {
+    try await storage.names(after: entry?.name, limit: limit).compactMap { name in
+      let parts = name.split(separator: "~")
+      guard parts.count == 2, let user = UserID(parts[0]), let number = Int(parts[1]) else { return nil }
+      return Entry(user: user, number: number)
+    }
+  }
+
+  func remove(_ entry: Entry) async throws {
+    guard let (_, version) = try await storage.read(entry.name) else { return }
+    _ = try await storage.delete(entry.name, at: version)
+  }
+}
