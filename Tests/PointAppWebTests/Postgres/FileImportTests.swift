@@ -24,6 +24,9 @@ struct FileImportTests {
     _ = try await SessionRecords(FileRecordStorage(folder.appendingPathComponent("sessions")))
       .create(SessionRecord(user: long, account: account.id, lastSeen: noon), as: SessionID("00112233445566778899aabbccddeeff")!)
     try secret.write(to: folder.appendingPathComponent("session.key"))
+    // A code the issuer gave, and a request left pending.
+    #expect(try await FileRecordStorage(folder.appendingPathComponent("gift-codes")).create("c-7K3M-Q9PZ-2HXD-W4RA", Data("r-x".utf8)))
+    try await ExchangeQueue(storage: FileRecordStorage(folder.appendingPathComponent("exchanges-pending"))).add([.init(user: long, number: 1)])
     return (folder, long, small)
   }
 
@@ -37,6 +40,8 @@ struct FileImportTests {
     #expect(report.mismatches == [])
     #expect(report.accounts == 1)
     #expect(report.sessions == 1)
+    #expect(report.giftCodeRecords == 1 && report.pendingExchanges == 1)
+    #expect(try await ExchangeQueue(storage: PostgresRecordStorage(database, table: "exchange_pending")).entries() == [.init(user: long, number: 1)])
     // What the database holds is what the folder held, byte for byte, archive included.
     let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
     let store = PostgresUserStateStore(database)
@@ -57,6 +62,7 @@ struct FileImportTests {
     #expect(again.users == 0)
     #expect(again.usersPresent == 1_001)
     #expect(again.accounts == 0 && again.sessions == 0)
+    #expect(again.giftCodeRecords == 0 && again.pendingExchanges == 0)
     #expect(again.mismatches == [])
   }
 

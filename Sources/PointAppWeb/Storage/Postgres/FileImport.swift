@@ -22,6 +22,10 @@ public enum FileImport {
     public var accounts = 0
     /// The survey catalog: 1 when the folder's was copied.
     public var catalogs = 0
+    /// The built-in issuer's records (codes and the requests they were issued for), and the
+    /// exchange requests left pending, which the database's instances take up.
+    public var giftCodeRecords = 0
+    public var pendingExchanges = 0
     /// Users whose balance is not the sum of their ledger's movements, with why.
     public var mismatches: [String] = []
     /// Users whose ledger was checked.
@@ -78,6 +82,10 @@ public enum FileImport {
     // The catalog as the folder's server had it (seeded there, maybe edited since), unless the
     // database has one.
     report.catalogs = try await copyRecords(from: data.appendingPathComponent("catalog"), table: "catalog", into: database) { _ in true }
+    report.giftCodeRecords = try await copyRecords(from: data.appendingPathComponent("gift-codes"), table: "gift_codes", into: database) { _ in true }
+    report.pendingExchanges = try await copyRecords(
+      from: data.appendingPathComponent("exchanges-pending"), table: "exchange_pending", into: database
+    ) { _ in true }
     if let secret = try DurableFile.read(data.appendingPathComponent("session.key").path), secret.count == 32 {
       try await database.query("INSERT INTO settings (name, value) VALUES ('session-secret', \(secret)) ON CONFLICT (name) DO NOTHING")
     }
@@ -95,7 +103,7 @@ public enum FileImport {
       return "its ledger archive cannot be read (\(error))"
     }
     let sum = history.movements.reduce(0) { sum, movement in
-      if case .exchange = movement.reason { sum - movement.amount.value } else { sum + movement.amount.value }
+      movement.reason.isCredit ? sum + movement.amount.value : sum - movement.amount.value
     }
     guard history.movements.count == ledger.count else {
       return "the ledger counts \(ledger.count) movements, the database holds \(history.movements.count)"

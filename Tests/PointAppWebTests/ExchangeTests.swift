@@ -1,0 +1,171 @@
+import Dependencies
+import Foundation
+import HummingbirdTesting
+import PointApp
+@testable import PointAppWeb
+import Synchronization
+import Testing
+
+/// The built-in issuer on every store: one code per request however often and however many times
+/// at once it is asked, codes unique, a cancellation and an issue never both.
+struct GiftCodeIssuerContractTests {
+  typealias Kind = StoreKind
+
+  func request(_ key: UUID = UUID()) -> ExchangeRequest {
+    ExchangeRequest(number: 1, option: ExchangeOption.all[0].id, points: 3_000, requestedAt: noon, key: TransactionID(key))
+  }
+
+  @Test(arguments: Kind.tested)
+  func aRequestGetsOneCodeHoweverOftenItIsAsked(kind: Kind) async throws {
+    let issuer = GiftCodeIssuer(storage: try await kind.records(table: "gift_codes"))
+    let one = request()
+    let codes = try await withThrowingTaskGroup(of: GiftCode.self) { group in
+      for _ in 0..<20 { group.addTask { try await issuer.issue(one) } }
+      return try await group.reduce(into: Set<GiftCode>()) { $0.insert($1) }
+    }
+    #expect(codes.count == 1)
+    #expect(try await issuer.issue(one) == codes.first)
+    #expect(codes.first?.value.wholeMatch(of: /[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){3}/) != nil)
+    #expect(try await issuer.cancel(one) == codes.first, "too late to cancel: the code stands")
+  }
+
+  @Test(arguments: Kind.tested)
+  func requestsGetCodesOfTheirOwn(kind: Kind) async throws {
+    let issuer = GiftCodeIssuer(storage: try await kind.records(table: "gift_codes"))
+    let codes = try await withThrowingTaskGroup(of: GiftCode.self) { group in
+      for _ in 0..<50 { group.addTask { try await issuer.issue(request()) } }
+      return try await group.reduce(into: [GiftCode]()) { $0.append($1) }
+    }
+    #expect(Set(codes).count == 50)
+  }
+
+  @Test(arguments: Kind.tested)
+  func aCancelledRequestIsNeverIssued(kind: Kind) async throws {
+    let issuer = GiftCodeIssuer(storage: try await kind.records(table: "gift_codes"))
+    let one = request()
+    #expect(try await issuer.cancel(one) == nil)
+    await #expect(throws: GiftCodeError.rejected) { try await issuer.issue(one) }
+    #expect(try await issuer.cancel(one) == nil)
+    // Issued and cancelled at once: whichever came first, both agree.
+    let raced = request()
+    async let issued = Result { try await issuer.issue(raced) }
+    async let cancelled = issuer.cancel(raced)
+    switch (await issued, try await cancelled) {
+    case let (.success(code), cancelledWith): #expect(cancelledWith == code)
+    case let (.failure(error), cancelledWith): #expect(error as? GiftCodeError == .rejected && cancelledWith == nil)
+    }
+  }
+
+  @Test func aRejectionRateRejectsTheSameRequestsEveryTime() async throws {
+    let issuer = GiftCodeIssuer(storage: InMemoryRecordStorage(), rejectionRate: 0.5)
+    var rejected = 0
+    for _ in 0..<200 {
+      let one = request()
+      let first = try? await issuer.issue(one)
+      let again = try? await issuer.issue(one)
+      #expect(first == again)
+      if first == nil { rejected += 1 }
+    }
+    #expect((60...140).contains(rejected), "about half: \(rejected)")
+  }
+}
+
+extension Result where Failure == any Error {
+  init(catching body: () async throws -> Success) async {
+    do { self = .success(try await body()) } catch { self = .failure(error) }
+  }
+}
+
+/// A request the issuer could not answer stays 申請中, is queued with the state that holds it,
+/// and is fulfilled when the server next starts (or sweeps), once.
+struct PendingExchangeTests {
+  /// An issuer that is down until `up` is set, then issues `code`.
+  final class Issuer: Sendable {
+    let up = Mutex(false)
+    let issued = Mutex(0)
+    let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
+    var client: GiftCodeClient {
+      GiftCodeClient(
+        issue: { _ in
+          guard self.up.withLock({ $0 }) else { throw GiftCodeError.unavailable }
+          self.issued.withLock { $0 += 1 }
+          return self.code
+        },
+        cancel: { _ in nil }
+      )
+    }
+  }
+
+  static func seed(_ server: TestServer, users: any UserStateStore) async throws -> UserID {
+    let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
+    var state = AppFeature.State()
+    state.progress.recordAnswer(
+      to: Survey(id: SurveyID("big"), title: "", description: "", category: .food, questions: [], reward: 3_500, estimatedMinutes: 1, publishedAt: noon - 86_400, expiresAt: nil),
+      with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo)
+    )
+    try await users.replace(user, with: state)
+    return user
+  }
+
+  static func requestExchange(_ client: some TestClientProtocol, user: UserID) async throws -> Browser {
+    var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+    let csrf = try await browser.csrf(from: "/register")
+    _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+    let token = try await browser.csrf(from: "/exchange/digital-gift-300")
+    let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
+    let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
+    #expect(sent.headers[.location] == "/exchange/history/1")
+    let page = try await browser.get("/exchange/history/1").html
+    #expect(page.contains("申請中") && !page.contains("<code>"))
+    #expect(AccountTests.balance(try await browser.get("/points")) == "500pt", "held")
+    return browser
+  }
+
+  @Test func aRequestLeftPendingIsFulfilledAtTheNextStartOnce() async throws {
+    let server = try TestServer()
+    let user = try await Self.seed(server, users: server.users)
+    let issuer = Issuer()
+    let cookie = Mutex<String?>(nil)
+    try await server.application(giftCodes: issuer.client).test(.router) { client in
+      let browser = try await Self.requestExchange(client, user: user)
+      cookie.withLock { $0 = browser.cookie }
+    }
+    let queue = server.dataDirectory.appendingPathComponent("exchanges-pending")
+    func queued() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: queue.path).filter { !$0.hasPrefix(".") } }
+    #expect(try queued() == ["\(user.rawValue)~1.json"])
+    issuer.up.withLock { $0 = true }
+    for _ in 0..<2 {  // started twice: the second finds nothing to do
+      try await server.application(giftCodes: issuer.client).test(.router) { client in
+        var browser = Browser(client: client, cookie: cookie.withLock { $0 })
+        let page = try await browser.get("/exchange/history/1").html
+        #expect(page.contains("交換完了") && page.contains("<code>\(issuer.code.value)</code>"))
+      }
+    }
+    #expect(issuer.issued.withLock { $0 } == 1)
+    #expect(try queued().isEmpty)
+  }
+
+  @Test(.enabled(if: TestDatabase.enabled, "PostgreSQL's server is not installed (apt-get install postgresql)"))
+  func onPostgreSQLTheQueueIsWrittenWithTheStateAndAnotherInstanceFulfils() async throws {
+    let database = try await TestDatabase.make()
+    let server = try TestServer()
+    let user = try await Self.seed(server, users: PostgresUserStateStore(database))
+    let issuer = Issuer()
+    let cookie = Mutex<String?>(nil)
+    try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
+      let browser = try await Self.requestExchange(client, user: user)
+      cookie.withLock { $0 = browser.cookie }
+    }
+    let queued = try await database.query("SELECT id FROM exchange_pending").map { try $0.decode(String.self) }
+    #expect(queued == ["\(user.rawValue)~1"])
+    issuer.up.withLock { $0 = true }
+    try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
+      var browser = Browser(client: client, cookie: cookie.withLock { $0 })
+      let page = try await browser.get("/exchange/history/1").html
+      #expect(page.contains("交換完了"))
+    }
+    let left = try await database.query("SELECT count(*) FROM exchange_pending").first?.decode(Int.self)
+    #expect(left == 0)
+    #expect(issuer.issued.withLock { $0 } == 1)
+  }
+}
