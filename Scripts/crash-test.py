@@ -9,7 +9,12 @@
    answers, never more than its places. During the load an operator closes surveys, publishes
    new ones from the editor (which users then answer) and publishes edits of surveys being
    answered: every acknowledged change survives the kill, the catalog is never half-written,
-   and no answer is paid against a survey that was never published.
+   and no answer is paid against a survey that was never published. Users with an account
+   exchange points meanwhile (the issuer slowed down and rejecting a fifth of the requests):
+   after each restart every exchange acknowledged (its 303 to /exchange/history/N) is in its
+   user's state and none is left pending, each code is the issuer's for its request and in no
+   other, each request holds its points once and a failed one is refunded once, never a
+   fulfilled one; every balance is its ledger's and its lots'.
 2. Two processes: two servers share one data folder; one user's answers go through both at once.
    No update may be lost (the per-user file lock) and no survey may pay twice.
 
@@ -27,6 +32,17 @@ DEBITS = {"exchange", "exchangeHold", "expiry", "adjustmentDebit"}
 
 def is_credit(movement):
     return not DEBITS & set(movement["reason"])
+
+
+# The server's environment for exchanges under test: the issuer rejects about a fifth of the
+# requests (by key: those are refunded), takes 200 ms a call (a SIGKILL lands between its record
+# and the user's save), and pending requests are swept every 2 s.
+EXCHANGE_KNOBS = {"POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_DELAY_MS": "200", "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2"}
+# What the exchanging users can afford with a bonus survey's reward (EXCHANGE_REWARD): the
+# options of 3,000 and 5,000 pt.
+EXCHANGE_REWARD = 5000
+EXCHANGE_OPTIONS = ("digital-gift-300", "e-money-500")
+EXCHANGERS_PER_ROUND = 3
 
 def free_port():
     with socket.socket() as s:
@@ -74,15 +90,17 @@ def answers(survey):
 
 
 class Server:
-    def __init__(self, binary, data, port, extra=()):
-        """`extra`: more options, such as `--database-url URL`."""
+    def __init__(self, binary, data, port, extra=(), env=None):
+        """`extra`: more options, such as `--database-url URL`; `env`: more environment, such as
+        the exchange issuer's test knobs (EXCHANGE_KNOBS)."""
         self.binary, self.data, self.port, self.extra, self.process = binary, data, port, list(extra), None
+        self.env = dict(os.environ, **env) if env else None
 
     def start(self):
         self.process = subprocess.Popen(
             [self.binary, "--data", self.data, "--port", str(self.port), "--log-level", "error",
              "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public"), *self.extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
         deadline = time.time() + 30
         while time.time() < deadline:
             try:
@@ -141,6 +159,42 @@ class User:
             pass
         self.retired = True
         return False
+
+    def exchange(self, port, option, password):
+        """Exchanges points as a browser does: the option's confirmation page, then its form (its
+        csrf and ledger fields, with the password when it asks for it). ("requested", N) for a 303
+        to /exchange/history/N (the acknowledgement), ("refused", None) for a 303 back to
+        /exchange (a limit, a stale form, too few points); ("unsent", status) when the
+        confirmation could not be had (nothing was asked), ("failed", None) when the form's
+        connection failed, else (status, None)."""
+        path = "/exchange/%s" % option
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c.request("GET", path, headers={"Cookie": self.cookie})
+            r = c.getresponse()
+            page = r.read().decode()
+        except OSError:
+            return "unsent", None
+        form = next((fields for action, fields in Forms.read(page) if action == path), None) if r.status == 200 else None
+        if form is None:
+            return "unsent", r.status
+        if "password" in form:
+            form["password"] = password
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c.request("POST", path, body=urllib.parse.urlencode(list(form.items())), headers={
+                "Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded",
+                "Origin": "http://127.0.0.1:%d" % port})
+            r = c.getresponse(); r.read()
+        except OSError:
+            return "failed", None
+        location = r.getheader("Location") or ""
+        acknowledged = re.fullmatch(r"/exchange/history/(\d+)", location)
+        if r.status == 303 and acknowledged:
+            return "requested", int(acknowledged.group(1))
+        if r.status == 303 and location == "/exchange":
+            return "refused", None
+        return r.status, None
 
     def answer(self, port, survey):
         """Posts a survey's answers; "paid" for a 303 to its completion page, "closed" for a 303
@@ -281,6 +335,32 @@ class EditorForm(html.parser.HTMLParser):
         elif tag == "select" and self.select:
             self.fields.append((self.select, self.first_option or ""))  # none selected: the first
             self.select = None
+
+
+class Forms(html.parser.HTMLParser):
+    """A page's forms as a browser reads them: each one's action and its inputs' names and values."""
+
+    @classmethod
+    def read(cls, page):
+        parser = cls()
+        parser.feed(page)
+        return parser.forms
+
+    def __init__(self):
+        super().__init__()
+        self.forms, self.inside = [], False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.forms.append((a.get("action") or "", {}))
+            self.inside = True
+        elif tag == "input" and self.inside and a.get("name"):
+            self.forms[-1][1][a["name"]] = a.get("value") or ""
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self.inside = False
 
 
 def with_field(fields, name, value):
@@ -457,6 +537,132 @@ def check(data, acknowledged):
     return files, problems
 
 
+def exchange_problems(states, ledgers, issued, queued, acknowledged):
+    """The exchanges' guarantees, wherever the records come from (here files; scale-out's
+    PostgreSQL): `states` and `ledgers` by user, `issued` the issuer's records by name (`r-<key>`:
+    its answer for a request, `c-<code>`: the `r-` name a code was reserved for), `queued` the
+    names left in the queue of pending requests, `acknowledged` the (user, number) pairs whose POST
+    answered 303 to /exchange/history/N. With the servers idle after a start (which takes up every
+    pending request): every acknowledged request is in its user's state and none is pending or
+    queued; a fulfilled one has the issuer's code for its key, no code is in two requests, and it
+    was never refunded; a failed one was refunded once, and the issuer issued it no code; each
+    request has exactly one hold of its points; the totals are the ledger's sums and the lots hold
+    the balance. Returns (problems, figures)."""
+    problems = []
+    figures = dict.fromkeys(("requests", "fulfilled", "refunded", "pending", "unclaimed"), 0)
+    codes, keys = {}, set()
+    for user, state in sorted(states.items()):
+        progress, movements = state["progress"], ledgers[user]
+        requests, count = progress.get("exchanges", []), progress.get("exchangeCount", 0)
+        # Ended requests beyond the newest 100 leave the state (UserProgress.keptExchanges): only
+        # when none has may a movement of a request that is not in it be called an orphan.
+        whole = len(requests) == count
+        moved = {"exchangeHold": {}, "exchangeRefund": {}}
+        for t in movements:
+            for kind, found in moved.items():
+                if kind in t["reason"]:
+                    found.setdefault(t["reason"][kind]["request"], []).append(t)
+        numbers = [r["number"] for r in requests]
+        if len(set(numbers)) != len(numbers) or any(not 1 <= n <= count for n in numbers):
+            problems.append("%s: request numbers %s, exchangeCount %d" % (user, numbers, count))
+        for r in requests:
+            n, key, status = r["number"], r["key"].lower(), r["status"]
+            keys.add(key)
+            figures["requests"] += 1
+            what = "%s: request %d (%s, %d pt)" % (user, n, r["option"], r["points"])
+            holds, refunds = moved["exchangeHold"].get(n, []), moved["exchangeRefund"].get(n, [])
+            if len(holds) != 1 or holds[0]["amount"] != r["points"] or holds[0]["id"].lower() != key \
+                    or holds[0]["reason"]["exchangeHold"]["option"] != r["option"]:
+                problems.append("%s: %d holds (%s), expected one of its points with its key as id"
+                                % (what, len(holds), ", ".join("%d pt" % t["amount"] for t in holds) or "none"))
+            record = issued.get("r-" + key)
+            try:
+                record = json.loads(record) if record is not None else None
+            except ValueError:
+                problems.append("%s: the issuer's record r-%s does not parse" % (what, key)); record = None
+            if "pending" in status:
+                figures["pending"] += 1
+                problems.append("%s: still pending after a start" % what)
+                if refunds:
+                    problems.append("%s: pending, yet refunded %d times" % (what, len(refunds)))
+            elif "fulfilled" in status:
+                figures["fulfilled"] += 1
+                code = status["fulfilled"]["code"]
+                codes.setdefault(code, []).append("%s's %d" % (user, n))
+                if refunds:
+                    problems.append("%s: fulfilled with %s, yet refunded %d times" % (what, code, len(refunds)))
+                if record is None or record.get("code") != code:
+                    problems.append("%s: fulfilled with %s, the issuer's record for its key says %s"
+                                    % (what, code, "nothing" if record is None else json.dumps(record)))
+                elif (issued.get("c-" + code) or "").strip() != "r-" + key:
+                    problems.append("%s: its code %s is reserved for %s" % (what, code, issued.get("c-" + code)))
+            elif "failed" in status:
+                figures["refunded"] += 1
+                refund = status["failed"]["refundID"].lower()
+                if len(refunds) != 1 or refunds[0]["amount"] != r["points"] or refunds[0]["id"].lower() != refund:
+                    problems.append("%s: failed, %d refunds (%s), expected one of its points with its refundID as id"
+                                    % (what, len(refunds), ", ".join("%d pt" % t["amount"] for t in refunds) or "none"))
+                if record is None or record.get("code") is not None:
+                    problems.append("%s: refunded, yet the issuer's record for its key says %s"
+                                    % (what, "nothing" if record is None else json.dumps(record)))
+            else:
+                problems.append("%s: unknown status %s" % (what, json.dumps(status)))
+        for kind, found in moved.items():
+            for n, ts in sorted(found.items()):
+                if n not in numbers and (whole or n > count):
+                    problems.append("%s: %d %s movements for request %d, which the state does not hold" % (user, len(ts), kind, n))
+        totals = progress["ledger"]
+        earned = sum(t["amount"] for t in movements if is_credit(t))
+        spent = sum(t["amount"] for t in movements if not is_credit(t))
+        if (earned, spent) != (totals["totalEarned"], totals["totalSpent"]):
+            problems.append("%s: totals earned %d, spent %d; the ledger's sums %d, %d" % (user, totals["totalEarned"], totals["totalSpent"], earned, spent))
+        lots = totals.get("lots") or {}
+        held = sum(lot["remaining"] for lot in lots.get("lots", [])) - lots.get("owed", 0)
+        if earned - spent < 0 or held != earned - spent:
+            problems.append("%s: balance %d (credits %d - debits %d), the lots hold %d" % (user, earned - spent, earned, spent, held))
+    problems += ["code %s in %d requests: %s" % (code, len(where), ", ".join(where)) for code, where in sorted(codes.items()) if len(where) > 1]
+    for user, n in sorted(acknowledged):
+        state = states.get(user)
+        if state is None:
+            problems.append("%s: acknowledged request %d, but no state" % (user, n)); continue
+        progress = state["progress"]
+        requests, count = progress.get("exchanges", []), progress.get("exchangeCount", 0)
+        if all(r["number"] != n for r in requests) and (len(requests) == count or n > count):
+            problems.append("%s: acknowledged request %d is lost (the state holds %s)" % (user, n, [r["number"] for r in requests]))
+    # Issued for a request whose state a kill lost before its save: never acknowledged, never shown.
+    figures["unclaimed"] = sum(1 for name in issued if name.startswith("r-") and name[2:] not in keys)
+    if queued:
+        problems.append("%d pending requests still queued after a start: %s" % (len(queued), sorted(queued)[:3]))
+    return problems, figures
+
+
+def check_exchanges(data, acknowledged, wait=15.0):
+    """`exchange_problems` on a data folder, with the server up after a start: reads the users'
+    states again, up to `wait` seconds, while any request is pending or queued (the sweep may be
+    under way), then checks them with the issuer's records (`gift-codes/`)."""
+    folder, deadline = os.path.join(data, "users"), time.time() + wait
+    queue = os.path.join(data, "exchanges-pending")
+    while True:
+        states = {}
+        for name in os.listdir(folder):
+            if name.endswith(".json") and not name.startswith("."):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    states[name[:-len(".json")]] = json.load(f)
+        queued = [n[:-len(".json")] for n in os.listdir(queue) if n.endswith(".json") and not n.startswith(".")] if os.path.isdir(queue) else []
+        pending = any("pending" in r["status"] for state in states.values() for r in state["progress"].get("exchanges", []))
+        if not (pending or queued) or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    issued, records = {}, os.path.join(data, "gift-codes")
+    for name in os.listdir(records) if os.path.isdir(records) else []:
+        if name.endswith(".json") and not name.startswith("."):
+            with open(os.path.join(records, name), encoding="utf-8") as f:
+                f.readline()  # the record's version
+                issued[name[:-len(".json")]] = f.read()
+    ledgers = {user: ledger(folder, user, state) for user, state in states.items()}
+    return exchange_problems(states, ledgers, issued, queued, acknowledged)
+
+
 def completed(folder, user, state, survey):
     """Whether a user's saved state holds a completed answer to a survey (one without an
     `outcome`), archived or not."""
@@ -503,12 +709,38 @@ def check_quotas(data):
     return problems, full
 
 
+def exchange_survey(console):
+    """Publishes from the editor, as an operator does, a survey paying EXCHANGE_REWARD: what the
+    users who exchange answer first (the catalog's open surveys pay 1,360 pt in all, less than any
+    exchange). Returns it as `answers` reads a survey."""
+    draft = console.draft()
+    if draft is None:
+        raise RuntimeError("the operator's new draft was not acknowledged")
+    survey, fields = draft
+    fields = with_field(with_field(fields, "title", "交換テスト %s" % survey), "reward", str(EXCHANGE_REWARD))
+    fields = with_field(with_field(fields, "description", "交換する人が先に答える調査"), "minutes", "1")
+    fields = with_field(with_field(fields, "q.0.text", "はい、を選んでください"), "q.0.choices", "はい\nいいえ")
+    if not console.publish(survey, fields):
+        raise RuntimeError("publishing %s was not acknowledged" % survey)
+    return {"id": survey, "reward": EXCHANGE_REWARD, "questions": [
+        {"id": "q1", "kind": {"singleChoice": {"choices": [{"id": "c1"}, {"id": "c2"}]}}}]}
+
+
 def crash_safety(binary, kills, users_count, threads):
     data = tempfile.mkdtemp(prefix="pointapp-crash-")
     Console.create(binary, data)
-    server = Server(binary, data, free_port())
+    server = Server(binary, data, free_port(), env=EXCHANGE_KNOBS)
     server.start()
     surveys = open_surveys()
+    # Exchanges: in every round a few users with an account (EXCHANGERS_PER_ROUND) answer the
+    # exchange survey before the load, then each requests one exchange during it, cut by the kill
+    # or not. The load never answers that survey.
+    bonus, rng_exchange = exchange_survey(Console(server.port)), random.Random(13)
+    accounts = {}       # owner: (the User signed in to the account, its password)
+    exchangers = []     # owners with the exchange survey's reward acknowledged, to exchange next
+    attempted = set()   # owners who sent their exchange (or gave up before it)
+    exchanged = set()   # (owner, N) of each request acknowledged: 303 to /exchange/history/N
+    exchange_tally = {"POSTs": 0, "acknowledged": 0, "refused": 0, "cut by a kill": 0}
     # An operator closes one of these in every fifth round, while users answer: an acknowledged
     # close survives the kill, and nothing is paid for a survey after its close.
     closable = [s["id"] for s in surveys if not s.get("quota")][-max(1, kills // 5):]
@@ -538,6 +770,7 @@ def crash_safety(binary, kills, users_count, threads):
             if user.sign_in(server.port, "/register", email, "kurasshu tesuto " + email):
                 with lock:
                     registered[email] = ("kurasshu tesuto " + email, user.owner)
+                    accounts[user.owner] = (user, "kurasshu tesuto " + email)
 
         def register(seed):
             """Some users register while the others answer: an acknowledged registration must
@@ -576,6 +809,68 @@ def crash_safety(binary, kills, users_count, threads):
         guest = next((u for u in users if not u.retired and u.owner not in {o for _, o in registered.values()}), None)
         if guest:
             register_guest(guest)
+
+        def prepare_exchangers():
+            """Up to EXCHANGERS_PER_ROUND accounts waiting to exchange, each with its answer to the
+            exchange survey acknowledged: accounts registered before first, then guests who
+            register now (side by side: each registration is a bcrypt)."""
+            needed = EXCHANGERS_PER_ROUND - len(exchangers)
+            waiting = [o for o in accounts if o not in attempted and o not in exchangers][:max(0, needed)]
+            guests = [u for u in users if not u.retired and u.owner not in accounts][:max(0, needed - len(waiting))]
+
+            def prepare(owner, guest):
+                if guest is not None:
+                    register_guest(guest)
+                    if guest.owner not in accounts:
+                        return
+                    owner = guest.owner
+                if bonus["id"] not in acknowledged[owner] and accounts[owner][0].answer(server.port, bonus) != "paid":
+                    with lock:
+                        attempted.add(owner)  # its reward not acknowledged: no exchange for this one
+                    return
+                with lock:
+                    acknowledged[owner].add(bonus["id"])
+                    exchangers.append(owner)
+
+            jobs = [threading.Thread(target=prepare, args=(o, None)) for o in waiting]
+            jobs += [threading.Thread(target=prepare, args=(None, g)) for g in guests]
+            for j in jobs: j.start()
+            for j in jobs: j.join()
+
+        def exchange(owner, option, delay):
+            """One user's exchange request during the load, resent only when refused (the load's
+            answers make its form stale): a request acknowledged is recorded, one cut by the kill
+            may or may not have been saved."""
+            time.sleep(delay)
+            user, password = accounts[owner]
+            for _ in range(3):
+                outcome, number = user.exchange(server.port, option, password)
+                if outcome == "unsent":
+                    if number is not None:  # the confirmation answered this instead of its form
+                        with lock:
+                            key = "confirmation %s" % number
+                            exchange_tally[key] = exchange_tally.get(key, 0) + 1
+                    break
+                with lock:
+                    exchange_tally["POSTs"] += 1
+                    if outcome == "refused":
+                        exchange_tally["refused"] += 1
+                        continue
+                    if outcome == "requested":
+                        exchange_tally["acknowledged"] += 1
+                        exchanged.add((owner, number))
+                    elif outcome == "failed":
+                        exchange_tally["cut by a kill"] += 1
+                    else:
+                        exchange_tally[outcome] = exchange_tally.get(outcome, 0) + 1
+                break
+            with lock:
+                if outcome == "unsent" and number is None:
+                    exchangers.append(owner)  # nothing was asked (the server was gone): next round
+                else:
+                    attempted.add(owner)
+
+        prepare_exchangers()
         def close_one(console):
             survey = closable.pop()
             time.sleep(rng_close.uniform(0, 0.04))  # among the answers already under way
@@ -608,6 +903,9 @@ def crash_safety(binary, kills, users_count, threads):
 
         workers = [threading.Thread(target=load, args=(kill * 100 + n,)) for n in range(threads)]
         workers.append(threading.Thread(target=register, args=(kill,)))
+        while exchangers:
+            workers.append(threading.Thread(target=exchange, args=(
+                exchangers.pop(), rng_exchange.choice(EXCHANGE_OPTIONS), rng_exchange.uniform(0, 0.1))))
         if kill % 5 == 2 and closable:
             # Signed in before the load (bcrypt takes a while), so that the close itself races it.
             workers.append(threading.Thread(target=close_one, args=(Console(server.port),)))
@@ -626,6 +924,7 @@ def crash_safety(binary, kills, users_count, threads):
         problems += check_closed(data, shut)
         problems += check_published(data, published, edited)
         problems += check_responses(data)[0]
+        problems += check_exchanges(data, exchanged)[0]
         for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
             visitor = User(server.port, data)
             if not visitor.sign_in(server.port, "/login", email, password):
@@ -644,6 +943,8 @@ def crash_safety(binary, kills, users_count, threads):
     problems, filled = check_quotas(data)
     response_problems, completes = check_responses(data)
     problems += response_problems
+    exchange_found, exchanges = check_exchanges(data, exchanged, wait=0)
+    problems += exchange_found
     if problems:
         print("quotas after the last restart: %s" % "; ".join(problems[:10]))
         return False
@@ -661,6 +962,9 @@ def crash_safety(binary, kills, users_count, threads):
         print("crash safety: no publication (%d) or edit (%d) was acknowledged before a kill: use more --kills"
               % (len(published), len(edited)))
         return False
+    if not exchanged:
+        print("crash safety: no exchange request was acknowledged: use more --kills")
+        return False
     answered_new = sum(1 for s in acknowledged.values() for survey in s if survey in published)
     print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged, "
           "%d answered 受付終了 (%s full), %d registrations acknowledged, %d logins after restarts; after every restart all "
@@ -668,10 +972,16 @@ def crash_safety(binary, kills, users_count, threads):
           "data; after the last, no quota place was open and each survey's kept places were its completed answers; "
           "%d surveys closed by an operator during the load (%s): each close kept, nothing paid after it, the catalog whole; "
           "%d new surveys and %d edits published during the load (%d answers paid to the new ones), each kept, no answer "
-          "to a survey or version never published; every saved answer a response exactly once (%d completes) "
-          "(%d temporary files orphaned by the kills; a restart removes those over a minute old)"
+          "to a survey or version never published; every saved answer a response exactly once (%d completes); "
+          "%d users requested an exchange (%s): %d requests in the states, %d fulfilled, %d refunded, %d pending at the end "
+          "(%d codes issued for requests a kill lost before their save), every acknowledged request kept, each code the "
+          "issuer's for its key and in one request, one hold each, one refund for each failed request and none for another, "
+          "every balance its ledger's and its lots' (%d temporary files orphaned by the kills; a restart removes those over "
+          "a minute old)"
           % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0],
-             len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, completes, len(leftovers)))
+             len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, completes,
+             len(attempted), ", ".join("%d %s" % (n, k) for k, n in exchange_tally.items()), exchanges["requests"],
+             exchanges["fulfilled"], exchanges["refunded"], exchanges["pending"], exchanges["unclaimed"], len(leftovers)))
     return awards > 0
 
 

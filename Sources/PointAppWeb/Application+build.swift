@@ -180,6 +180,7 @@ public func buildApplication(
       operators: operatorSessions.operators, hasher: passwordHasher, throttle: stores.throttle, catalog: catalogStore,
       audit: AuditLog(stores.audit), responses: responses
     ),
+    desk: SupportDeskService(users: users, accounts: accounts, audit: AuditLog(stores.audit), loop: loop),
     renderer: renderer,
     exporter: ResponseExporter(responses: responses),
     dependencies: resolved,

@@ -7,7 +7,7 @@ public struct AuditEntry: Codable, Equatable, Sendable {
   /// The operator's address.
   public let operatorEmail: String
   public let action: Action
-  /// What it was done to (a survey's id); empty for a sign-in.
+  /// What it was done to (a survey's id, a user's); empty for a sign-in.
   public let subject: String
   /// The value before and after, as an operator reads it (`nil`: none).
   public let before: String?
@@ -24,6 +24,8 @@ public struct AuditEntry: Codable, Equatable, Sendable {
 
   public enum Action: String, Codable, CaseIterable, Sendable {
     case operatorCreated, signedIn, signedOut, surveyClosed, draftCreated, surveyPublished, draftDiscarded, responsesExported
+    // The support desk's: subject is the user's id.
+    case userViewed, pointsAdjusted, answerApproved, answerConfirmed, exchangeRetried, exchangeEnded
 
     /// The name the audit page shows.
     public var title: String {
@@ -36,6 +38,12 @@ public struct AuditEntry: Codable, Equatable, Sendable {
       case .surveyPublished: "アンケートを公開"
       case .draftDiscarded: "下書きを破棄"
       case .responsesExported: "回答をダウンロード"
+      case .userViewed: "ユーザーを閲覧"
+      case .pointsAdjusted: "ポイントを調整"
+      case .answerApproved: "無効回答を承認"
+      case .answerConfirmed: "無効回答を確定"
+      case .exchangeRetried: "交換の発行を再試行"
+      case .exchangeEnded: "交換申請を終了"
       }
     }
   }

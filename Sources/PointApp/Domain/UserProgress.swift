@@ -334,6 +334,41 @@ extension UserProgress {
   }
 }
 
+/// The support desk's changes (Support.swift), each a ledger movement of its own.
+extension UserProgress {
+  /// The longest reason an adjustment may give, and the most points it may move.
+  public static let maxAdjustmentReason = 200
+  public static let maxAdjustment = 1_000_000
+
+  /// Adds or takes `points` with `reason`, which the user reads in the history. Never overdraws.
+  public mutating func adjustPoints(by points: Int, reason: String, id: TransactionID, at date: Date) throws(SupportError) {
+    let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !reason.isEmpty else { throw .reasonRequired }
+    guard reason.count <= Self.maxAdjustmentReason else { throw .reasonTooLong }
+    guard points != 0, points.magnitude <= Self.maxAdjustment, let amount = PointAmount(Int(points.magnitude)) else { throw .invalidAmount }
+    if points > 0 {
+      ledger.credit(amount, for: .adjustmentCredit(reason), id: id, at: date)
+    } else {
+      do {
+        try ledger.debit(amount, for: .adjustmentDebit(reason), id: id, at: date)
+      } catch {
+        throw .insufficientBalance
+      }
+    }
+  }
+
+  /// Pays an answer recorded invalid after all: it becomes a completed answer to `survey`, paid
+  /// its reward (movement `id`), once. Only an answer held here, not archived.
+  public mutating func approveInvalidAnswer(to survey: Survey, id: TransactionID, at date: Date) throws(SupportError) {
+    guard let answer = answered[survey.id] else { throw archivedAnswers[survey.id] == nil ? .notInvalid : .archived }
+    guard answer.outcome == .invalid else { throw .notInvalid }
+    answered[survey.id] = AnsweredSurvey(date: answer.date, reward: survey.reward, answers: answer.answers, version: answer.surveyVersion)
+    invalidCount -= 1
+    ledger.credit(survey.reward, for: .surveyReward(survey.id), id: id, at: date)
+    unlockAchievements(at: date)
+  }
+}
+
 /// Adding a guest's history, part by part: `absorb(_:on:at:)` (UserProgress+Merge.swift) decides
 /// what moves; these add it to the parts that only this file may change.
 extension UserProgress {

@@ -77,6 +77,41 @@ struct AdminController {
       try await loop.page(request, context, .auditPageRequested(cursor: request.uri.queryParameters["from"].map(String.init)))
     }
 
+    admin.page("users") { request, context in
+      try await loop.page(request, context, .desk(.searchRequested(request.uri.queryParameters["q"].map(String.init) ?? "")))
+    }
+
+    admin.page("users/:id") { request, context in
+      let query = request.uri.queryParameters
+      let outcome: SupportOutcome? =
+        if let done = query["done"] { try SupportNotice(rawValue: String(done)).map(SupportOutcome.done) ?? { throw HTTPError(.badRequest) }() }
+        else if let refused = query["refused"] { try SupportError(rawValue: String(refused)).map(SupportOutcome.refused) ?? { throw HTTPError(.badRequest) }() }
+        else { nil }
+      return try await loop.page(request, context, .desk(.dossierRequested(try context.parameters.require("id"), outcome: outcome)))
+    }
+
+    admin.form("users/:id/adjust") { request, context in
+      let user = try context.parameters.require("id")
+      return try await loop.form(request, context) { form in
+        .desk(.actionSubmitted(user: user, .adjust(points: try form.value("points"), reason: try form.value("reason"))))
+      }
+    }
+
+    for (verb, request) in [("approve", SupportDesk.Request.approveAnswer), ("confirm", SupportDesk.Request.confirmAnswer)] {
+      admin.form("users/:id/answers/:survey/\(verb)") { httpRequest, context in
+        let (user, survey) = (try context.parameters.require("id"), SurveyID(try context.parameters.require("survey")))
+        return try await loop.form(httpRequest, context) { _ in .desk(.actionSubmitted(user: user, request(survey))) }
+      }
+    }
+
+    for (verb, request) in [("retry", SupportDesk.Request.retryExchange), ("end", SupportDesk.Request.refundExchange)] {
+      admin.form("users/:id/exchanges/:number/\(verb)") { httpRequest, context in
+        let user = try context.parameters.require("id")
+        guard let number = Int(try context.parameters.require("number")) else { throw HTTPError(.notFound) }
+        return try await loop.form(httpRequest, context) { _ in .desk(.actionSubmitted(user: user, request(number))) }
+      }
+    }
+
     admin.form("logout") { request, context in
       try await loop.form(request, context) { _ in .logoutButtonTapped }
     }

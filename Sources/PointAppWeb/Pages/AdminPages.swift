@@ -259,3 +259,67 @@ extension Pages {
     return adminLayout(state, csrf: csrf, body: body)
   }
 }
+
+extension Pages {
+  /// The support desk's search: the query again, and whether it named nobody.
+  static func adminUsers(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    adminLayout(state, csrf: csrf, body: ["query": state.desk.query, "notFound": state.desk.notFound])
+  }
+
+  /// A user at the support desk: points, exchange requests, answers, the newest movements, and
+  /// a form for each thing the desk can put right.
+  static func adminUser(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    guard let dossier = state.desk.dossier else { return adminLayout(state, csrf: csrf, body: [:]) }
+    let progress = dossier.progress
+    let now = state.now ?? Date()
+    let titles = dossier.surveyTitles
+    var body: [String: Any] = [
+      "user": dossier.user, "csrf": csrf,
+      "balance": "\(progress.ledger.balance(at: now))", "credits": "\(progress.ledger.totalEarned)", "debits": "\(progress.ledger.totalSpent)",
+      "rank": progress.rank(at: now).title,
+      "expiring": progress.ledger.lots.expiring(after: now, months: 3).map { ["label": $0.endOf.label, "amount": "\($0.amount)"] },
+      "answeredCount": progress.answeredCount, "completedCount": progress.completedCount, "invalidCount": progress.invalidCount,
+      "exchanges": progress.exchanges.reversed().map { request -> [String: Any] in
+        var row: [String: Any] = [
+          "user": dossier.user, "csrf": csrf, "number": request.number, "points": "\(request.points)",
+          "title": ExchangeOption(id: request.option)?.title ?? request.option.rawValue, "requestedAt": date(request.requestedAt),
+          "status": SupportDeskService.status(request),
+        ]
+        switch request.status {
+        case let .pending(attempts):
+          row["statusKey"] = "pending"
+          row["isPending"] = true
+          if attempts > 0 { row["attempts"] = attempts }
+        case let .fulfilled(code, _):
+          row["statusKey"] = "fulfilled"
+          row["code"] = code.masked
+        case .failed:
+          row["statusKey"] = "failed"
+        }
+        return row
+      },
+      "answers": progress.answered.sorted { ($0.value.date, $0.key.rawValue) > ($1.value.date, $1.key.rawValue) }.map { id, answer -> [String: Any] in
+        let outcome = switch answer.outcome {
+        case nil: "完了"
+        case .screenedOut?: "対象外（事前調査）"
+        case .invalid?: "無効"
+        case .closed?: "受付終了"
+        }
+        return [
+          "user": dossier.user, "csrf": csrf, "survey": id.rawValue, "title": titles[id] ?? id.rawValue, "date": date(answer.date),
+          "reward": "\(answer.reward)", "answerCount": answer.answers.count, "isInvalid": answer.outcome == .invalid,
+          "outcome": outcome,
+        ]
+      },
+      "transactions": progress.ledger.recent.reversed().map { transaction($0, titles: titles) },
+    ]
+    if progress.answeredCount > progress.answered.count { body["archivedAnswers"] = progress.answeredCount - progress.answered.count }
+    if progress.ledger.archivedCount > 0 { body["olderMovements"] = progress.ledger.archivedCount }
+    switch state.desk.outcome {
+    case let .done(notice)?: body["done"] = notice.message
+    case let .refused(error)?: body["refused"] = error.message
+    case nil: break
+    }
+    return adminLayout(state, csrf: csrf, body: body)
+  }
+}

@@ -10,6 +10,7 @@ import PointApp
 struct OperatorLoop: Sendable {
   let sessions: OperatorSessions
   let service: OperatorService
+  let desk: SupportDeskService
   let renderer: PageRenderer
   let exporter: ResponseExporter
   /// Resolved once at start-up, as the users' loop's.
@@ -45,6 +46,7 @@ struct OperatorLoop: Sendable {
   ) async throws -> Response {
     var dependencies = dependencies
     dependencies.operators = service.client(for: session, from: client)
+    dependencies.supportDesk = desk.client(for: session)
     let store = Store(initialState: OperatorFeature.State(signedIn: session.email), reducer: app, dependencies: dependencies)
     guard await store.send(action, deadline: effectDeadline) == .finished else {
       throw HTTPError(.serviceUnavailable, message: "effects timed out")

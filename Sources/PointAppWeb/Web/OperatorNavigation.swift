@@ -12,6 +12,8 @@ enum OperatorNavigation {
     case editor
     case preview
     case dashboard
+    case users
+    case user
     /// Not a page: the responses, streamed (`ResponseExporter`).
     case export
   }
@@ -40,6 +42,17 @@ enum OperatorNavigation {
       (page, url) = (.preview, "/admin/surveys/\(id.rawValue)/preview")
     case let .dashboard(id)?:
       (page, url) = (.dashboard, "/admin/surveys/\(id.rawValue)")
+    case .users?:
+      (page, url) = (.users, "/admin/users")
+    case let .user(user, outcome)?:
+      // After a form, what it did goes in the URL of the page it leads to, which says so.
+      let query = switch outcome {
+      case let .done(notice)?: "?done=\(notice.rawValue)"
+      case let .refused(error)?: "?refused=\(error.rawValue)"
+      case nil: ""
+      }
+      if isForm { return .redirect("/admin/users/\(user)\(query)") }
+      (page, url) = (.user, "/admin/users/\(user)")
     case let .export(id, export)?:
       (page, url) = (.export, "/admin/surveys/\(id.rawValue)/responses.\(export.format.rawValue)")
     }
@@ -56,6 +69,8 @@ extension Pages {
     case .editor: renderer.render("admin-editor", adminEditor(state, csrf: csrf))
     case .preview: renderer.render("survey", adminPreview(state, csrf: csrf))
     case .dashboard: renderer.render("admin-dashboard", adminDashboard(state, csrf: csrf))
+    case .users: renderer.render("admin-users", adminUsers(state, csrf: csrf))
+    case .user: renderer.render("admin-user", adminUser(state, csrf: csrf))
     case .export: ""  // streamed by the loop, never rendered
     }
   }

@@ -173,7 +173,12 @@ struct RequestLoop: Sendable {
 
   /// Runs `action` on a user's saved state outside any request (the exchange sweep, the support
   /// desk) and saves what it changed, as a request's update would; `nil` for a user with no state.
-  func send(_ action: AppFeature.Action, to user: UserID) async throws -> AppFeature.State? {
+  /// `before` runs with the states before and after, before the change is saved (an audit
+  /// entry, which the change then follows: on PostgreSQL in its transaction).
+  func send(
+    _ action: AppFeature.Action, to user: UserID,
+    before: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
+  ) async throws -> AppFeature.State? {
     let (ledgers, state): ((PointLedger, PointLedger)?, AppFeature.State?) = try await users.update(user) { [self] saved in
       guard saved != nil else { return (nil, (nil, nil)) }
       let surveys = ((try? await catalog.fetchAll()) ?? []).map(\.id)
@@ -191,7 +196,10 @@ struct RequestLoop: Sendable {
       guard SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (nil, after)) }
       var (save, savedState) = try UserFiles.save(after)
       let queued = Self.newlyPending(from: initial, to: after, of: user)
-      if !queued.isEmpty { save.before = { try await exchanges.add(queued) } }
+      save.before = {
+        try await before?(initial, after)
+        try await exchanges.add(queued)
+      }
       cache.remember(user, bytes: save.state, state: savedState, surveys: surveys)
       return (save, ((initial.progress.ledger, after.progress.ledger), after))
     }

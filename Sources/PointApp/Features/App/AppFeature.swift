@@ -40,6 +40,8 @@ public struct AppFeature: Reducer, Sendable {
     /// The catalog's titles, for pages that name surveys by id (the ledger); empty when the
     /// catalog cannot be read, and those pages show ids.
     public var surveyTitles: [SurveyID: String] = [:]
+    /// Why the support desk's action was refused: set by the reducer, never saved.
+    public var supportRefusal: SupportError?
 
     public init() {}
   }
@@ -128,6 +130,8 @@ public struct AppFeature: Reducer, Sendable {
     case logoutEverywhereButtonTapped
     /// The flash message has been shown and is not shown again.
     case flashShown
+    /// The support desk changes this user (`SupportDesk`, through the web layer's user update).
+    case support(SupportAction)
   }
 
   @Dependency(\.date.now) var now
@@ -392,11 +396,33 @@ public struct AppFeature: Reducer, Sendable {
         state.flash = nil
         state.enteredEmail = nil
         return .none
+      case let .support(action):
+        return support(action, &state)
       case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange:
         return .none
       }
     }
     .ifLet(\.surveyDetail, action: \.surveyDetail) { SurveyDetail() }
+  }
+
+  /// The support desk's action, refused (`supportRefusal`) changing nothing when it cannot be done.
+  private func support(_ action: SupportAction, _ state: inout State) -> Effect<Action> {
+    state.destination = .account  // never shown: the desk answers from its own pages
+    do throws(SupportError) {
+      switch action {
+      case let .adjust(points, reason):
+        try state.progress.adjustPoints(by: points, reason: reason, id: TransactionID(uuid()), at: now)
+      case let .approveAnswer(survey):
+        try state.progress.approveInvalidAnswer(to: survey, id: TransactionID(uuid()), at: now)
+      case let .retryExchange(number), let .refundExchange(number):
+        guard state.progress.exchangeRequest(number)?.isPending == true else { throw .notPending }
+        if case .retryExchange = action { return .send(.exchange(.retryRequested(number))) }
+        return .send(.exchange(.cancellationRequested(number)))
+      }
+    } catch {
+      state.supportRefusal = error
+    }
+    return .none
   }
 
   /// Where a survey that ended without completing leads; `nil` for a completed one.

@@ -83,8 +83,11 @@ public struct Exchange: Reducer, Sendable {
     case exchangeButtonTapped(ExchangeOption.ID, ledgerCount: Int, password: Secret? = nil)
     /// The password typed with an exchange was checked: when, if it was right.
     case passwordChecked(Result<Date, AccountError>, ExchangeOption.ID, ledgerCount: Int)
-    /// A pending request is to be asked of the issuer (again).
+    /// A pending request is to be asked of the issuer (again); one pending for `giveUpAfter` is
+    /// ended instead (`cancellationRequested`).
     case fulfilmentRequested(Int)
+    /// The support desk asks the issuer again for a pending request, whatever its age.
+    case retryRequested(Int)
     case fulfilmentFinished(Int, Result<GiftCode, GiftCodeError>)
     /// A pending request is to end now: with the code if one was issued, otherwise refunded.
     case cancellationRequested(Int)
@@ -163,6 +166,9 @@ public struct Exchange: Reducer, Sendable {
       case let .fulfilmentRequested(number):
         guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
         guard now.timeIntervalSince(request.requestedAt) < Self.giveUpAfter else { return .send(.cancellationRequested(number)) }
+        return issue(request)
+      case let .retryRequested(number):
+        guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
         return issue(request)
       case let .fulfilmentFinished(number, .success(code)), let .cancellationFinished(number, .success(code?)):
         guard state.progress.fulfilExchange(number, with: code, at: now), let request = state.progress.exchangeRequest(number) else {

@@ -33,6 +33,8 @@ public struct OperatorFeature: Reducer, Sendable {
     /// The survey whose dashboard or export is asked for, and its counts.
     public var survey: Survey?
     public var counts = ResponseCounts()
+    /// The support desk's pages.
+    public var desk = SupportDesk.State()
 
     public init(signedIn: String? = nil, refusal: AccountError? = nil) {
       self.signedIn = signedIn
@@ -85,6 +87,10 @@ public struct OperatorFeature: Reducer, Sendable {
     case editor(SurveyID)
     case preview(SurveyID)
     case dashboard(SurveyID)
+    /// The support desk's search page.
+    case users
+    /// A user at the support desk, with what the form before did.
+    case user(String, SupportOutcome?)
     /// A survey's responses, sent as they are read (the web shell streams them).
     case export(SurveyID, ResponseExport)
     case notFound
@@ -128,6 +134,7 @@ public struct OperatorFeature: Reducer, Sendable {
     case auditPageRequested(cursor: String?)
     case auditLoaded(Result<AuditPage, OperatorError>)
     case logoutButtonTapped
+    case desk(SupportDesk.Action)
   }
 
   @Dependency(\.date.now) var now
@@ -138,6 +145,7 @@ public struct OperatorFeature: Reducer, Sendable {
   public init() {}
 
   public var body: some ReducerOf<Self> {
+    Scope(state: \.desk, action: \.desk) { SupportDesk() }
     Reduce { state, action in
       // Everything but signing in is for a signed-in operator; the web layer answers 404 to
       // anyone else before an action is sent, and this holds if one ever is.
@@ -349,6 +357,22 @@ public struct OperatorFeature: Reducer, Sendable {
       case .logoutButtonTapped:
         state.identityChange = .signedOut
         state.destination = .login
+        return .none
+
+      case .desk(.delegate(.search)):
+        state.destination = .users
+        return .none
+
+      case let .desk(.delegate(.user(user, outcome))):
+        state.now = now  // what expires, and the rank, as of now
+        state.destination = .user(user, outcome)
+        return .none
+
+      case let .desk(.delegate(.failed(error))):
+        state.destination = error == .notFound ? .notFound : .unavailable
+        return .none
+
+      case .desk:
         return .none
       }
     }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What the support desk does to a user, as a user's update (`AppFeature.Action.support`).
+public enum SupportAction: Equatable, Sendable {
+  /// Adds (positive) or takes (negative) points, with the reason the user reads in the history.
+  case adjust(points: Int, reason: String)
+  /// Pays an answer recorded invalid after all: the survey's reward, once.
+  case approveAnswer(Survey)
+  /// Asks the issuer again for a pending exchange request, whatever its age.
+  case retryExchange(Int)
+  /// Ends a pending exchange request now: with the code if one was issued, otherwise refunded.
+  case refundExchange(Int)
+}
+
+/// Why the support desk's action was refused; nothing changed.
+public enum SupportError: String, Error, Equatable, CaseIterable, Sendable {
+  case reasonRequired
+  case reasonTooLong
+  case invalidAmount
+  case insufficientBalance
+  /// The answer is not one recorded invalid (never answered, paid, or approved already).
+  case notInvalid
+  /// The answer has moved to the archive: it is no longer changed.
+  case archived
+  /// The exchange request has ended (or never was).
+  case notPending
+
+  public var message: String {
+    switch self {
+    case .reasonRequired: "調整の理由を入力してください。"
+    case .reasonTooLong: "調整の理由は\(UserProgress.maxAdjustmentReason)文字以内で入力してください。"
+    case .invalidAmount: "ポイントは0以外の整数（最大±\(PointAmount.grouped(UserProgress.maxAdjustment))）で入力してください。"
+    case .insufficientBalance: "残高を超えてポイントを減らすことはできません。"
+    case .notInvalid: "この回答は無効として記録されていないため、承認できません。"
+    case .archived: "この回答は古いため、サポートデスクから変更できません。"
+    case .notPending: "この交換申請は申請中ではありません。"
+    }
+  }
+}
+
+/// What the support desk did, said on the user's page after the form.
+public enum SupportNotice: String, Equatable, CaseIterable, Sendable {
+  case adjusted, approved, confirmed, retried, ended
+
+  public var message: String {
+    switch self {
+    case .adjusted: "ポイントを調整しました。"
+    case .approved: "回答を承認し、報酬を付与しました。"
+    case .confirmed: "回答が無効であることを確定しました。"
+    case .retried: "コードの発行を再試行しました。結果は交換申請の状態をご確認ください。"
+    case .ended: "交換申請を終了しました。発行済みのコードがあればそのコードで完了、なければポイントを返還しています。"
+    }
+  }
+}
+
+/// The outcome of a support desk form: done, or refused and why.
+public enum SupportOutcome: Equatable, Sendable {
+  case done(SupportNotice)
+  case refused(SupportError)
+}
+
+/// A user as the support desk sees them: everything kept of them, and the catalog's titles.
+public struct Dossier: Equatable, Sendable {
+  public var user: String
+  public var progress: UserProgress
+  public var surveyTitles: [SurveyID: String]
+
+  public init(user: String, progress: UserProgress, surveyTitles: [SurveyID: String] = [:]) {
+    self.user = user
+    self.progress = progress
+    self.surveyTitles = surveyTitles
+  }
+}

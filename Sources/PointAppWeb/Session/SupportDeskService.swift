@@ -1,0 +1,89 @@
+import Dependencies
+import Foundation
+import PointApp
+
+/// The support desk behind `SupportDeskClient`, bound to one operator's session: users found by
+/// an account's address or their id, read whole, and changed through their own update
+/// (`RequestLoop.send`, `AppFeature`'s `.support`), each change in the audit log with who, when,
+/// before and after, written before the change is saved.
+struct SupportDeskService: Sendable {
+  let users: any UserStateStore
+  let accounts: AccountRecords
+  let audit: AuditLog
+  let loop: RequestLoop
+
+  func client(for session: OperatorSession) -> SupportDeskClient {
+    @Dependency(\.date.now) var now
+
+    return SupportDeskClient(
+      find: { query in
+        guard session.email != nil else { throw OperatorError.notFound }
+        if let user = UserID(query.lowercased()) {
+          return try await users.read(user) == nil ? nil : user.rawValue
+        }
+        guard let email = EmailAddress(query) else { return nil }
+        return try await accounts.read(AccountID(email: email.value))?.record.user.rawValue
+      },
+      dossier: { id in
+        guard let email = session.email else { throw OperatorError.notFound }
+        let dossier = try await dossier(of: id)
+        try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .userViewed, subject: id))
+        return dossier
+      },
+      perform: { id, action in
+        guard let email = session.email, let user = UserID(id) else { throw OperatorError.notFound }
+        let at = now
+        let after = try await loop.send(.support(action), to: user) { before, after in
+          guard after.supportRefusal == nil else { return }
+          try await audit.append(Self.entry(action, of: id, from: before.progress, to: after.progress, by: email, at: at))
+        }
+        guard let after else { throw OperatorError.notFound }
+        if let refusal = after.supportRefusal { throw refusal }
+        return try await dossier(of: id)
+      },
+      confirmInvalid: { id, survey in
+        guard let email = session.email else { throw OperatorError.notFound }
+        let progress = try await dossier(of: id).progress
+        guard progress.answered[survey]?.outcome == .invalid else { throw SupportError.notInvalid }
+        try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .answerConfirmed, subject: id, after: survey.rawValue))
+      }
+    )
+  }
+
+  private func dossier(of id: String) async throws -> Dossier {
+    guard let user = UserID(id), let data = try await users.read(user) else { throw OperatorError.notFound }
+    let progress = try SavedState.state(from: data).progress
+    let titles = ((try? await loop.catalog.fetchAll()) ?? []).map { ($0.id, $0.title) }
+    return Dossier(user: id, progress: progress, surveyTitles: Dictionary(titles, uniquingKeysWith: { first, _ in first }))
+  }
+
+  /// The audit entry of a change: the balance before and after, and what changed.
+  static func entry(
+    _ action: SupportAction, of user: String, from before: UserProgress, to after: UserProgress, by email: String, at date: Date
+  ) -> AuditEntry {
+    let balances = (before: "残高 \(before.ledger.balance)", after: "残高 \(after.ledger.balance)")
+    switch action {
+    case let .adjust(points, reason):
+      return AuditEntry(
+        at: date, operatorEmail: email, action: .pointsAdjusted, subject: user, before: balances.before,
+        after: "\(balances.after)（\(points > 0 ? "+" : "")\(PointAmount.grouped(points))pt：\(reason)）"
+      )
+    case let .approveAnswer(survey):
+      return AuditEntry(at: date, operatorEmail: email, action: .answerApproved, subject: user, before: balances.before, after: "\(balances.after)（\(survey.id.rawValue)）")
+    case let .retryExchange(number), let .refundExchange(number):
+      let status = { (progress: UserProgress) in progress.exchangeRequest(number).map { "申請番号\(number) \(Self.status($0))" } ?? "" }
+      return AuditEntry(
+        at: date, operatorEmail: email, action: { if case .retryExchange = action { .exchangeRetried } else { .exchangeEnded } }(),
+        subject: user, before: "\(status(before))・\(balances.before)", after: "\(status(after))・\(balances.after)"
+      )
+    }
+  }
+
+  static func status(_ request: ExchangeRequest) -> String {
+    switch request.status {
+    case .pending: "申請中"
+    case .fulfilled: "交換完了"
+    case .failed: "失敗（返還済み）"
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import HummingbirdTesting
+import PointApp
+import SnapshotTesting
+import Testing
+
+@testable import PointAppWeb
+
+/// The support desk over HTTP: an operator finds a user by address, adjusts points with a reason
+/// the user then reads in the history, approves an invalid answer once, ends a stuck exchange
+/// with a refund once; each refusal says why and changes nothing; every step is in the audit log.
+struct SupportDeskTests {
+  /// A user with 3,500 pt earned, an answer recorded invalid and an exchange request left pending
+  /// two days ago (500 pt left), and the session cookie that is theirs.
+  static func seed(_ server: TestServer) async throws -> (user: UserID, survey: Survey) {
+    let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
+    let survey = try #require(Catalog.shipped(seededAt: noon).first { $0.id == SurveyID("food-002") })
+    var state = AppFeature.State()
+    state.progress.recordAnswer(
+      to: Survey(id: SurveyID("big"), title: "", description: "", category: .food, questions: [], reward: 3_500, estimatedMinutes: 1, publishedAt: noon - 86_400 * 3, expiresAt: nil),
+      with: [], id: TransactionID(UUID()), at: noon - 86_400 * 3, on: Day(noon - 86_400 * 3, in: .tokyo)
+    )
+    state.progress.recordInvalid(to: survey, with: [], at: noon - 86_400)
+    try state.progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon - 86_400 * 2)
+    try await server.users.replace(user, with: state)
+    return (user, survey)
+  }
+
+  static func balance(of user: UserID, in server: TestServer) async throws -> PointAmount {
+    try SavedState.state(from: try #require(try await server.users.read(user))).progress.ledger.balance
+  }
+
+  @Test func anOperatorPutsAUsersPointsRightAndEveryStepIsAudited() async throws {
+    let server = try await AdminTests.server()
+    let (user, survey) = try await Self.seed(server)
+    let issuer = GiftCodeClient(issue: { _ in throw GiftCodeError.unavailable }, cancel: { _ in nil })
+    try await server.application(storeCatalog: true, giftCodes: issuer).test(.router) { client in
+      var member = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      let token = try await member.csrf(from: "/register")
+      _ = try await member.post("/register", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery")
+
+      var console = try await AdminTests.signIn(client)
+      let search = try await console.get("/admin/users")
+      #expect(search.status == .ok && search.html.contains("メールアドレスまたはユーザーID"))
+      let found = try await console.get("/admin/users?q=Hanako%40Example.jp")
+      #expect(found.headers[.location] == "/admin/users/\(user.rawValue)")
+      #expect(try await console.get("/admin/users?q=\(user.rawValue.uppercased())").headers[.location] == "/admin/users/\(user.rawValue)")
+      let nobody = try await console.get("/admin/users?q=nobody%40example.jp")
+      #expect(nobody.status == .ok && nobody.html.contains("見つかりませんでした"))
+      #expect(try await console.get("/admin/users/ffffffffffffffffffffffffffffffff").status == .notFound)
+      let tricked = try await console.get("/admin/users/..%2F..%2Fetc")
+      #expect(tricked.status == .notFound, "\(tricked.status)")
+      #expect(try await console.get("/admin/users/\(user.rawValue)?done=bogus").status == .badRequest)
+
+      let page = try await console.get("/admin/users/\(user.rawValue)")
+      #expect(page.status == .ok)
+      #expect(page.html.contains("<dt>残高</dt><dd>500pt</dd>"))
+      #expect(page.html.contains("承認して報酬を付与") && page.html.contains("終了して返還"))
+      let csrf = try console.csrf(in: page)
+      let base = "/admin/users/\(user.rawValue)"
+
+      // Points adjusted with a reason; refusals say why and change nothing.
+      for (form, refusal) in [
+        ("points=100&reason=", "reasonRequired"), ("points=abc&reason=x", "invalidAmount"),
+        ("points=-100000&reason=x", "insufficientBalance"), ("points=0&reason=x", "invalidAmount"),
+      ] {
+        let refused = try await console.post("\(base)/adjust", form: "csrf=\(csrf)&\(form)")
+        #expect(refused.headers[.location] == "\(base)?refused=\(refusal)", "\(form)")
+      }
+      #expect(try await Self.balance(of: user, in: server) == 500)
+      #expect(try await console.get("\(base)?refused=reasonRequired").html.contains("調整の理由を入力してください。"))
+      let adjusted = try await console.post("\(base)/adjust", form: "csrf=\(csrf)&points=%EF%BC%8B%EF%BC%91%EF%BC%90%EF%BC%90&reason=%E3%81%8A%E8%A9%AB%E3%81%B3")
+      #expect(adjusted.headers[.location] == "\(base)?done=adjusted")
+      #expect(try await Self.balance(of: user, in: server) == 600)
+      let history = try await member.get("/points/history").html
+      #expect(history.contains("運営による調整：お詫び") && history.contains("+100pt"))
+
+      // The invalid answer confirmed (unpaid, audited), then approved after all: paid once.
+      #expect(try await console.post("\(base)/answers/food-002/confirm", form: "csrf=\(csrf)").headers[.location] == "\(base)?done=confirmed")
+      #expect(try await Self.balance(of: user, in: server) == 600)
+      #expect(try await console.post("\(base)/answers/food-002/approve", form: "csrf=\(csrf)").headers[.location] == "\(base)?done=approved")
+      #expect(try await Self.balance(of: user, in: server).value == 600 + survey.reward.value)
+      #expect(try await console.post("\(base)/answers/food-002/approve", form: "csrf=\(csrf)").headers[.location] == "\(base)?refused=notInvalid")
+      #expect(try await console.post("\(base)/answers/food-002/confirm", form: "csrf=\(csrf)").headers[.location] == "\(base)?refused=notInvalid")
+      #expect(try await Self.balance(of: user, in: server).value == 600 + survey.reward.value)
+
+      // The stuck exchange: asked again (the issuer is still down), then ended and refunded once.
+      #expect(try await console.post("\(base)/exchanges/1/retry", form: "csrf=\(csrf)").headers[.location] == "\(base)?done=retried")
+      #expect(try await console.post("\(base)/exchanges/1/end", form: "csrf=\(csrf)").headers[.location] == "\(base)?done=ended")
+      #expect(try await Self.balance(of: user, in: server).value == 3_600 + survey.reward.value)
+      #expect(try await console.post("\(base)/exchanges/1/end", form: "csrf=\(csrf)").headers[.location] == "\(base)?refused=notPending")
+      #expect(try await console.post("\(base)/exchanges/2/retry", form: "csrf=\(csrf)").headers[.location] == "\(base)?refused=notPending")
+      #expect(try await console.post("\(base)/exchanges/x/end", form: "csrf=\(csrf)").status == .notFound)
+      #expect(try await Self.balance(of: user, in: server).value == 3_600 + survey.reward.value)
+      let exchange = try await member.get("/exchange/history/1").html
+      #expect(exchange.contains("失敗（返還済み）"))
+
+      // A forged form changes nothing.
+      #expect(try await console.post("\(base)/adjust", form: "csrf=forged&points=100&reason=x").status == .forbidden)
+      #expect(try await Self.balance(of: user, in: server).value == 3_600 + survey.reward.value)
+
+      let audit = try await console.get("/admin/audit").html
+      for action in ["ユーザーを閲覧", "ポイントを調整", "無効回答を確定", "無効回答を承認", "交換の発行を再試行", "交換申請を終了"] {
+        #expect(audit.contains(action), "\(action)")
+      }
+      #expect(audit.contains("残高 500pt") && audit.contains("残高 600pt（+100pt：お詫び）"))
+    }
+    let entries = try await AuditLog(FileRecordStorage(server.dataDirectory.appendingPathComponent("audit"))).page(after: nil).entries
+    #expect(entries.filter { $0.action == .pointsAdjusted }.count == 1, "refusals are not changes")
+    #expect(entries.filter { $0.action == .answerApproved }.count == 1)
+    #expect(entries.filter { $0.action == .exchangeEnded }.count == 1)
+    #expect(entries.filter { $0.action != .operatorCreated }.allSatisfy { $0.operatorEmail == AdminTests.email })
+  }
+
+  @Test func theDesksPages() async throws {
+    let server = try await AdminTests.server()
+    let (user, _) = try await Self.seed(server)
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var console = try await AdminTests.signIn(client)
+      func pin(_ uri: String, _ name: String, line: UInt = #line) async throws {
+        let html = try await console.get(uri).html
+        assertSnapshot(of: PageSnapshotTests().pinned(html), as: .lines, named: name, testName: "page", line: line)
+      }
+      try await pin("/admin/users", "admin-users")
+      try await pin("/admin/users?q=nobody%40example.jp", "admin-users-not-found")
+      try await pin("/admin/users/\(user.rawValue)", "admin-user")
+      try await pin("/admin/users/\(user.rawValue)?refused=insufficientBalance", "admin-user-refused")
+    }
+  }
+}
