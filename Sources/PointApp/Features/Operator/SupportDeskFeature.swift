@@ -33,6 +33,7 @@ public struct SupportDesk: Reducer, Sendable {
     case failed(OperatorError)
     case delegate(Delegate)
 
+    @CasePathable
     public enum Delegate: Equatable, Sendable {
       case search
       case user(String, SupportOutcome?)

@@ -1,0 +1,214 @@
+import Clocks
+import ComposableTesting
+import Dependencies
+import Foundation
+import PointApp
+import Testing
+
+/// The support desk's feature with a controlled desk client: searching, a user's page, each
+/// action and each refusal, and where each leads the operator.
+struct SupportDeskFeatureTests {
+  static let user = "0123456789abcdef0123456789abcdef"
+
+  func dossier(_ balance: PointAmount = 500) -> Dossier {
+    var ids = 0
+    return Dossier(user: Self.user, progress: .answered([.fixture(reward: balance)], ids: &ids))
+  }
+
+  func makeStore(_ desk: (inout SupportDeskClient) -> Void = { _ in }) -> TestStoreOf<OperatorFeature> {
+    TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+      OperatorFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.surveyClient = .catalog([.breakfast, .sweets])
+      desk(&$0.supportDesk)
+    }
+  }
+
+  @Test func anEmptySearchShowsTheSearchPage() async {
+    let store = makeStore()
+    await store.send(.desk(.searchRequested("  ")))
+    await store.receive(\.desk.delegate.search) { $0.destination = .users }
+  }
+
+  @Test func aSearchLeadsToTheUserItNamesOrSaysNobody() async {
+    let store = makeStore { $0.find = { $0 == "hanako@example.jp" ? Self.user : nil } }
+    await store.send(.desk(.searchRequested(" hanako@example.jp "))) { $0.desk.query = "hanako@example.jp" }
+    await store.receive(.desk(.searchFinished(.success(Self.user))))
+    await store.receive(.desk(.delegate(.user(Self.user, nil)))) {
+      $0.now = noon
+      $0.destination = .user(Self.user, nil)
+    }
+    await store.send(.desk(.searchRequested("taro@example.jp"))) { $0.desk.query = "taro@example.jp" }
+    await store.receive(.desk(.searchFinished(.success(nil)))) { $0.desk.notFound = true }
+    await store.receive(\.desk.delegate.search) { $0.destination = .users }
+  }
+
+  @Test func aUsersPageShowsTheirDossierAndWhatTheFormBeforeDid() async {
+    let dossier = dossier()
+    let store = makeStore { $0.dossier = { _ in dossier } }
+    await store.send(.desk(.dossierRequested(Self.user, outcome: .done(.adjusted)))) { $0.desk.outcome = .done(.adjusted) }
+    await store.receive(.desk(.dossierLoaded(.success(dossier)))) { $0.desk.dossier = dossier }
+    await store.receive(.desk(.delegate(.user(Self.user, .done(.adjusted))))) {
+      $0.now = noon
+      $0.destination = .user(Self.user, .done(.adjusted))
+    }
+  }
+
+  @Test func anUnknownUserIsNotFoundAndAnUnreadableStoreUnavailable() async {
+    let store = makeStore { $0.dossier = { _ in throw OperatorError.notFound } }
+    await store.send(.desk(.dossierRequested("nobody", outcome: nil)))
+    await store.receive(.desk(.dossierLoaded(.failure(.notFound))))
+    await store.receive(.desk(.delegate(.failed(.notFound)))) { $0.destination = .notFound }
+    store.dependencies.supportDesk.find = { _ in throw URLError(.timedOut) }
+    await store.send(.desk(.searchRequested("x"))) { $0.desk.query = "x" }
+    await store.receive(.desk(.searchFinished(.failure(.unavailable))))
+    await store.receive(.desk(.delegate(.failed(.unavailable)))) { $0.destination = .unavailable }
+  }
+
+  @Test func anAdjustmentIsSentWithItsPointsParsedAsTypedOrRefused() async {
+    let sent = LockIsolated<[SupportAction]>([])
+    let store = makeStore {
+      $0.perform = { _, action in
+        sent.withValue { $0.append(action) }
+        if case let .adjust(points, _) = action, points < -500 { throw SupportError.insufficientBalance }
+        return Dossier(user: Self.user, progress: UserProgress())
+      }
+    }
+    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "＋１００", reason: "お詫び"))))
+    await store.receive(.desk(.actionFinished(user: Self.user, .done(.adjusted)))) { $0.desk.outcome = .done(.adjusted) }
+    await store.receive(\.desk.delegate.user) {
+      $0.now = noon
+      $0.destination = .user(Self.user, .done(.adjusted))
+    }
+    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "−1000", reason: "誤付与"))))
+    await store.receive(.desk(.actionFinished(user: Self.user, .refused(.insufficientBalance)))) { $0.desk.outcome = .refused(.insufficientBalance) }
+    await store.receive(\.desk.delegate.user) { $0.destination = .user(Self.user, .refused(.insufficientBalance)) }
+    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "10pt", reason: "x"))))
+    await store.receive(.desk(.actionFinished(user: Self.user, .refused(.invalidAmount)))) { $0.desk.outcome = .refused(.invalidAmount) }
+    await store.receive(\.desk.delegate.user) { $0.destination = .user(Self.user, .refused(.invalidAmount)) }
+    #expect(sent.value == [.adjust(points: 100, reason: "お詫び"), .adjust(points: -1_000, reason: "誤付与")], "a number that is not one is never sent")
+  }
+
+  @Test func anApprovalSendsTheSurveyAsTheCatalogHasIt() async {
+    let sent = LockIsolated<[SupportAction]>([])
+    let store = makeStore {
+      $0.perform = { _, action in
+        sent.withValue { $0.append(action) }
+        return Dossier(user: Self.user, progress: UserProgress())
+      }
+    }
+    await store.send(.desk(.actionSubmitted(user: Self.user, .approveAnswer(Survey.sweets.id))))
+    await store.receive(.desk(.actionFinished(user: Self.user, .done(.approved)))) { $0.desk.outcome = .done(.approved) }
+    await store.receive(\.desk.delegate.user) {
+      $0.now = noon
+      $0.destination = .user(Self.user, .done(.approved))
+    }
+    #expect(sent.value == [.approveAnswer(.sweets)])
+    // A survey the catalog does not have: nothing to approve.
+    await store.send(.desk(.actionSubmitted(user: Self.user, .approveAnswer(SurveyID("gone")))))
+    await store.receive(.desk(.actionFinished(user: Self.user, .refused(.notInvalid)))) { $0.desk.outcome = .refused(.notInvalid) }
+    await store.receive(\.desk.delegate.user) { $0.destination = .user(Self.user, .refused(.notInvalid)) }
+  }
+
+  @Test func aConfirmationAndTheExchangeActionsSayWhatTheyDid() async {
+    let confirmed = LockIsolated<[SurveyID]>([])
+    let store = makeStore {
+      $0.confirmInvalid = { _, survey in confirmed.withValue { $0.append(survey) } }
+      $0.perform = { _, action in
+        if action == .refundExchange(2) { throw SupportError.notPending }
+        return Dossier(user: Self.user, progress: UserProgress())
+      }
+    }
+    for (request, outcome) in [
+      (SupportDesk.Request.confirmAnswer(Survey.sweets.id), SupportOutcome.done(.confirmed)),
+      (.retryExchange(1), .done(.retried)), (.refundExchange(1), .done(.ended)), (.refundExchange(2), .refused(.notPending)),
+    ] {
+      await store.send(.desk(.actionSubmitted(user: Self.user, request)))
+      await store.receive(.desk(.actionFinished(user: Self.user, outcome))) { $0.desk.outcome = outcome }
+      await store.receive(\.desk.delegate.user) {
+        $0.now = noon
+        $0.destination = .user(Self.user, outcome)
+      }
+    }
+    #expect(confirmed.value == [Survey.sweets.id])
+  }
+
+  @Test func aSignedOutBrowserReachesNoUser() async {
+    let store = TestStore(initialState: OperatorFeature.State(signedIn: nil)) {
+      OperatorFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.supportDesk.dossier = { _ in throw OperatorError.notFound }
+    }
+    await store.send(.desk(.dossierRequested(Self.user, outcome: nil))) { $0.destination = .notFound }
+    await store.receive(.desk(.dossierLoaded(.failure(.notFound))))
+    await store.receive(.desk(.delegate(.failed(.notFound))))
+  }
+}
+
+/// The desk's actions on the user's side: `AppFeature`'s `.support`, refused changing nothing.
+struct AppFeatureSupportTests {
+  func makeStore(_ state: AppFeature.State) -> TestStoreOf<AppFeature> {
+    TestStore(initialState: state) {
+      AppFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.uuid = .incrementing
+      $0.calendar = .tokyo
+      $0.continuousClock = TestClock()
+      $0.giftCodes.issue = { _ in GiftCode("7K3M-Q9PZ-2HXD-W4RA") }
+      $0.giftCodes.cancel = { _ in nil }
+    }
+  }
+
+  func user() throws -> AppFeature.State {
+    var state = AppFeature.State()
+    var ids = 10
+    state.progress = .answered([.fixture(reward: 3_500)], ids: &ids)
+    state.progress.recordInvalid(to: .sweets, with: [], at: noon - 60)
+    try state.progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID(99)), at: noon - 86_400)
+    return state
+  }
+
+  @Test func anAdjustmentIsAMovementWithItsReason() async throws {
+    let store = makeStore(try user())
+    await store.send(.support(.adjust(points: 250, reason: " お詫び "))) {
+      try $0.progress.adjustPoints(by: 250, reason: "お詫び", id: TransactionID(UUID(0)), at: noon)
+      $0.destination = .account
+    }
+    #expect(store.state.progress.ledger.recent.last?.reason == .adjustmentCredit("お詫び"))
+    await store.send(.support(.adjust(points: -10_000, reason: "誤付与"))) { $0.supportRefusal = .insufficientBalance }
+    #expect(store.state.progress.ledger.balance == 750)
+  }
+
+  @Test func anApprovalPaysTheRewardOnce() async throws {
+    let store = makeStore(try user())
+    await store.send(.support(.approveAnswer(.sweets))) {
+      try $0.progress.approveInvalidAnswer(to: .sweets, id: TransactionID(UUID(0)), at: noon)
+      $0.destination = .account
+    }
+    #expect(store.state.progress.answer(to: Survey.sweets.id)?.isCompleted == true)
+    #expect(store.state.progress.invalidCount == 0)
+    await store.send(.support(.approveAnswer(.sweets))) { $0.supportRefusal = .notInvalid }
+    #expect(store.state.progress.ledger.balance.value == 500 + Survey.sweets.reward.value)
+  }
+
+  @Test func aStuckExchangeIsAskedAgainOrEndedWithItsRefund() async throws {
+    let store = makeStore(try user())
+    await store.send(.support(.refundExchange(1))) { $0.destination = .account }
+    await store.receive(.exchange(.cancellationRequested(1)))
+    await store.receive(.exchange(.cancellationFinished(1, .success(nil)))) {
+      $0.progress.failExchange(1, refundID: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(\.exchange.delegate.failed) {
+      $0.flash = Flash(.error, "申請番号1の交換はできませんでした。3,000ptをお返ししました。")
+      $0.destination = .exchangeRequest($0.progress.exchangeRequest(1)!)
+    }
+    await store.send(.support(.retryExchange(1))) {
+      $0.supportRefusal = .notPending
+      $0.destination = .account
+    }
+    #expect(store.state.progress.ledger.balance == 3_500)
+  }
+}
