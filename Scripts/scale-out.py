@@ -7,7 +7,11 @@
    down every request answers 503 within seconds: never a 500, never a hang. Afterwards every
    award that got its 303 to the completion page is in its user's ledger exactly once, no survey
    paid twice, every state parses and every balance is its ledger's sum; accounts registered
-   before the load log in to their own data.
+   before the load log in to their own data. Some accounts exchange points during the load, each
+   request sent just before a kill (the issuer slowed down, rejecting a fifth): at the end every
+   exchange acknowledged is in its user's state and none is pending, each code is the issuer's
+   (`gift_codes`) for its request and in no other, each request holds its points once, a failed
+   one is refunded once and a fulfilled one never, and every balance is held by its lots.
 2. One user sends one survey 50 times at once through nginx, spread over both instances, and
    every other survey once: each survey pays once, the balance is the sum of the rewards.
 3. X-Forwarded-For names the client only from the trusted proxy: the per-client login limit
@@ -104,7 +108,7 @@ class Instance:
             self.process = subprocess.Popen(
                 [self.binary, "--database-url", self.url, "--port", str(self.port), "--trusted-proxies", "127.0.0.1",
                  "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")],
-                stdout=log, stderr=subprocess.STDOUT, cwd=self.folder)
+                stdout=log, stderr=subprocess.STDOUT, cwd=self.folder, env=dict(os.environ, **crash.EXCHANGE_KNOBS))
 
     def wait_ready(self, timeout=60):
         deadline = clock() + timeout
@@ -295,7 +299,36 @@ class Timeline:
             self.events.append(event)
 
 
-def crash_under_load(args, cluster, instances, proxy, folder):
+class Operator(crash.Console):
+    """crash-test's operator on the console, another one than `catalog_change`'s."""
+    EMAIL = "exchanges@example.jp"
+
+    @classmethod
+    def create(cls, binary, url):
+        made = subprocess.run([binary, "create-operator", "--email", cls.EMAIL, "--database-url", url],
+                              input=cls.PASSWORD + "\n", text=True, capture_output=True)
+        if made.returncode != 0:
+            raise RuntimeError("create-operator exited with %d: %s" % (made.returncode, (made.stderr or made.stdout).strip()[-500:]))
+
+
+def exchange_survey(args, url, instances, port, users):
+    """crash-test's exchange survey (paying crash.EXCHANGE_REWARD), published through one instance
+    and answered through nginx by `users` (each until acknowledged: the other instance reads the
+    catalog again within a second)."""
+    Operator.create(args.binary, url)
+    bonus = crash.exchange_survey(Operator(instances[0].port))
+    deadline = clock() + 10
+    for u in users:
+        while u.answer(port, bonus) != "paid":
+            if clock() > deadline:
+                raise RuntimeError("the exchange survey %s was not acknowledged for %s through nginx within 10 s" % (bonus["id"], u.owner))
+            time.sleep(0.2)
+    return bonus
+
+
+def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges):
+    """`exchanges`: filled with the exchanges acknowledged ("acknowledged": (owner, N)), their
+    outcomes ("tally") and the unexpected ones ("problems")."""
     surveys = crash.open_surveys()
     port = proxy.base
     rng = random.Random(args.seed)
@@ -314,17 +347,31 @@ def crash_under_load(args, cluster, instances, proxy, folder):
     if len(users) != args.users:
         raise RuntimeError("only %d of %d visitors got a session through nginx" % (len(users), args.users))
     owners(cluster, users)
-    registered = {}
+    registered, exchangers = {}, []
     for u in rng.sample(users, args.accounts):
         email = "scale-%s@example.jp" % u.owner[:12]
         password = "sukeeru auto " + email
         if not u.sign_in(port, "/register", email, password):
             raise RuntimeError("registering %s through nginx was not acknowledged" % email)
         registered[email] = (password, u.owner)
+        exchangers.append((u, password))
+    # Those accounts and --exchanges more each make one exchange during the load, timed to meet a
+    # kill (their passwords were typed at registering: none is asked again). A generator of its
+    # own: the load's moments and victims stay those of --seed.
+    rng_exchange = random.Random(args.seed + 1)
+    for u in rng_exchange.sample([u for u in users if all(u is not e for e, _ in exchangers)], args.exchanges):
+        email = "koukan-%s@example.jp" % u.owner[:12]
+        password = "koukan tesuto " + email
+        if not u.sign_in(port, "/register", email, password):
+            raise RuntimeError("registering %s through nginx was not acknowledged" % email)
+        exchangers.append((u, password))
     for u in users:
         u.retired = False  # sign_in retires on failure only; all succeeded
+    bonus = exchange_survey(args, url, instances, port, [u for u, _ in exchangers])
 
     acknowledged = {u.owner: set() for u in users}
+    for u, _ in exchangers:
+        acknowledged[u.owner].add(bonus["id"])  # its reward acknowledged: checked with the others
     full = set()  # surveys whose quota answered 受付終了 (on PostgreSQL a place is never given back)
     timeline, stop = Timeline(), threading.Event()
 
@@ -345,6 +392,21 @@ def crash_under_load(args, cluster, instances, proxy, folder):
                 with lock:
                     (acknowledged[user.owner] if outcome == "paid" else full).add(survey["id"])
 
+    def exchange(user, password, delay):
+        """One exchange through nginx, sent `delay` s from now: around the kill to come, which
+        cuts it (502) when it went to the victim. Acknowledged: recorded."""
+        time.sleep(delay)
+        outcome, number = user.exchange(port, rng_exchange.choice(crash.EXCHANGE_OPTIONS), password)
+        key = {"requested": "acknowledged", "refused": "refused", "failed": "no answer"}.get(outcome, str(outcome))
+        if outcome == "unsent":
+            key = "confirmation %s" % ("no answer" if number is None else number)
+        with lock:
+            exchanges["tally"][key] = exchanges["tally"].get(key, 0) + 1
+            if outcome == "requested":
+                exchanges["acknowledged"].add((user.owner, number))
+            elif outcome not in ("refused", 502, 503):  # a 502 from the kill, a 503 with the database down
+                exchanges["problems"].append("an exchange by %s through nginx answered %s" % (user.owner, key))
+
     def restart_database():
         # Both instances serving before the database goes: nginx's choice is not the question here.
         time.sleep(proxy.fail_timeout + 0.5)
@@ -364,6 +426,7 @@ def crash_under_load(args, cluster, instances, proxy, folder):
         time.sleep(HANG + 1)
 
     workers = [threading.Thread(target=load, args=(args.seed * 100 + n,)) for n in range(args.threads)]
+    waiting = list(exchangers)
     began = clock()
     for w in workers: w.start()
     try:
@@ -372,7 +435,14 @@ def crash_under_load(args, cluster, instances, proxy, folder):
             if kill == args.kills // 2:
                 restart_database()
             # A random moment, a random instance; the other one is in nginx's rotation.
-            time.sleep(rng.uniform(0.2, 1.2))
+            pause = rng.uniform(0.2, 1.2)
+            # The next exchange is sent up to 0.35 s before the kill: under way when it lands (its
+            # issuer takes 200 ms) if it went to the victim, or answered just before it.
+            if waiting:
+                worker = threading.Thread(target=exchange, args=(*waiting.pop(0), max(0.0, pause - rng_exchange.uniform(0, 0.35))))
+                worker.start()
+                workers.append(worker)
+            time.sleep(pause)
             victim = rng.choice(instances)
             sent = clock()
             victim.kill()
@@ -382,6 +452,10 @@ def crash_under_load(args, cluster, instances, proxy, folder):
             # nginx takes the restarted one back once its fail_timeout is over (counted in whole
             # seconds): only when it has served the load again may the other one die.
             proxy.wait_serving(victim.port, timeout=proxy.fail_timeout + 15)
+        for user, password in waiting:  # more exchangers than kills: the rest now
+            worker = threading.Thread(target=exchange, args=(user, password, 0.0))
+            worker.start()
+            workers.append(worker)
         time.sleep(1.0)
     finally:
         stop.set()
@@ -616,7 +690,46 @@ def forwarded_for(cluster, proxy, instances):
     return problems
 
 
-# 4. Quotas after the run.
+# 4. Exchanges, quotas and responses after the run.
+
+def check_exchanges(cluster, exchanges, wait=15.0):
+    """crash-test's `exchange_problems` on PostgreSQL, at the end (the instances idle but for their
+    sweeps every 2 s): read again, up to `wait` seconds, while a request is pending or queued in
+    `exchange_pending`; the issuer's records from `gift_codes`. And, since there a code commits
+    with the user's update or not at all, no issuer's record is for a request no state holds."""
+    deadline = clock() + wait
+    while True:
+        states, segments = read_users(cluster)
+        states = {u: s for u, s in states.items() if not isinstance(s, Exception)}  # reported by `check`
+        queued = [row[0] for row in cluster.psql("SELECT id FROM exchange_pending")]
+        pending = any("pending" in r["status"] for s in states.values() for r in s["progress"].get("exchanges", []))
+        if not (pending or queued) or clock() > deadline:
+            break
+        time.sleep(0.5)
+    issued = {row[0]: row[1] for row in cluster.psql("SELECT id, record FROM gift_codes")}
+    ledgers = {}
+    for user, state in list(states.items()):
+        try:
+            ledgers[user] = ledger(user, state, segments)
+        except (KeyError, TypeError, ValueError):
+            del states[user]  # reported by `check`
+    problems, figures = crash.exchange_problems(states, ledgers, issued, queued, exchanges["acknowledged"])
+    problems += exchanges["problems"]
+    if figures["unclaimed"]:
+        problems.append("%d issuer records (gift_codes r-…) for requests no state holds: on PostgreSQL they commit with the state"
+                        % figures["unclaimed"])
+    tally = exchanges["tally"]
+    print("scale-out: exchanges after the run: %d requested through nginx around the kills (%s); %d requests in the states, "
+          "%d fulfilled, %d refunded, %d pending at the end, %d queued; %s"
+          % (sum(tally.values()), ", ".join("%s %d" % kv for kv in sorted(tally.items())) or "none", figures["requests"],
+             figures["fulfilled"], figures["refunded"], figures["pending"], len(queued),
+             "every acknowledged request kept, each code the issuer's for its key and in one request, every issuer's record "
+             "a request's, one hold each, one refund for each failed request and none for another, every balance its "
+             "ledger's and its lots'" if not problems else "%d violations" % len(problems)))
+    if not exchanges["acknowledged"]:
+        problems.append("no exchange was acknowledged")
+    return problems
+
 
 def catalog_change(binary, url, instances):
     """An operator closes a survey through one instance; the other serves it 受付終了 within 5
@@ -762,6 +875,7 @@ def main():
     parser.add_argument("--users", type=int, default=1500, help="visitors answering during the load: enough that some survey is left for someone at the end")
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--accounts", type=int, default=5, help="visitors who register before the load")
+    parser.add_argument("--exchanges", type=int, default=5, help="visitors who register before the load to exchange in it, besides the --accounts (who do too)")
     parser.add_argument("--concurrent", type=int, default=50)
     parser.add_argument("--database-down", type=float, default=3.0, help="seconds PostgreSQL stays down")
     parser.add_argument("--seed", type=int, default=11)
@@ -790,10 +904,12 @@ def main():
         for instance in instances: instance.wait_ready()
         proxy = Nginx(os.path.join(folder, "nginx"), args.port_base)
         proxy.start()
-        problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder)]
+        exchanges = {"acknowledged": set(), "tally": {}, "problems": []}
+        problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder, url, exchanges)]
         problems += ["concurrent: " + p for p in concurrent_submissions(args, cluster, proxy)]
         problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
         problems += ["catalog: " + p for p in catalog_change(binary, url, instances)]
+        problems += ["exchanges: " + p for p in check_exchanges(cluster, exchanges)]
         problems += ["quotas: " + p for p in check_quotas(cluster)]  # last: the instances are idle
         problems += ["responses: " + p for p in check_responses(cluster)]
     except Exception as error:  # noqa: BLE001 - reported, then everything is stopped

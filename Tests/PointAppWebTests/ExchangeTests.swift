@@ -169,3 +169,34 @@ struct PendingExchangeTests {
     #expect(issuer.issued.withLock { $0 } == 1)
   }
 }
+
+/// Expiry over HTTP: the first page a returning user opens already leaves expired points out, and
+/// writes their expiry once.
+struct ExpiryHTTPTests {
+  @Test func aReturningUsersFirstPageShowsTheBalanceWithoutExpiredPointsAndTheExpiryOnce() async throws {
+    let server = try TestServer()
+    let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
+    var state = AppFeature.State()
+    func earn(_ id: String, _ reward: PointAmount, at date: Date) {
+      let survey = Survey(id: SurveyID(id), title: id, description: "", category: .food, questions: [], reward: reward, estimatedMinutes: 1, publishedAt: date, expiresAt: nil)
+      state.progress.recordAnswer(to: survey, with: [], id: TransactionID(UUID()), at: date, on: Day(date, in: .tokyo))
+    }
+    earn("october-2025", 500, at: noon - 86_400 * 400)  // 2025-10-18: expired when October 2026 ended
+    earn("november-2026", 40, at: noon - 86_400)
+    try await server.users.replace(user, with: state)
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      #expect(AccountTests.balance(try await browser.get("/points")) == "40pt")
+      let history = try await browser.get("/points/history").html
+      #expect(history.components(separatedBy: "有効期限切れによる失効（2025年10月獲得分）").count == 2, "written once")
+      #expect(history.contains("−500pt"))
+      let saved = try server.files()
+      _ = try await browser.get("/points")
+      _ = try await browser.get("/points/history")
+      #expect(try server.files() == saved, "nothing more to write")
+    }
+    let ledger = try SavedState.state(from: try #require(try await server.users.read(user))).progress.ledger
+    #expect(ledger.recent.filter { if case .expiry = $0.reason { true } else { false } }.count == 1)
+    #expect(ledger.balance == 40 && ledger.lots.remaining == 40)
+  }
+}
