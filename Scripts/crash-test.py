@@ -43,6 +43,16 @@ EXCHANGE_KNOBS = {"POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_DELAY_MS
 EXCHANGE_REWARD = 5000
 EXCHANGE_OPTIONS = ("digital-gift-300", "e-money-500")
 EXCHANGERS_PER_ROUND = 3
+# A state keeps every pending request and the newest ended ones, this many in all
+# (UserProgress.keptExchanges): only past it may an older request be missing.
+KEPT_EXCHANGES = 100
+
+
+def dropped(requests, number):
+    """Whether request `number` may be missing from a state holding `requests`: an ended request
+    older than the newest KEPT_EXCHANGES."""
+    return len(requests) >= KEPT_EXCHANGES and number < max(r["number"] for r in requests)
+
 
 def free_port():
     with socket.socket() as s:
@@ -554,9 +564,8 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
     for user, state in sorted(states.items()):
         progress, movements = state["progress"], ledgers[user]
         requests, count = progress.get("exchanges", []), progress.get("exchangeCount", 0)
-        # Ended requests beyond the newest 100 leave the state (UserProgress.keptExchanges): only
-        # when none has may a movement of a request that is not in it be called an orphan.
-        whole = len(requests) == count
+        if len(requests) != count and len(requests) < KEPT_EXCHANGES:
+            problems.append("%s: exchangeCount %d, but %d requests in the state" % (user, count, len(requests)))
         moved = {"exchangeHold": {}, "exchangeRefund": {}}
         for t in movements:
             for kind, found in moved.items():
@@ -609,7 +618,7 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
                 problems.append("%s: unknown status %s" % (what, json.dumps(status)))
         for kind, found in moved.items():
             for n, ts in sorted(found.items()):
-                if n not in numbers and (whole or n > count):
+                if n not in numbers and not (1 <= n <= count and dropped(requests, n)):
                     problems.append("%s: %d %s movements for request %d, which the state does not hold" % (user, len(ts), kind, n))
         totals = progress["ledger"]
         earned = sum(t["amount"] for t in movements if is_credit(t))
@@ -627,7 +636,7 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
             problems.append("%s: acknowledged request %d, but no state" % (user, n)); continue
         progress = state["progress"]
         requests, count = progress.get("exchanges", []), progress.get("exchangeCount", 0)
-        if all(r["number"] != n for r in requests) and (len(requests) == count or n > count):
+        if all(r["number"] != n for r in requests) and not (n <= count and dropped(requests, n)):
             problems.append("%s: acknowledged request %d is lost (the state holds %s)" % (user, n, [r["number"] for r in requests]))
     # Issued for a request whose state a kill lost before its save: never acknowledged, never shown.
     figures["unclaimed"] = sum(1 for name in issued if name.startswith("r-") and name[2:] not in keys)
@@ -871,6 +880,7 @@ def crash_safety(binary, kills, users_count, threads):
                     attempted.add(owner)
 
         prepare_exchangers()
+
         def close_one(console):
             survey = closable.pop()
             time.sleep(rng_close.uniform(0, 0.04))  # among the answers already under way
@@ -943,10 +953,12 @@ def crash_safety(binary, kills, users_count, threads):
     problems, filled = check_quotas(data)
     response_problems, completes = check_responses(data)
     problems += response_problems
-    exchange_found, exchanges = check_exchanges(data, exchanged, wait=0)
-    problems += exchange_found
+    exchange_problems_found, exchanges = check_exchanges(data, exchanged, wait=0)
     if problems:
         print("quotas after the last restart: %s" % "; ".join(problems[:10]))
+        return False
+    if exchange_problems_found:
+        print("exchanges after the last restart: %s" % "; ".join(exchange_problems_found[:10]))
         return False
     awards = sum(len(s) for s in acknowledged.values())
     if not any(todo(u) for u in users):
@@ -974,7 +986,7 @@ def crash_safety(binary, kills, users_count, threads):
           "%d new surveys and %d edits published during the load (%d answers paid to the new ones), each kept, no answer "
           "to a survey or version never published; every saved answer a response exactly once (%d completes); "
           "%d users requested an exchange (%s): %d requests in the states, %d fulfilled, %d refunded, %d pending at the end "
-          "(%d codes issued for requests a kill lost before their save), every acknowledged request kept, each code the "
+          "(%d issuer's answers to requests a kill lost before their save), every acknowledged request kept, each code the "
           "issuer's for its key and in one request, one hold each, one refund for each failed request and none for another, "
           "every balance its ledger's and its lots' (%d temporary files orphaned by the kills; a restart removes those over "
           "a minute old)"

@@ -315,7 +315,7 @@ def exchange_survey(args, url, instances, port, users):
     """crash-test's exchange survey (paying crash.EXCHANGE_REWARD), published through one instance
     and answered through nginx by `users` (each until acknowledged: the other instance reads the
     catalog again within a second)."""
-    Operator.create(args.binary, url)
+    Operator.create(os.path.abspath(args.binary), url)
     bonus = crash.exchange_survey(Operator(instances[0].port))
     deadline = clock() + 10
     for u in users:
@@ -392,11 +392,11 @@ def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges):
                 with lock:
                     (acknowledged[user.owner] if outcome == "paid" else full).add(survey["id"])
 
-    def exchange(user, password, delay):
+    def exchange(user, password, option, delay):
         """One exchange through nginx, sent `delay` s from now: around the kill to come, which
         cuts it (502) when it went to the victim. Acknowledged: recorded."""
         time.sleep(delay)
-        outcome, number = user.exchange(port, rng_exchange.choice(crash.EXCHANGE_OPTIONS), password)
+        outcome, number = user.exchange(port, option, password)
         key = {"requested": "acknowledged", "refused": "refused", "failed": "no answer"}.get(outcome, str(outcome))
         if outcome == "unsent":
             key = "confirmation %s" % ("no answer" if number is None else number)
@@ -439,7 +439,8 @@ def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges):
             # The next exchange is sent up to 0.35 s before the kill: under way when it lands (its
             # issuer takes 200 ms) if it went to the victim, or answered just before it.
             if waiting:
-                worker = threading.Thread(target=exchange, args=(*waiting.pop(0), max(0.0, pause - rng_exchange.uniform(0, 0.35))))
+                worker = threading.Thread(target=exchange, args=(*waiting.pop(0), rng_exchange.choice(crash.EXCHANGE_OPTIONS),
+                                                                 max(0.0, pause - rng_exchange.uniform(0, 0.35))))
                 worker.start()
                 workers.append(worker)
             time.sleep(pause)
@@ -453,7 +454,7 @@ def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges):
             # seconds): only when it has served the load again may the other one die.
             proxy.wait_serving(victim.port, timeout=proxy.fail_timeout + 15)
         for user, password in waiting:  # more exchangers than kills: the rest now
-            worker = threading.Thread(target=exchange, args=(user, password, 0.0))
+            worker = threading.Thread(target=exchange, args=(user, password, rng_exchange.choice(crash.EXCHANGE_OPTIONS), 0.0))
             worker.start()
             workers.append(worker)
         time.sleep(1.0)

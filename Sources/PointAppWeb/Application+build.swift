@@ -165,9 +165,14 @@ public func buildApplication(
   )
   // Exchange requests a crash (or a slow issuer) left pending are taken up before any request,
   // then every so often.
-  let fulfiller = ExchangeFulfiller(queue: loop.exchanges, loop: loop)
-  let taken = try await fulfiller.sweep()
-  if taken > 0 { logger.notice("exchange requests left pending ended", metadata: ["requests": "\(taken)"]) }
+  let fulfiller = ExchangeFulfiller(queue: loop.exchanges, loop: loop, logger: logger)
+  do {
+    let taken = try await fulfiller.sweep()
+    if taken > 0 { logger.notice("exchange requests left pending ended", metadata: ["requests": "\(taken)"]) }
+  } catch {
+    // The queue itself cannot be read: the server starts all the same, and the sweep tries again.
+    logger.error("pending exchanges could not be read at start", metadata: ["error": "\(error)"])
+  }
   services.append(PeriodicTask(name: "fulfilling pending exchanges", interval: configuration.exchangeSweepInterval, logger: logger) {
     try await fulfiller.sweep()
   })

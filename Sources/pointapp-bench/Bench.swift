@@ -111,7 +111,9 @@ struct SeedUser: AsyncParsableCommand {
         id: SurveyID("history-\(number)"), title: "", description: "", category: .food, questions: [],
         reward: 10, estimatedMinutes: 1, publishedAt: date, expiresAt: nil
       )
-      progress.recordAnswer(to: survey, with: [], id: TransactionID(UUID()), at: date, on: Day(date, in: .tokyo))
+      progress.recordAnswer(
+        to: survey, with: [], id: TransactionID(UUID()), at: date, on: Day(date, in: .tokyo), bonusID: { TransactionID(UUID()) }
+      )
     }
     var state = AppFeature.State()
     state.progress = progress

@@ -3,12 +3,14 @@ fixture), or on a PostgreSQL database that several instances share (test_editor.
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import time
 import urllib.request
 import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,18 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def clock_offset(faketime: str | None) -> timedelta:
+    """How far the server's clock is moved by a relative faketime offset (+730d, -2h, +90m, +30):
+    libfaketime's seconds, minutes, hours, days and years."""
+    if not faketime:
+        return timedelta()
+    found = re.fullmatch(r"([+-]\d+(?:\.\d+)?)([smhdy]?)", faketime.strip())
+    if not found:
+        pytest.exit(f"--faketime {faketime!r}: only a relative offset such as +730d is supported", returncode=2)
+    seconds = {"": 1, "s": 1, "m": 60, "h": 3_600, "d": 86_400, "y": 365 * 86_400}[found.group(2)]
+    return timedelta(seconds=float(found.group(1)) * seconds)
 
 
 def server_binary(config: pytest.Config) -> Path:
@@ -47,6 +61,7 @@ class Server:
         # the server (a Swift program exec'd by a process without it was seen to lose its
         # arguments).
         self.env, self.launch = dict(os.environ), []
+        self.clock_offset = clock_offset(faketime)
         if faketime:
             libraries = sorted(Path("/usr/lib").glob("*/faketime/libfaketimeMT.so.1"))
             if not libraries:
@@ -100,19 +115,28 @@ class Server:
         subprocess.run(self.launch + [str(self.binary), "create-operator", "--email", email, *self.store],
                        input=password + "\n", text=True, check=True, capture_output=True, env=self.env)
 
+    def now(self) -> datetime:
+        """The server's clock."""
+        return datetime.now(timezone.utc) + self.clock_offset
+
     def seed_user(self, points: int) -> str:
         """A returning user who already holds `points` from one old reward, as the server saves
         users (`data/users/<session id>.json`, schema version 2). The catalog pays less than the
         cheapest exchange in total, so only such a user can exchange. Written (atomically) before
-        the server first hears of the user. A server on a data folder only."""
+        the server first hears of the user. A server on a data folder only.
+
+        The reward is 40 days old by the server's clock (--faketime too): always from an earlier
+        month, so it counts toward this month's rank (3,000pt and more: シルバー), and always far
+        from expiring (the 12th month after it)."""
         assert self.data is not None, "seed_user writes into a data folder: this server keeps its users in PostgreSQL"
         session = uuid.uuid4().hex
+        earned = (self.now() - timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%SZ")
         state = {
             "progress": {
                 "achievements": {}, "answered": {}, "answeredCount": 0,
                 "ledger": {
                     "archivedCount": 0,
-                    "recent": [{"amount": points, "date": "2026-10-01T03:00:00Z", "id": str(uuid.uuid4()).upper(),
+                    "recent": [{"amount": points, "date": earned, "id": str(uuid.uuid4()).upper(),
                                 "reason": {"surveyReward": {"_0": "past-campaign"}}}],
                     "totalEarned": points, "totalSpent": 0,
                 },

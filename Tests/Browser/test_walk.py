@@ -1,6 +1,9 @@
 """A person's walk through PointApp, on a phone and on a desktop: find a survey, get its errors,
 answer it, go Back and Refresh, answer enough to fill two history pages, claim a mission,
-exchange points. Every page on the way is checked (helpers.Browser.check)."""
+exchange points. Every page on the way is checked (helpers.Browser.check).
+
+The walk's user holds enough from last month to be シルバー: each answer also pays the rank's
+bonus, a movement of its own (ランクボーナス「…」)."""
 
 import re
 import urllib.error
@@ -20,15 +23,30 @@ ANSWER_TEXT = "とても参考になりました。"
 def test_walk(browser: Browser, server):
     b = browser
     b.sign_in_as(server.seed_user(STARTING_POINTS))
+    percent = rank_bonus_percent(b)
 
     survey = choose_survey_from_the_list(b)
-    paid = answer_after_a_blank_submit(b, survey)
+    paid, reward = answer_after_a_blank_submit(b, survey, percent)
     back_and_refresh_after_answering(b, paid)
-    answered = [survey["title"]] + answer_more_surveys(b, SURVEYS_TO_ANSWER - 1)
-    read_points_and_history(b, answered)
+    answered = [(survey["title"], reward)] + answer_more_surveys(b, SURVEYS_TO_ANSWER - 1, percent)
+    read_points_and_history(b, [title for title, _ in answered],
+                            bonuses=sum(rank_bonus(reward, percent) > 0 for _, reward in answered))
     claim_a_mission(b)
     exchange_points(b)
     b.assert_no_problems()
+
+
+def rank_bonus_percent(b: Browser) -> int:
+    """The rank's bonus on survey rewards this month, as the points page says it (+3%)."""
+    b.open("/points", "points-rank")
+    found = re.search(r"\+(\d+)%", b.find("main .rank-card").text)
+    assert found, f"{b.page_name}: the rank card names no bonus: {b.find('main .rank-card').text!r}"
+    return int(found.group(1))
+
+
+def rank_bonus(reward: int, percent: int) -> int:
+    """What the rank adds to a reward (rounded down)."""
+    return reward * percent // 100
 
 
 # The list.
@@ -136,15 +154,19 @@ def open_survey(b: Browser, survey: dict, slug: str) -> int:
     return points(b.find("main .reward").text)
 
 
-def check_completion(b: Browser, title: str, reward: int, balance_before: int) -> int:
+def check_completion(b: Browser, title: str, reward: int, balance_before: int, percent: int) -> int:
+    """The page shows the survey's reward; the balance has its rank bonus too."""
     b.expect(title in b.text() and f"+{reward:,}pt" in b.text(),
              f"the completion page of {title} shows +{reward:,}pt")
     balance = b.balance()
-    b.expect(balance == balance_before + reward, f"the balance went from {balance_before} to {balance}, not +{reward}")
+    paid = reward + rank_bonus(reward, percent)
+    b.expect(balance == balance_before + paid,
+             f"the balance went from {balance_before} to {balance}, not +{paid} (+{reward} and the rank's {percent}%)")
     return balance
 
 
-def answer_after_a_blank_submit(b: Browser, survey: dict) -> int:
+def answer_after_a_blank_submit(b: Browser, survey: dict, percent: int) -> tuple[int, int]:
+    """The balance after the answer, and the survey's reward."""
     reward = open_survey(b, survey, "survey")
     before = b.balance()
 
@@ -165,7 +187,7 @@ def answer_after_a_blank_submit(b: Browser, survey: dict) -> int:
 
     answer_every_question(b)
     b.follow(submit_button(b), "complete")
-    return check_completion(b, survey["title"], reward, before)
+    return check_completion(b, survey["title"], reward, before, percent), reward
 
 
 def check_error_summary(b: Browser, invalid):
@@ -201,10 +223,11 @@ def back_and_refresh_after_answering(b: Browser, paid: int):
             b.expect(b.balance() == paid, f"the balance shows {b.balance()} after {step}, not {paid} as after payment")
 
 
-def answer_more_surveys(b: Browser, count: int) -> list[str]:
-    """Answers the next unanswered surveys of the list, as one does after the first."""
+def answer_more_surveys(b: Browser, count: int, percent: int) -> list[tuple[str, int]]:
+    """Answers the next unanswered surveys of the list, as one does after the first; their titles
+    and rewards."""
     b.open("/surveys", "surveys-after-answer-1")
-    titles = []
+    answered = []
     for number in range(2, count + 2):
         waiting = [card for card in cards(b) if answerable(card)]
         assert waiting, f"an unanswered survey is left for answer {number}"
@@ -213,12 +236,12 @@ def answer_more_surveys(b: Browser, count: int) -> list[str]:
         before = b.balance()
         answer_every_question(b)
         b.follow(submit_button(b), f"complete-{number}")
-        check_completion(b, survey["title"], reward, before)
-        titles.append(survey["title"])
+        check_completion(b, survey["title"], reward, before, percent)
+        answered.append((survey["title"], reward))
         b.follow(b.link("次のアンケートへ"), f"surveys-after-answer-{number}")
         b.expect(any(card["title"] == survey["title"] and card["answered"] for card in cards(b)),
                  f"{survey['title']} is marked 回答済み in the list")
-    return titles
+    return answered
 
 
 # Points.
@@ -232,7 +255,8 @@ def pager(b: Browser) -> tuple[int, int]:
     return int(number), int(count)
 
 
-def read_points_and_history(b: Browser, answered: list[str]):
+def read_points_and_history(b: Browser, answered: list[str], bonuses: int):
+    """`bonuses`: how many answers paid a rank bonus (a movement each)."""
     b.follow(b.find("header .balance"), "points")
     balance = b.balance()
     b.expect(points(b.find("main .balance-card").text) == balance, "the points page shows the header's balance")
@@ -250,9 +274,11 @@ def read_points_and_history(b: Browser, answered: list[str]):
                  f"history page {number + 1} shows its movements")
         lines += page
         number = pager(b)[0]
-    expected = len(answered) + 1  # and the old reward
-    b.expect(len(lines) == expected and sum(title in line for title in answered for line in lines) == len(answered),
-             f"the history has {len(lines)} movements, not {expected} (one per answer and the old reward)")
+    expected = len(answered) + bonuses + 1  # and the old reward
+    answers = [line for line in lines if line.startswith("アンケート回答")]
+    b.expect(len(lines) == expected and sum(title in line for title in answered for line in answers) == len(answered),
+             f"the history has {len(lines)} movements, not {expected} "
+             f"(one per answer, {bonuses} rank bonuses and the old reward)")
 
 
 # Missions.
@@ -330,11 +356,14 @@ def exchange_points(b: Browser):
     b.expect(option in b.text() and f"{cost:,}pt" in b.text(), f"the confirmation names {option} and {cost:,}pt")
     b.expect(b.balance() == before, "opening the confirmation spends nothing")
 
-    b.follow(b.link("交換する", b.find("main")), "exchange-done")
+    # The request is answered at once: its page, with the code (test_exchange.py reads it closely).
+    b.follow(b.link("交換を申請する", b.find("main")), "exchange-done")
     spent = b.balance()
     b.expect(spent == before - cost, f"exchanging {option} took {before - spent}pt, not {cost}pt")
+    b.expect("/exchange/history/" in b.driver.current_url and option in b.find("main .details").text
+             and bool(b.find_all("main .gift-code code")), f"the request's page names {option} and shows its code")
     messages = [message.text for message in b.find_all("main [role=status], main .flash")]
-    b.expect(any(option in message for message in messages), f"a message confirms the exchange of {option}: {messages}")
+    b.expect(any("申請番号" in message for message in messages), f"a message confirms the request: {messages}")
     for step, go in (("exchange-done-refreshed", b.refresh), ("exchange-done-back", b.back)):
         if go(step):
             b.expect(b.balance() == spent, f"{step} shows {b.balance()}, not {spent}")

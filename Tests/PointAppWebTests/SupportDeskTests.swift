@@ -58,20 +58,30 @@ struct SupportDeskTests {
       #expect(page.html.contains("承認して報酬を付与") && page.html.contains("終了して返還"))
       let csrf = try console.csrf(in: page)
       let base = "/admin/users/\(user.rawValue)"
+      func formID() async throws -> String {
+        let html = try await console.get(base).html
+        return String(try #require(html.firstMatch(of: /name="id" value="([0-9A-F-]{36})"/)?.1))
+      }
 
       // Points adjusted with a reason; refusals say why and change nothing.
       for (form, refusal) in [
         ("points=100&reason=", "reasonRequired"), ("points=abc&reason=x", "invalidAmount"),
         ("points=-100000&reason=x", "insufficientBalance"), ("points=0&reason=x", "invalidAmount"),
       ] {
-        let refused = try await console.post("\(base)/adjust", form: "csrf=\(csrf)&\(form)")
+        let refused = try await console.post("\(base)/adjust", form: "csrf=\(csrf)&id=\(try await formID())&\(form)")
         #expect(refused.headers[.location] == "\(base)?refused=\(refusal)", "\(form)")
       }
       #expect(try await Self.balance(of: user, in: server) == 500)
       #expect(try await console.get("\(base)?refused=reasonRequired").html.contains("調整の理由を入力してください。"))
-      let adjusted = try await console.post("\(base)/adjust", form: "csrf=\(csrf)&points=%EF%BC%8B%EF%BC%91%EF%BC%90%EF%BC%90&reason=%E3%81%8A%E8%A9%AB%E3%81%B3")
+      let id = try await formID()
+      let adjustment = "csrf=\(csrf)&id=\(id)&points=%EF%BC%8B%EF%BC%91%EF%BC%90%EF%BC%90&reason=%E3%81%8A%E8%A9%AB%E3%81%B3"
+      let adjusted = try await console.post("\(base)/adjust", form: adjustment)
       #expect(adjusted.headers[.location] == "\(base)?done=adjusted")
       #expect(try await Self.balance(of: user, in: server) == 600)
+      // The same form sent again (a double click, a retry after a 503): adjusted once.
+      #expect(try await console.post("\(base)/adjust", form: adjustment).headers[.location] == "\(base)?refused=alreadyDone")
+      #expect(try await Self.balance(of: user, in: server) == 600)
+      #expect(try await console.post("\(base)/adjust", form: "csrf=\(csrf)&id=not-a-uuid&points=1&reason=x").status == .badRequest)
       let history = try await member.get("/points/history").html
       #expect(history.contains("運営による調整：お詫び") && history.contains("+100pt"))
 
@@ -96,7 +106,7 @@ struct SupportDeskTests {
       #expect(exchange.contains("失敗（返還済み）"))
 
       // A forged form changes nothing.
-      #expect(try await console.post("\(base)/adjust", form: "csrf=forged&points=100&reason=x").status == .forbidden)
+      #expect(try await console.post("\(base)/adjust", form: "csrf=forged&id=\(try await formID())&points=100&reason=x").status == .forbidden)
       #expect(try await Self.balance(of: user, in: server).value == 3_600 + survey.reward.value)
 
       let audit = try await console.get("/admin/audit").html

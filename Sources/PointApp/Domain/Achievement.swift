@@ -29,7 +29,7 @@ public enum Achievement: String, Codable, CodingKeyRepresentable, CaseIterable, 
     switch self {
     case .firstAnswer: progress.completedCount >= 1
     case .tenAnswers: progress.completedCount >= 10
-    case .thousandPoints: progress.ledger.totalEarned.value >= 1_000
+    case .thousandPoints: progress.ledger.earnings.value >= 1_000
     case .sevenDayStreak: progress.streak.longest >= 7
     case .firstExchange: progress.exchanges.contains { if case .fulfilled = $0.status { true } else { false } }
     }

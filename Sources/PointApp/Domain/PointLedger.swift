@@ -64,6 +64,8 @@ public struct PointLedger: Codable, Equatable, Sendable {
   public private(set) var totalEarned = PointAmount.zero
   /// Points ever debited (exchanges, expiries, adjustments).
   public private(set) var totalSpent = PointAmount.zero
+  /// Points ever earned: rewards and bonuses, not what was given back or put right (累計獲得).
+  public private(set) var earnings = PointAmount.zero
   /// The balance by the month its points were earned in: what expires when (`PointLots`).
   public private(set) var lots = PointLots()
   /// How many of the oldest movements are in the archive (numbers `0..<archivedCount`).
@@ -110,6 +112,7 @@ public struct PointLedger: Codable, Equatable, Sendable {
   private mutating func count(_ transaction: PointTransaction) {
     if transaction.reason.isCredit {
       totalEarned = totalEarned.adding(transaction.amount)
+      if transaction.reason.isEarning { earnings = earnings.adding(transaction.amount) }
       lots.credit(transaction.amount, in: Month(transaction.date), earned: transaction.reason.isEarning)
     } else {
       totalSpent = totalSpent.adding(transaction.amount)
@@ -222,7 +225,7 @@ public enum PointError: Error, Equatable, Sendable {
 
 extension PointLedger {
   private enum CodingKeys: String, CodingKey {
-    case totalEarned, totalSpent, archivedCount, recent, lots
+    case totalEarned, totalSpent, archivedCount, recent, lots, earnings
     /// Schema version 1 kept the whole ledger here.
     case transactions
   }
@@ -238,6 +241,8 @@ extension PointLedger {
     }
     totalEarned = try container.decode(PointAmount.self, forKey: .totalEarned)
     totalSpent = try container.decode(PointAmount.self, forKey: .totalSpent)
+    // Before there were refunds and adjustments, every credit was earned.
+    earnings = try container.decodeIfPresent(PointAmount.self, forKey: .earnings) ?? totalEarned
     archivedCount = try container.decode(Int.self, forKey: .archivedCount)
     guard archivedCount >= 0, archivedCount % Self.segmentSize == 0 else {
       throw DecodingError.dataCorruptedError(
@@ -278,6 +283,7 @@ extension PointLedger {
     try container.encode(totalEarned, forKey: .totalEarned)
     try container.encode(totalSpent, forKey: .totalSpent)
     try container.encode(archivedCount, forKey: .archivedCount)
+    try container.encode(earnings, forKey: .earnings)
     try container.encode(recent, forKey: .recent)
     try container.encode(lots, forKey: .lots)
   }

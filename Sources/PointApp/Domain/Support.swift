@@ -2,8 +2,9 @@ import Foundation
 
 /// What the support desk does to a user, as a user's update (`AppFeature.Action.support`).
 public enum SupportAction: Equatable, Sendable {
-  /// Adds (positive) or takes (negative) points, with the reason the user reads in the history.
-  case adjust(points: Int, reason: String)
+  /// Adds (positive) or takes (negative) points, with the reason the user reads in the history,
+  /// as movement `id`: the form's own, so that a form sent twice adjusts once.
+  case adjust(points: Int, reason: String, id: TransactionID)
   /// Pays an answer recorded invalid after all: the survey's reward, once.
   case approveAnswer(Survey)
   /// Asks the issuer again for a pending exchange request, whatever its age.
@@ -24,6 +25,10 @@ public enum SupportError: String, Error, Equatable, CaseIterable, Sendable {
   case archived
   /// The exchange request has ended (or never was).
   case notPending
+  /// This adjustment's form was sent before: it was done then.
+  case alreadyDone
+  /// The issuer could not be reached to end the request: it is still pending.
+  case issuerUnavailable
 
   public var message: String {
     switch self {
@@ -34,6 +39,8 @@ public enum SupportError: String, Error, Equatable, CaseIterable, Sendable {
     case .notInvalid: "この回答は無効として記録されていないため、承認できません。"
     case .archived: "この回答は古いため、サポートデスクから変更できません。"
     case .notPending: "この交換申請は申請中ではありません。"
+    case .alreadyDone: "この調整はすでに行われています（同じフォームが2回送信されました）。"
+    case .issuerUnavailable: "発行元に接続できなかったため、申請中のままです。時間をおいてもう一度お試しください。"
     }
   }
 }

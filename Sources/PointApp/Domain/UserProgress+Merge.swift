@@ -96,7 +96,12 @@ extension UserProgress {
         }
       case let .rankBonus(survey):
         guard moving[survey] != nil else { continue }
-      case .exchange, .expiry, .exchangeHold, .exchangeRefund, .adjustmentCredit, .adjustmentDebit:
+      case .expiry:
+        // Not moved: the guest's points that did move land in their month's lot, and the
+        // account writes off what has expired of them itself, exactly (a guest's expiry of a
+        // reward dropped as a duplicate would take the account's own points).
+        continue
+      case .exchange, .exchangeHold, .exchangeRefund, .adjustmentCredit, .adjustmentDebit:
         break
       case .profileBonus:
         guard takesProfile else { continue }

@@ -340,8 +340,10 @@ extension UserProgress {
   public static let maxAdjustmentReason = 200
   public static let maxAdjustment = 1_000_000
 
-  /// Adds or takes `points` with `reason`, which the user reads in the history. Never overdraws.
+  /// Adds or takes `points` with `reason`, which the user reads in the history, as movement `id`;
+  /// an id the ledger holds already was this adjustment, done. Never overdraws.
   public mutating func adjustPoints(by points: Int, reason: String, id: TransactionID, at date: Date) throws(SupportError) {
+    guard !ledger.recent.contains(where: { $0.id == id }) else { throw .alreadyDone }
     let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !reason.isEmpty else { throw .reasonRequired }
     guard reason.count <= Self.maxAdjustmentReason else { throw .reasonTooLong }
@@ -358,13 +360,19 @@ extension UserProgress {
   }
 
   /// Pays an answer recorded invalid after all: it becomes a completed answer to `survey`, paid
-  /// its reward (movement `id`), once. Only an answer held here, not archived.
-  public mutating func approveInvalidAnswer(to survey: Survey, id: TransactionID, at date: Date) throws(SupportError) {
+  /// its reward (movement `id`) and the rank's bonus on it (`bonusID`, asked only then), as an
+  /// answer is, once. Only an answer held here, not archived.
+  public mutating func approveInvalidAnswer(
+    to survey: Survey, id: TransactionID, at date: Date,
+    bonusID: () -> TransactionID = { preconditionFailure("a rank bonus needs a movement id") }
+  ) throws(SupportError) {
     guard let answer = answered[survey.id] else { throw archivedAnswers[survey.id] == nil ? .notInvalid : .archived }
     guard answer.outcome == .invalid else { throw .notInvalid }
     answered[survey.id] = AnsweredSurvey(date: answer.date, reward: survey.reward, answers: answer.answers, version: answer.surveyVersion)
     invalidCount -= 1
     ledger.credit(survey.reward, for: .surveyReward(survey.id), id: id, at: date)
+    let bonus = rank(at: date).bonus(on: survey.reward)
+    if bonus > .zero { ledger.credit(bonus, for: .rankBonus(survey.id), id: bonusID(), at: date) }
     unlockAchievements(at: date)
   }
 }

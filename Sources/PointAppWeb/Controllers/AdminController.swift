@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import PointApp
 
@@ -93,7 +94,8 @@ struct AdminController {
     admin.form("users/:id/adjust") { request, context in
       let user = try context.parameters.require("id")
       return try await loop.form(request, context) { form in
-        .desk(.actionSubmitted(user: user, .adjust(points: try form.value("points"), reason: try form.value("reason"))))
+        guard let id = UUID(uuidString: try form.value("id")) else { throw HTTPError(.badRequest) }
+        return .desk(.actionSubmitted(user: user, .adjust(points: try form.value("points"), reason: try form.value("reason"), id: TransactionID(id))))
       }
     }
 

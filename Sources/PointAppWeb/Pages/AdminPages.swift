@@ -274,7 +274,7 @@ extension Pages {
     let now = state.now ?? Date()
     let titles = dossier.surveyTitles
     var body: [String: Any] = [
-      "user": dossier.user, "csrf": csrf,
+      "user": dossier.user, "csrf": csrf, "adjustmentID": state.desk.adjustmentID?.rawValue.uuidString ?? "",
       "balance": "\(progress.ledger.balance(at: now))", "credits": "\(progress.ledger.totalEarned)", "debits": "\(progress.ledger.totalSpent)",
       "rank": progress.rank(at: now).title,
       "expiring": progress.ledger.lots.expiring(after: now, months: 3).map { ["label": $0.endOf.label, "amount": "\($0.amount)"] },

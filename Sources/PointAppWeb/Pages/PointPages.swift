@@ -8,7 +8,7 @@ extension Pages {
     var body: [String: Any] = [
       "total": "\(dashboard.balance)",
       "yen": PointAmount.grouped(dashboard.balance.yen),
-      "earned": "\(state.progress.ledger.totalEarned)",
+      "earned": "\(state.progress.ledger.earnings)",
       "recent": dashboard.recentTransactions.map { transaction($0, titles: titles) },
       "hasRecent": !dashboard.recentTransactions.isEmpty,
       "hasProfile": state.progress.profile != nil, "profileBonus": "\(Profile.bonus)",

@@ -39,6 +39,9 @@ struct SupportDeskService: Sendable {
         }
         guard let after else { throw OperatorError.notFound }
         if let refusal = after.supportRefusal { throw refusal }
+        if case let .refundExchange(number) = action, after.progress.exchangeRequest(number)?.isPending == true {
+          throw SupportError.issuerUnavailable
+        }
         return try await dossier(of: id)
       },
       confirmInvalid: { id, survey in
@@ -63,7 +66,7 @@ struct SupportDeskService: Sendable {
   ) -> AuditEntry {
     let balances = (before: "残高 \(before.ledger.balance)", after: "残高 \(after.ledger.balance)")
     switch action {
-    case let .adjust(points, reason):
+    case let .adjust(points, reason, _):
       return AuditEntry(
         at: date, operatorEmail: email, action: .pointsAdjusted, subject: user, before: balances.before,
         after: "\(balances.after)（\(points > 0 ? "+" : "")\(PointAmount.grouped(points))pt：\(reason)）"

@@ -133,6 +133,7 @@ struct SavedStateWriter {
   private mutating func write(_ ledger: PointLedger) {
     byte("{")
     key("archivedCount", first: true); int(ledger.archivedCount)
+    key("earnings"); int(ledger.earnings.value)
     key("lots")
     byte("{")
     key("lots", first: true)

@@ -1,3 +1,4 @@
+import Logging
 import PointApp
 
 /// Takes up the exchange requests left pending (申請中): at start-up, then every so often, each
@@ -8,8 +9,11 @@ import PointApp
 struct ExchangeFulfiller: Sendable {
   let queue: ExchangeQueue
   let loop: RequestLoop
+  let logger: Logger
 
-  /// One pass over the queue; returns how many requests ended in it.
+  /// One pass over the queue; returns how many requests ended in it. A request whose update fails
+  /// (its user's file unreadable, the deadline) is logged and left for the next pass: it never
+  /// holds up the others.
   @discardableResult
   func sweep() async throws -> Int {
     var ended = 0
@@ -18,7 +22,11 @@ struct ExchangeFulfiller: Sendable {
       let entries = try await queue.entries(after: cursor)
       guard let last = entries.last else { return ended }
       for entry in entries {
-        if try await fulfil(entry) { ended += 1 }
+        do {
+          if try await fulfil(entry) { ended += 1 }
+        } catch {
+          logger.warning("a pending exchange could not be taken up", metadata: ["entry": "\(entry.name)", "error": "\(error)"])
+        }
       }
       cursor = last
     }

@@ -194,3 +194,36 @@ extension PointLotsTests {
     #expect(account.ledger.lots.remaining == account.ledger.balance)
   }
 }
+
+extension PointLotsTests {
+  @Test func aGuestsExpiryOfARewardDroppedAsADuplicateTakesNothingFromTheAccount() {
+    // Both answered S in January 2025, and both saw it expire; the account holds 1,000 pt of 2026.
+    let survey = Survey.fixture(id: "S", reward: 100)
+    var account = UserProgress()
+    account.recordAnswer(to: survey, with: [], id: TransactionID(UUID(1)), at: jst(2025, 1, 10), on: Day(jst(2025, 1, 10), in: .tokyo))
+    account.expire(at: jst(2026, 3, 1)) { TransactionID(UUID(2)) }
+    account.recordAnswer(to: .fixture(id: "T", reward: 1_000), with: [], id: TransactionID(UUID(3)), at: jst(2026, 3, 2), on: Day(jst(2026, 3, 2), in: .tokyo))
+    var guest = UserProgress()
+    guest.recordAnswer(to: survey, with: [], id: TransactionID(UUID(11)), at: jst(2025, 1, 12), on: Day(jst(2025, 1, 12), in: .tokyo))
+    guest.expire(at: jst(2026, 3, 1)) { TransactionID(UUID(12)) }
+    let history = GuestHistory(answers: guest.answered, movements: guest.ledger.recent, missions: guest.missions, streak: guest.streak, achievements: guest.achievements)
+    let report = account.absorb(history, on: Day(jst(2026, 3, 3), in: .tokyo), at: jst(2026, 3, 3))
+    #expect(account.ledger.balance == 1_000)
+    #expect(report.pointsDeducted == .zero)
+    #expect(account.ledger.lots.remaining == account.ledger.balance)
+  }
+
+  @Test func aGuestsExpiredPointsThatMoveAreWrittenOffByTheAccountOnce() {
+    var guest = UserProgress()
+    guest.recordAnswer(to: .fixture(id: "G", reward: 70), with: [], id: TransactionID(UUID(21)), at: jst(2025, 1, 12), on: Day(jst(2025, 1, 12), in: .tokyo))
+    guest.expire(at: jst(2026, 3, 1)) { TransactionID(UUID(22)) }
+    var account = UserProgress()
+    account.recordAnswer(to: .fixture(id: "T", reward: 1_000), with: [], id: TransactionID(UUID(3)), at: jst(2026, 3, 2), on: Day(jst(2026, 3, 2), in: .tokyo))
+    let history = GuestHistory(answers: guest.answered, movements: guest.ledger.recent, missions: guest.missions, streak: guest.streak, achievements: guest.achievements)
+    account.absorb(history, on: Day(jst(2026, 3, 3), in: .tokyo), at: jst(2026, 3, 3))
+    #expect(account.ledger.balance(at: jst(2026, 3, 3)) == 1_000, "the guest's expired 70 pt never count")
+    let written = account.expire(at: jst(2026, 3, 3)) { TransactionID(UUID(30)) }
+    #expect(written.map(\.amount) == [70])
+    #expect(account.ledger.balance == 1_000 && account.ledger.lots.remaining == 1_000)
+  }
+}

@@ -26,6 +26,8 @@ struct SupportRulesTests {
     #expect(progress.ledger.recent.suffix(2).map(\.reason) == [.adjustmentDebit(String(repeating: "あ", count: 200)), .adjustmentCredit("お詫び")])
     #expect(progress.ledger.lots.remaining == progress.ledger.balance)
     #expect(progress.ledger.lots.earned(in: Month(noon)...Month(noon)) == 1_000, "an adjustment is not earned: the rank ignores it")
+    #expect(progress.ledger.earnings == 1_000, "nor does 累計獲得")
+    #expect(throws: SupportError.alreadyDone) { try progress.adjustPoints(by: 30, reason: "お詫び", id: TransactionID(UUID(51)), at: noon) }
   }
 
   @Test func anInvalidAnswerIsApprovedOnceAndAnArchivedOneNotAtAll() throws {

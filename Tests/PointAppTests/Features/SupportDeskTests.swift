@@ -20,6 +20,7 @@ struct SupportDeskFeatureTests {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon
+      $0.uuid = .incrementing
       $0.surveyClient = .catalog([.breakfast, .sweets])
       desk(&$0.supportDesk)
     }
@@ -48,7 +49,10 @@ struct SupportDeskFeatureTests {
     let dossier = dossier()
     let store = makeStore { $0.dossier = { _ in dossier } }
     await store.send(.desk(.dossierRequested(Self.user, outcome: .done(.adjusted)))) { $0.desk.outcome = .done(.adjusted) }
-    await store.receive(.desk(.dossierLoaded(.success(dossier)))) { $0.desk.dossier = dossier }
+    await store.receive(.desk(.dossierLoaded(.success(dossier)))) {
+      $0.desk.dossier = dossier
+      $0.desk.adjustmentID = TransactionID(UUID(0))
+    }
     await store.receive(.desk(.delegate(.user(Self.user, .done(.adjusted))))) {
       $0.now = noon
       $0.destination = .user(Self.user, .done(.adjusted))
@@ -71,23 +75,26 @@ struct SupportDeskFeatureTests {
     let store = makeStore {
       $0.perform = { _, action in
         sent.withValue { $0.append(action) }
-        if case let .adjust(points, _) = action, points < -500 { throw SupportError.insufficientBalance }
+        if case let .adjust(points, _, _) = action, points < -500 { throw SupportError.insufficientBalance }
         return Dossier(user: Self.user, progress: UserProgress())
       }
     }
-    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "＋１００", reason: "お詫び"))))
+    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "＋１００", reason: "お詫び", id: TransactionID(UUID(7))))))
     await store.receive(.desk(.actionFinished(user: Self.user, .done(.adjusted)))) { $0.desk.outcome = .done(.adjusted) }
     await store.receive(\.desk.delegate.user) {
       $0.now = noon
       $0.destination = .user(Self.user, .done(.adjusted))
     }
-    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "−1000", reason: "誤付与"))))
+    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "−1000", reason: "誤付与", id: TransactionID(UUID(8))))))
     await store.receive(.desk(.actionFinished(user: Self.user, .refused(.insufficientBalance)))) { $0.desk.outcome = .refused(.insufficientBalance) }
     await store.receive(\.desk.delegate.user) { $0.destination = .user(Self.user, .refused(.insufficientBalance)) }
-    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "10pt", reason: "x"))))
+    await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "10pt", reason: "x", id: TransactionID(UUID(9))))))
     await store.receive(.desk(.actionFinished(user: Self.user, .refused(.invalidAmount)))) { $0.desk.outcome = .refused(.invalidAmount) }
     await store.receive(\.desk.delegate.user) { $0.destination = .user(Self.user, .refused(.invalidAmount)) }
-    #expect(sent.value == [.adjust(points: 100, reason: "お詫び"), .adjust(points: -1_000, reason: "誤付与")], "a number that is not one is never sent")
+    #expect(
+      sent.value == [.adjust(points: 100, reason: "お詫び", id: TransactionID(UUID(7))), .adjust(points: -1_000, reason: "誤付与", id: TransactionID(UUID(8)))],
+      "a number that is not one is never sent"
+    )
   }
 
   @Test func anApprovalSendsTheSurveyAsTheCatalogHasIt() async {
@@ -173,12 +180,14 @@ struct AppFeatureSupportTests {
 
   @Test func anAdjustmentIsAMovementWithItsReason() async throws {
     let store = makeStore(try user())
-    await store.send(.support(.adjust(points: 250, reason: " お詫び "))) {
-      try $0.progress.adjustPoints(by: 250, reason: "お詫び", id: TransactionID(UUID(0)), at: noon)
+    await store.send(.support(.adjust(points: 250, reason: " お詫び ", id: TransactionID(UUID(70))))) {
+      try $0.progress.adjustPoints(by: 250, reason: "お詫び", id: TransactionID(UUID(70)), at: noon)
       $0.destination = .account
     }
     #expect(store.state.progress.ledger.recent.last?.reason == .adjustmentCredit("お詫び"))
-    await store.send(.support(.adjust(points: -10_000, reason: "誤付与"))) { $0.supportRefusal = .insufficientBalance }
+    // The same form again (a double click, a retry after a timeout): done once.
+    await store.send(.support(.adjust(points: 250, reason: "お詫び", id: TransactionID(UUID(70))))) { $0.supportRefusal = .alreadyDone }
+    await store.send(.support(.adjust(points: -10_000, reason: "誤付与", id: TransactionID(UUID(71))))) { $0.supportRefusal = .insufficientBalance }
     #expect(store.state.progress.ledger.balance == 750)
   }
 

@@ -410,10 +410,10 @@ public struct AppFeature: Reducer, Sendable {
     state.destination = .account  // never shown: the desk answers from its own pages
     do throws(SupportError) {
       switch action {
-      case let .adjust(points, reason):
-        try state.progress.adjustPoints(by: points, reason: reason, id: TransactionID(uuid()), at: now)
+      case let .adjust(points, reason, id):
+        try state.progress.adjustPoints(by: points, reason: reason, id: id, at: now)
       case let .approveAnswer(survey):
-        try state.progress.approveInvalidAnswer(to: survey, id: TransactionID(uuid()), at: now)
+        try state.progress.approveInvalidAnswer(to: survey, id: TransactionID(uuid()), at: now, bonusID: { TransactionID(uuid()) })
       case let .retryExchange(number), let .refundExchange(number):
         guard state.progress.exchangeRequest(number)?.isPending == true else { throw .notPending }
         if case .retryExchange = action { return .send(.exchange(.retryRequested(number))) }

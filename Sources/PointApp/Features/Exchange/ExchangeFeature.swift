@@ -12,7 +12,10 @@ public struct Exchange: Reducer, Sendable {
   /// How long a typed password lets exchanges through without asking again.
   public static let passwordGrace: TimeInterval = 10 * 60
   /// How long the issuer is waited for; the request stays pending past it, and is asked again.
-  /// Below the request's own deadline, so that the hold is saved in any case.
+  /// Below the request's own deadline (5 s), so that the hold is saved with it. The wait ends
+  /// only once the issuer's call returns: an issuer that ignores cancellation (a database
+  /// statement in flight) is waited for, and one slower than the request's deadline fails the
+  /// request, with nothing held.
   public static let issueDeadline = Duration.seconds(3)
   /// A request still pending this long after it was made is ended when next taken up: with the
   /// code if one was issued after all, otherwise refunded.

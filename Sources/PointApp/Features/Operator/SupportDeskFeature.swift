@@ -13,6 +13,8 @@ public struct SupportDesk: Reducer, Sendable {
     public var query = ""
     public var notFound = false
     public var dossier: Dossier?
+    /// The id the page's adjustment form gives its movement: a form sent twice adjusts once.
+    public var adjustmentID: TransactionID?
     /// What the last form did, shown on the user's page after it.
     public var outcome: SupportOutcome?
 
@@ -43,8 +45,9 @@ public struct SupportDesk: Reducer, Sendable {
 
   /// What an operator asks of the desk for a user.
   public enum Request: Equatable, Sendable {
-    /// Points as typed: a whole number, full-width digits and signs allowed.
-    case adjust(points: String, reason: String)
+    /// Points as typed (a whole number, full-width digits and signs allowed), the reason, and the
+    /// movement's id the form carries.
+    case adjust(points: String, reason: String, id: TransactionID)
     case approveAnswer(SurveyID)
     case confirmAnswer(SurveyID)
     case retryExchange(Int)
@@ -53,6 +56,7 @@ public struct SupportDesk: Reducer, Sendable {
 
   @Dependency(\.supportDesk) var desk
   @Dependency(\.surveyClient) var surveyClient
+  @Dependency(\.uuid) var uuid
 
   public init() {}
 
@@ -87,14 +91,15 @@ public struct SupportDesk: Reducer, Sendable {
         }
       case let .dossierLoaded(.success(dossier)):
         state.dossier = dossier
+        state.adjustmentID = TransactionID(uuid())
         return .send(.delegate(.user(dossier.user, state.outcome)))
       case let .actionSubmitted(user, request):
         return .run { send in
           do {
             switch request {
-            case let .adjust(points, reason):
+            case let .adjust(points, reason, id):
               guard let points = Self.points(points) else { throw SupportError.invalidAmount }
-              _ = try await desk.perform(user, .adjust(points: points, reason: reason))
+              _ = try await desk.perform(user, .adjust(points: points, reason: reason, id: id))
               await send(.actionFinished(user: user, .done(.adjusted)))
             case let .approveAnswer(id):
               guard let survey = try await surveyClient.fetch(id) else { throw SupportError.notInvalid }
