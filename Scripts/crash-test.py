@@ -37,7 +37,12 @@ def is_credit(movement):
 # The server's environment for exchanges under test: the issuer rejects about a fifth of the
 # requests (by key: those are refunded), takes 200 ms a call (a SIGKILL lands between its record
 # and the user's save), and pending requests are swept every 2 s.
-EXCHANGE_KNOBS = {"POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_DELAY_MS": "200", "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2"}
+# A third of the issuer's calls find it unavailable: those requests stay pending, queued, and are
+# taken up by the sweep or, after a kill, at the next start.
+EXCHANGE_KNOBS = {
+    "POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_UNAVAILABLE_RATE": "0.33", "POINTAPP_GIFT_DELAY_MS": "200",
+    "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2",
+}
 # What the exchanging users can afford with a bonus survey's reward (EXCHANGE_REWARD): the
 # options of 3,000 and 5,000 pt.
 EXCHANGE_REWARD = 5000
@@ -559,7 +564,7 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
     request has exactly one hold of its points; the totals are the ledger's sums and the lots hold
     the balance. Returns (problems, figures)."""
     problems = []
-    figures = dict.fromkeys(("requests", "fulfilled", "refunded", "pending", "unclaimed"), 0)
+    figures = dict.fromkeys(("requests", "fulfilled", "refunded", "pending", "unclaimed", "later"), 0)
     codes, keys = {}, set()
     for user, state in sorted(states.items()):
         progress, movements = state["progress"], ledgers[user]
@@ -616,6 +621,9 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
                                     % (what, "nothing" if record is None else json.dumps(record)))
             else:
                 problems.append("%s: unknown status %s" % (what, json.dumps(status)))
+            ended = (status.get("fulfilled") or status.get("failed") or {}).get("at")
+            if ended and iso_seconds(ended) - iso_seconds(r["requestedAt"]) >= 2:
+                figures["later"] += 1  # left pending by its request: ended by the sweep or a start
         for kind, found in moved.items():
             for n, ts in sorted(found.items()):
                 if n not in numbers and not (1 <= n <= count and dropped(requests, n)):
@@ -643,6 +651,11 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
     if queued:
         problems.append("%d pending requests still queued after a start: %s" % (len(queued), sorted(queued)[:3]))
     return problems, figures
+
+
+def iso_seconds(text):
+    """Seconds since 1970 of a saved date (`2026-11-22T03:00:00Z`)."""
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 def check_exchanges(data, acknowledged, wait=15.0):
@@ -986,14 +999,14 @@ def crash_safety(binary, kills, users_count, threads):
           "%d new surveys and %d edits published during the load (%d answers paid to the new ones), each kept, no answer "
           "to a survey or version never published; every saved answer a response exactly once (%d completes); "
           "%d users requested an exchange (%s): %d requests in the states, %d fulfilled, %d refunded, %d pending at the end "
-          "(%d issuer's answers to requests a kill lost before their save), every acknowledged request kept, each code the "
+          "(%d of them left pending by their request and ended by the sweep or a start; %d issuer's answers to requests a kill lost before their save), every acknowledged request kept, each code the "
           "issuer's for its key and in one request, one hold each, one refund for each failed request and none for another, "
           "every balance its ledger's and its lots' (%d temporary files orphaned by the kills; a restart removes those over "
           "a minute old)"
           % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0],
              len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, completes,
              len(attempted), ", ".join("%d %s" % (n, k) for k, n in exchange_tally.items()), exchanges["requests"],
-             exchanges["fulfilled"], exchanges["refunded"], exchanges["pending"], exchanges["unclaimed"], len(leftovers)))
+             exchanges["fulfilled"], exchanges["refunded"], exchanges["pending"], exchanges["later"], exchanges["unclaimed"], len(leftovers)))
     return awards > 0
 
 

@@ -40,6 +40,7 @@ public struct AppConfiguration: Sendable {
   /// For the crash test and the scale-out proof only: the share of exchange requests the built-in
   /// issuer rejects (by request, the same each time) and how long each of its calls takes.
   public var giftCodeRejectionRate = 0.0
+  public var giftCodeUnavailableRate = 0.0
   public var giftCodeDelay = Duration.zero
 
   public init() {}
@@ -99,7 +100,8 @@ public func buildApplication(
     $0.surveyClient = catalogStore.client
     $0.ledgerArchive = $0.ledgerArchive
     $0.giftCodes = GiftCodeIssuer(
-      storage: stores.giftCodes, rejectionRate: configuration.giftCodeRejectionRate, delay: configuration.giftCodeDelay
+      storage: stores.giftCodes, rejectionRate: configuration.giftCodeRejectionRate,
+      unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
     ).client
     dependencies(&$0)
   } operation: {

@@ -79,6 +79,7 @@ struct Serve: AsyncParsableCommand {
     // For the crash test and the scale-out proof only: an issuer that rejects and is slow.
     let environment = ProcessInfo.processInfo.environment
     configuration.giftCodeRejectionRate = Double(environment["POINTAPP_GIFT_REJECTION_RATE"] ?? "") ?? 0
+    configuration.giftCodeUnavailableRate = Double(environment["POINTAPP_GIFT_UNAVAILABLE_RATE"] ?? "") ?? 0
     configuration.giftCodeDelay = .milliseconds(Int(environment["POINTAPP_GIFT_DELAY_MS"] ?? "") ?? 0)
     if let seconds = Int(environment["POINTAPP_EXCHANGE_SWEEP_SECONDS"] ?? "") { configuration.exchangeSweepInterval = .seconds(seconds) }
     configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

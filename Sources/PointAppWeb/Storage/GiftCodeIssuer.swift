@@ -13,8 +13,10 @@ import PointApp
 struct GiftCodeIssuer: Sendable {
   let storage: any RecordStorage
   /// For the crash test and the scale-out proof: requests this share of which are rejected (by
-  /// their key, the same each time) and the time each call takes.
+  /// their key, the same each time), calls this share of which find the issuer unavailable (at
+  /// random: the request stays pending and is asked again), and the time each call takes.
   var rejectionRate = 0.0
+  var unavailableRate = 0.0
   var delay: Duration = .zero
 
   /// How a request ended at the issuer.
@@ -28,6 +30,7 @@ struct GiftCodeIssuer: Sendable {
 
   func issue(_ request: ExchangeRequest) async throws -> GiftCode {
     if delay > .zero { try await Task.sleep(for: delay) }
+    if unavailableRate > 0, Double.random(in: 0..<1) < unavailableRate { throw GiftCodeError.unavailable }
     let name = Self.name(of: request)
     if let ended = try await ended(name) { return try code(of: ended) }
     if rejects(request.key) {
