@@ -2,7 +2,7 @@
 answer it, go Back and Refresh, answer enough to fill two history pages, claim a mission,
 exchange points. Every page on the way is checked (helpers.Browser.check).
 
-The walk's user holds enough from last month to be シルバー: each answer also pays the rank's
+The walk's user holds enough from an earlier month to be シルバー: each answer also pays the rank's
 bonus, a movement of its own (ランクボーナス「…」)."""
 
 import re

@@ -63,6 +63,7 @@ extension Pages {
         switch page.refusals[option.id] {
         case nil: row["available"] = true
         case .insufficientBalance?: row["refusal"] = "あと\(option.total.subtracting(page.balance) ?? .zero)で交換できます"
+        case .dailyLimit?: row["refusal"] = "本日は申請済みです"
         case let refusal?: row["refusal"] = refusal.message
         }
         return row

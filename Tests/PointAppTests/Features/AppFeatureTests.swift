@@ -422,7 +422,7 @@ struct AppFeatureTests {
     }
     let fulfilled = try #require(store.state.progress.exchangeRequest(1))
     await store.receive(.exchange(.delegate(.fulfilled(fulfilled)))) {
-      $0.flash = Flash(.success, "交換が完了しました（申請番号1）。コードは申請の詳細でご確認ください。")
+      $0.flash = Flash(.success, "交換が完了しました（申請番号1）。")
       $0.destination = .exchangeRequest(fulfilled)
     }
     // Its page, and the list; a number the user never had is not found.

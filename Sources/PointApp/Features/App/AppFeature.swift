@@ -255,8 +255,9 @@ public struct AppFeature: Reducer, Sendable {
         state.destination = state.progress.answer(to: survey.id).flatMap { Self.ending(of: survey, $0) }
         return .none
       case let .surveyDetail(.delegate(.answered(survey, paid))):
+        let bonus = state.progress.ledger.recent.last { $0.reason == .rankBonus(survey.id) }?.amount
         state.flash = paid
-          ? Flash(.success, "「\(survey.title)」に回答しました。\(survey.reward)を獲得しました！")
+          ? Flash(.success, "「\(survey.title)」に回答しました。\(survey.reward)を獲得しました！" + (bonus.map { "ランクボーナス\($0)も加算しました。" } ?? ""))
           : Flash(.error, "このアンケートは回答済みです。ポイントは1回だけもらえます。")
         if let answered = state.progress.answer(to: survey.id) {
           state.destination = paid ? .answerComplete(survey, answered) : .alreadyAnswered(survey, answered)
@@ -309,7 +310,7 @@ public struct AppFeature: Reducer, Sendable {
         state.destination = .exchangeRequest(request)
         return .none
       case let .exchange(.delegate(.fulfilled(request))):
-        state.flash = Flash(.success, "交換が完了しました（申請番号\(request.number)）。コードは申請の詳細でご確認ください。")
+        state.flash = Flash(.success, "交換が完了しました（申請番号\(request.number)）。")
         state.destination = .exchangeRequest(request)
         return .none
       case let .exchange(.delegate(.failed(request))):
