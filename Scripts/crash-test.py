@@ -54,15 +54,14 @@ if "faketime" in os.environ.get("LD_PRELOAD", "") or "FAKETIME" in os.environ:
 EXCHANGE_REWARD = 5000
 EXCHANGE_OPTIONS = ("digital-gift-300", "e-money-500")
 EXCHANGERS_PER_ROUND = 3
-# A state keeps every pending request and the newest ended ones, this many in all
-# (UserProgress.keptExchanges): only past it may an older request be missing.
-KEPT_EXCHANGES = 100
+# A state holds its newest requests, numbers archived+1 ... exchangeCount; the older ones move to
+# the user's archive in whole segments of this many (UserProgress.exchangeSegmentSize).
+EXCHANGE_SEGMENT = 20
 
 
-def dropped(requests, number):
-    """Whether request `number` may be missing from a state holding `requests`: an ended request
-    older than the newest KEPT_EXCHANGES."""
-    return len(requests) >= KEPT_EXCHANGES and number < max(r["number"] for r in requests)
+def archived(requests, count):
+    """How many of the oldest requests a state holding `requests` (of `count` made) has archived."""
+    return requests[0]["number"] - 1 if requests else count
 
 
 def free_port():
@@ -575,8 +574,9 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
     for user, state in sorted(states.items()):
         progress, movements = state["progress"], ledgers[user]
         requests, count = progress.get("exchanges", []), progress.get("exchangeCount", 0)
-        if len(requests) != count and len(requests) < KEPT_EXCHANGES:
-            problems.append("%s: exchangeCount %d, but %d requests in the state" % (user, count, len(requests)))
+        if [r["number"] for r in requests] != list(range(archived(requests, count) + 1, count + 1)) \
+                or archived(requests, count) % EXCHANGE_SEGMENT:
+            problems.append("%s: exchangeCount %d, but the state holds requests %s" % (user, count, [r["number"] for r in requests]))
         moved = {"exchangeHold": {}, "exchangeRefund": {}}
         for t in movements:
             for kind, found in moved.items():
@@ -632,7 +632,7 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
                 figures["later"] += 1  # left pending by its request: ended by the sweep or a start
         for kind, found in moved.items():
             for n, ts in sorted(found.items()):
-                if n not in numbers and not (1 <= n <= count and dropped(requests, n)):
+                if n not in numbers and not 1 <= n <= archived(requests, count):
                     problems.append("%s: %d %s movements for request %d, which the state does not hold" % (user, len(ts), kind, n))
         totals = progress["ledger"]
         earned = sum(t["amount"] for t in movements if is_credit(t))
@@ -650,7 +650,7 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
             problems.append("%s: acknowledged request %d, but no state" % (user, n)); continue
         progress = state["progress"]
         requests, count = progress.get("exchanges", []), progress.get("exchangeCount", 0)
-        if all(r["number"] != n for r in requests) and not (n <= count and dropped(requests, n)):
+        if all(r["number"] != n for r in requests) and not 1 <= n <= archived(requests, count):
             problems.append("%s: acknowledged request %d is lost (the state holds %s)" % (user, n, [r["number"] for r in requests]))
     # Issued for a request whose state a kill lost before its save: never acknowledged, never shown.
     figures["unclaimed"] = sum(1 for name in issued if name.startswith("r-") and name[2:] not in keys)

@@ -200,3 +200,52 @@ struct ExpiryHTTPTests {
     #expect(ledger.balance == 40 && ledger.lots.remaining == 40)
   }
 }
+
+/// `/exchange/history` lists every request: the oldest are read back from the user's archive,
+/// page by page, and each archived request's page still shows its code to its owner.
+struct ExchangeHistoryHTTPTests {
+  static func code(_ number: Int) -> GiftCode { GiftCode(String(format: "AAAA-BBBB-CCCC-%04d", number)) }
+
+  @Test func everyRequestIsListedAndOpensArchivedOnesIncluded() async throws {
+    let server = try TestServer()
+    let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
+    var state = AppFeature.State()
+    let start = noon - 86_400 * 200
+    let gift = ExchangeOption.all[0]
+    state.progress.recordAnswer(
+      to: Survey(id: SurveyID("big"), title: "", description: "", category: .food, questions: [], reward: 135_000, estimatedMinutes: 1, publishedAt: start, expiresAt: nil),
+      with: [], id: TransactionID(UUID()), at: start, on: Day(start, in: .tokyo)
+    )
+    for index in 0..<45 {  // one every four days: the newest five in the newest month
+      let request = try state.progress.requestExchange(gift, id: TransactionID(UUID()), at: start + Double(86_400 * 4 * index) + 60)
+      _ = state.progress.fulfilExchange(request.number, with: Self.code(request.number), at: request.requestedAt)
+    }
+    try await server.users.replace(user, with: state)
+    #expect(try server.files().keys.contains { $0.hasSuffix("exchanges-0.json") }, "the oldest twenty are archived")
+    let held = try SavedState.state(from: try #require(try await server.users.read(user))).progress
+    #expect(held.archivedExchangeCount == 20 && held.exchanges.count == 25)
+
+    try await server.application().test(.router) { client in
+      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      let csrf = try await browser.csrf(from: "/register")
+      _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      func numbers(_ html: String) -> [Int] {
+        html.matches(of: #/申請番号(\d+) /#).map { Int($0.1)! }
+      }
+      let first = try await browser.get("/exchange/history").html
+      #expect(numbers(first) == Array((26...45).reversed()))
+      #expect(first.contains(#"href="/exchange/history?page=2""#) && first.contains("1 / 3"))
+      let second = try await browser.get("/exchange/history?page=2").html
+      #expect(numbers(second) == Array((6...25).reversed()), "held and archived requests on one page")
+      let last = try await browser.get("/exchange/history?page=3").html
+      #expect(numbers(last) == [5, 4, 3, 2, 1])
+      #expect(last.contains(Self.code(5).masked) && !last.contains(Self.code(5).value), "masked in the list")
+      #expect(!last.contains("?page=4"))
+      try await PageSnapshotTests().snapshot("/exchange/history?page=2", named: "exchange-history-archived", with: &browser)
+      let seventh = try await browser.get("/exchange/history/7")
+      #expect(seventh.status == .ok && seventh.html.contains(Self.code(7).value), "an archived request's page shows its code")
+      #expect(try await browser.get("/exchange/history/46").status == .notFound)
+      #expect(try await browser.get("/exchange/history?page=x").status == .badRequest)
+    }
+  }
+}

@@ -44,6 +44,17 @@ public struct ExchangeRequest: Codable, Equatable, Identifiable, Sendable {
   }
 }
 
+/// Archived requests: numbers `start + 1 ... start + requests.count`, oldest first.
+public struct ExchangeSegment: Codable, Equatable, Sendable {
+  public let start: Int
+  public let requests: [ExchangeRequest]
+
+  public init(start: Int, requests: [ExchangeRequest]) {
+    self.start = start
+    self.requests = requests
+  }
+}
+
 /// A code that an exchange delivers.
 public struct GiftCode: Codable, Hashable, Sendable, CustomStringConvertible {
   public let value: String

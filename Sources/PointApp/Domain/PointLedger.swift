@@ -156,11 +156,8 @@ public struct PointLedger: Codable, Equatable, Sendable {
 
   /// Where page `number` of the history lies, newest first. Pages are numbered from 1; a page past
   /// either end is the nearest page that exists.
-  public func pageSpan(_ number: Int, size: Int = 20) -> LedgerPageSpan {
-    let pageCount = max(1, (count + size - 1) / size)
-    let number = min(max(number, 1), pageCount)
-    let upper = count - (number - 1) * size
-    return LedgerPageSpan(number: number, pageCount: pageCount, numbers: max(0, upper - size)..<upper)
+  public func pageSpan(_ number: Int, size: Int = 20) -> PageSpan {
+    PageSpan(page: number, of: count, size: size)
   }
 
   /// The movements numbered `numbers` that are held here (not archived), oldest first.
@@ -182,17 +179,26 @@ public struct LedgerSegment: Codable, Equatable, Sendable {
   }
 }
 
-/// Which movements a history page shows.
-public struct LedgerPageSpan: Equatable, Sendable {
+/// Which items a history page shows, newest first: movements of the ledger, exchange requests.
+public struct PageSpan: Equatable, Sendable {
   public let number: Int
   public let pageCount: Int
-  /// Movement numbers, oldest first; the page shows them newest first.
+  /// Item numbers counted from 0, oldest first; the page shows them newest first.
   public let numbers: Range<Int>
 
   public init(number: Int, pageCount: Int, numbers: Range<Int>) {
     self.number = number
     self.pageCount = pageCount
     self.numbers = numbers
+  }
+
+  /// Page `number` (from 1) of `count` items, `size` a page; a page past either end is the
+  /// nearest page that exists.
+  public init(page number: Int, of count: Int, size: Int) {
+    let pageCount = max(1, (count + size - 1) / size)
+    let number = min(max(number, 1), pageCount)
+    let upper = count - (number - 1) * size
+    self.init(number: number, pageCount: pageCount, numbers: max(0, upper - size)..<upper)
   }
 }
 

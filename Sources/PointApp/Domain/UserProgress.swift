@@ -36,13 +36,18 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var opened: [SurveyID: Date] = [:]
   /// Surveys whose answers were sent back once for review, not answered yet.
   public private(set) var reviewRequested: Set<SurveyID> = []
-  /// Exchange requests, oldest first: every pending one and the newest `keptExchanges`.
+  /// Exchange requests not archived yet, oldest first: numbers `archivedExchangeCount + 1 ... exchangeCount`.
   public private(set) var exchanges: [ExchangeRequest] = []
   /// How many exchange requests the user has ever made: the last one's number.
   public private(set) var exchangeCount = 0
   public static let keptQualifications = 20
-  /// Exchange requests kept besides pending ones: more than a month's, so the limits can be counted.
-  public static let keptExchanges = 100
+  /// Requests per archive segment: segment `k` holds numbers `k*size + 1 ... (k+1)*size`.
+  public static let exchangeSegmentSize = 20
+  /// Requests that always stay here when older ones are archived: the history's first page.
+  public static let keptExchanges = 20
+
+  /// How many of the oldest exchange requests are in the archive (numbers `1...archivedExchangeCount`).
+  public var archivedExchangeCount: Int { exchanges.first.map { $0.number - 1 } ?? exchangeCount }
 
   /// Surveys completed, archived ones included.
   public var completedCount: Int { answeredCount - screenedOutCount - invalidCount }
@@ -230,30 +235,40 @@ public struct UserProgress: Codable, Equatable, Sendable {
     return Profile.bonus
   }
 
-  /// Drops the oldest ended requests beyond `keptExchanges`.
-  private mutating func dropOldExchanges() {
-    var excess = exchanges.count - Self.keptExchanges
-    exchanges.removeAll { request in
-      guard excess > 0, !request.isPending else { return false }
-      excess -= 1
-      return true
-    }
-  }
-
-  /// Removes what should move to the archive and returns it: whole ledger segments, and the
-  /// oldest answers once there are `archiveAnswersAt` (all but the newest `keptAnswers`). The
-  /// caller stores them durably before it stores the progress without them; the answers stay
-  /// readable here, in `archivedAnswers`.
-  public mutating func takeArchivable() -> (segments: [LedgerSegment], answers: [SurveyID: AnsweredSurvey]) {
+  /// Removes what should move to the archive and returns it: whole ledger segments, whole
+  /// segments of exchange requests (`takeArchivableExchanges()`), and the oldest answers once
+  /// there are `archiveAnswersAt` (all but the newest `keptAnswers`). The caller stores them
+  /// durably before it stores the progress without them; the answers stay readable here, in
+  /// `archivedAnswers`.
+  public mutating func takeArchivable() -> (
+    segments: [LedgerSegment], answers: [SurveyID: AnsweredSurvey], exchanges: [ExchangeSegment]
+  ) {
     let segments = ledger.takeArchivable()
-    guard answered.count >= Self.archiveAnswersAt else { return (segments, [:]) }
+    let exchanges = takeArchivableExchanges()
+    guard answered.count >= Self.archiveAnswersAt else { return (segments, [:], exchanges) }
     let oldestFirst = answered.sorted { ($0.value.date, $0.key.rawValue) < ($1.value.date, $1.key.rawValue) }
     let moved = Dictionary(uniqueKeysWithValues: oldestFirst.dropLast(Self.keptAnswers).map { ($0.key, $0.value) })
     for (id, answer) in moved {
       answered[id] = nil
       archivedAnswers[id] = answer
     }
-    return (segments, moved)
+    return (segments, moved, exchanges)
+  }
+
+  /// Removes the oldest `exchangeSegmentSize` requests while all of them have ended and were made
+  /// before the newest request's JST month (the limits count only that month's), and
+  /// `keptExchanges` newer ones stay.
+  private mutating func takeArchivableExchanges() -> [ExchangeSegment] {
+    guard let newest = exchanges.last.map({ Month($0.requestedAt) }) else { return [] }
+    let size = Self.exchangeSegmentSize
+    var segments: [ExchangeSegment] = []
+    while exchanges.count - size >= Self.keptExchanges, archivedExchangeCount % size == 0 {
+      let oldest = exchanges.prefix(size)
+      guard oldest.allSatisfy({ !$0.isPending && Month($0.requestedAt) != newest }) else { break }
+      segments.append(ExchangeSegment(start: archivedExchangeCount, requests: Array(oldest)))
+      exchanges.removeFirst(size)
+    }
+    return segments
   }
 
   private mutating func unlockAchievements(at date: Date) {
@@ -268,6 +283,11 @@ extension UserProgress {
   /// The request numbered `number`, if this user made it.
   public func exchangeRequest(_ number: Int) -> ExchangeRequest? {
     exchanges.last { $0.number == number }
+  }
+
+  /// The requests held here among `numbers` counted from 0 (request `n` is `n - 1`), oldest first.
+  public func heldExchanges(_ numbers: Range<Int>) -> [ExchangeRequest] {
+    exchanges.filter { numbers.contains($0.number - 1) }
   }
 
   /// Requests not refunded, made on `date`'s day (JST) and in its month: what the limits count.
@@ -303,7 +323,6 @@ extension UserProgress {
     let request = ExchangeRequest(number: number, option: option.id, points: option.total, requestedAt: date, key: id)
     exchanges.append(request)
     exchangeCount = number
-    dropOldExchanges()
     return request
   }
 

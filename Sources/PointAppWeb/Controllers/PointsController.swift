@@ -1,8 +1,8 @@
 import Hummingbird
 import PointApp
 
-/// /points, /points/history, /exchange, /exchange/{id} (the confirmation) and POST /exchange/{id}
-/// (the request), /exchange/history and /exchange/history/{number}.
+/// /points, /points/history?page=, /exchange, /exchange/{id} (the confirmation) and POST /exchange/{id}
+/// (the request), /exchange/history?page= and /exchange/history/{number}.
 struct PointsController<Context: RequestContext> {
   let loop: RequestLoop
 
@@ -12,11 +12,7 @@ struct PointsController<Context: RequestContext> {
     }
 
     router.page("/points/history") { request, _ in
-      let number = try request.uri.queryParameters["page"].map { raw throws(HTTPError) in
-        guard let number = Int(raw) else { throw HTTPError(.badRequest) }
-        return number
-      } ?? 1
-      return try await loop.page(request, .history(.pageRequested(number)))
+      try await loop.page(request, .history(.pageRequested(try pageNumber(request))))
     }
 
     router.page("/exchange") { request, _ in
@@ -24,7 +20,7 @@ struct PointsController<Context: RequestContext> {
     }
 
     router.page("/exchange/history") { request, _ in
-      try await loop.page(request, .exchange(.historyRequested))
+      try await loop.page(request, .exchange(.historyRequested(try pageNumber(request))))
     }
 
     router.page("/exchange/history/:number") { request, context in
@@ -42,5 +38,13 @@ struct PointsController<Context: RequestContext> {
         return .exchange(.exchangeButtonTapped(id, ledgerCount: ledgerCount, password: try form.optionalValue("password").map { Secret($0) }))
       }
     }
+  }
+
+  /// `?page=`: 1 when absent, a 400 when not a number.
+  private func pageNumber(_ request: Request) throws(HTTPError) -> Int {
+    try request.uri.queryParameters["page"].map { raw throws(HTTPError) in
+      guard let number = Int(raw) else { throw HTTPError(.badRequest) }
+      return number
+    } ?? 1
   }
 }

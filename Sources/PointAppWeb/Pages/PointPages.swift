@@ -72,13 +72,15 @@ extension Pages {
   }
 
   public static func exchangeHistory(_ state: AppFeature.State) -> [String: Any] {
-    let requests = state.progress.exchanges.reversed().map { request in
-      exchangeRequest(request, revealing: false)
-    }
-    return layout(state, body: [
-      "requests": requests, "isEmpty": requests.isEmpty,
-      "olderDropped": state.progress.exchangeCount > state.progress.exchanges.count,
-    ])
+    let page = state.exchange.history
+    let requests = page.requests.map { exchangeRequest($0, revealing: false) }
+    var body: [String: Any] = [
+      "requests": requests, "isEmpty": requests.isEmpty, "number": page.number, "pageCount": page.pageCount,
+      "paged": page.pageCount > 1,
+    ]
+    if page.hasPrevious { body["previous"] = "/exchange/history?page=\(page.number - 1)" }
+    if page.hasNext { body["next"] = "/exchange/history?page=\(page.number + 1)" }
+    return layout(state, body: body)
   }
 
   public static func exchangeRequestPage(_ state: AppFeature.State, _ request: ExchangeRequest) -> [String: Any] {

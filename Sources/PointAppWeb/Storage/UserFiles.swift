@@ -2,10 +2,12 @@ import Foundation
 import PointApp
 
 /// How a user's state maps to a store's files: the state file (bounded), and archive files for
-/// what `UserProgress.takeArchivable()` moves out: ledger segments and old answers, one file each,
+/// what `UserProgress.takeArchivable()` moves out: ledger segments, segments of exchange requests
+/// and old answers, one file each,
 /// so that a request reads only the ones it needs.
 enum UserFiles {
   static func segmentName(_ start: Int) -> String { "ledger-\(start).json" }
+  static func exchangesName(_ start: Int) -> String { "exchanges-\(start).json" }
 
   /// Survey ids are catalog data; hex keeps any of them a plain file name.
   static func answerName(_ survey: SurveyID) -> String {
@@ -16,10 +18,13 @@ enum UserFiles {
   /// enough of it.
   static func save(_ state: AppFeature.State) throws -> (save: UserSave, saved: AppFeature.State) {
     var saved = state
-    let (segments, answers) = saved.progress.takeArchivable()
+    let (segments, answers, exchanges) = saved.progress.takeArchivable()
     var archive: [String: Data] = [:]
     for segment in segments {
       archive[segmentName(segment.start)] = try SavedJSON.encode(segment)
+    }
+    for segment in exchanges {
+      archive[exchangesName(segment.start)] = try SavedJSON.encode(segment)
     }
     for (survey, answer) in answers {
       archive[answerName(survey)] = try SavedJSON.encode(answer)
@@ -82,16 +87,27 @@ enum UserFiles {
     )
   }
 
-  /// The user's ledger archive, checked against what the ledger expects of a segment.
+  /// The user's ledger archive, each segment checked against what the state expects of it.
   static func ledgerArchive(of user: UserID, in store: any UserStateStore) -> LedgerArchiveClient {
-    LedgerArchiveClient { start in
-      let name = segmentName(start)
+    @Sendable func file(_ name: String) async throws -> Data {
       guard let data = try await store.archived([name], of: user)[name] else {
         throw LedgerArchiveError(reason: "\(name) is missing")
       }
-      let segment = try SavedJSON.decode(LedgerSegment.self, from: data)
+      return data
+    }
+    return LedgerArchiveClient { start in
+      let name = segmentName(start)
+      let segment = try SavedJSON.decode(LedgerSegment.self, from: try await file(name))
       guard segment.start == start, segment.transactions.count == PointLedger.segmentSize else {
         throw LedgerArchiveError(reason: "\(name) does not hold movements \(start)..<\(start + PointLedger.segmentSize)")
+      }
+      return segment
+    } exchanges: { start in
+      let name = exchangesName(start)
+      let segment = try SavedJSON.decode(ExchangeSegment.self, from: try await file(name))
+      let size = UserProgress.exchangeSegmentSize
+      guard segment.start == start, segment.requests.map(\.number) == Array(start + 1...start + size) else {
+        throw LedgerArchiveError(reason: "\(name) does not hold requests \(start + 1)...\(start + size)")
       }
       return segment
     }

@@ -43,7 +43,7 @@ struct PointLedgerTests {
 
   @Test func pagesSpanTwentyMovementsFromTheNewest() {
     let ledger = ledger(45)
-    #expect(ledger.pageSpan(1) == LedgerPageSpan(number: 1, pageCount: 3, numbers: 25..<45))
+    #expect(ledger.pageSpan(1) == PageSpan(number: 1, pageCount: 3, numbers: 25..<45))
     #expect(ledger.pageSpan(2).numbers == 5..<25)
     #expect(ledger.pageSpan(3).numbers == 0..<5)
     #expect(ledger.held(0..<5).map(\.reason) == (0..<5).map { .surveyReward(SurveyID("s\($0)")) })
@@ -60,7 +60,7 @@ struct PointLedgerTests {
 
   @Test func anEmptyLedgerHasOneEmptyPage() {
     let span = PointLedger().pageSpan(4)
-    #expect(span == LedgerPageSpan(number: 1, pageCount: 1, numbers: 0..<0))
+    #expect(span == PageSpan(number: 1, pageCount: 1, numbers: 0..<0))
   }
 
   @Test func nothingIsArchivedUntilAWholeSegmentCanLeaveAndFiveStay() {

@@ -103,7 +103,7 @@ struct UserProgressTests {
       )
     }
     let before = progress
-    let (segments, answers) = progress.takeArchivable()
+    let (segments, answers, _) = progress.takeArchivable()
     #expect(segments.map(\.start) == [0])
     #expect(Set(answers.keys) == Set((0..<20).map { SurveyID("s\($0)") }), "the oldest leave")
     #expect(Set(progress.answered.keys) == Set((20..<25).map { SurveyID("s\($0)") }), "the newest five stay")

@@ -427,8 +427,40 @@ struct AppFeatureTests {
     }
     // Its page, and the list; a number the user never had is not found.
     await store.send(.exchange(.requestOpened(1))) { $0.progress.recordVisit(on: today, at: noon) }
-    await store.send(.exchange(.historyRequested)) { $0.destination = .exchangeHistory }
+    await store.send(.exchange(.historyRequested(1))) {
+      $0.exchangeHistoryPage = Exchange.History(requests: [fulfilled])
+      $0.destination = .exchangeHistory
+    }
     await store.send(.exchange(.requestOpened(2))) { $0.destination = .notFound }
+  }
+
+  @Test func anArchivedRequestLeadsToItsPageOnceReadAndAnUnreadableOneIsUnavailable() async throws {
+    var ids = 100
+    var state = signedIn(AppFeature.State())
+    state.progress = .exchanged(45, ids: &ids)
+    let seventh = try #require(state.progress.exchangeRequest(7))
+    let segment = try #require(state.progress.takeArchivable().exchanges.first)
+    let store = makeStore(state)
+    store.dependencies.ledgerArchive.exchanges = { _ in segment }
+    await store.send(.exchange(.requestOpened(7)))
+    await store.receive(.exchange(.archivedRequestLoaded(7, .success(segment)))) {
+      $0.progress.recordVisit(on: today, at: noon)
+      $0.destination = .exchangeRequest(seventh)
+    }
+    await store.send(.exchange(.requestOpened(46))) { $0.destination = .notFound }
+    store.dependencies.ledgerArchive.exchanges = { _ in throw LedgerArchiveError(reason: "disk gone") }
+    await store.send(.exchange(.requestOpened(7)))
+    await store.receive(.exchange(.archivedRequestLoaded(7, .failure(LedgerArchiveError(reason: "disk gone"))))) {
+      $0.destination = .unavailable
+    }
+    await store.send(.exchange(.historyRequested(3))) {
+      $0.exchangeHistoryPage = Exchange.History(number: 3, pageCount: 3)
+      $0.destination = .exchangeHistory
+    }
+    await store.receive(\.exchange.historyArchiveLoaded.failure) {
+      $0.exchangeHistoryPage.archiveFailed = true
+      $0.destination = .unavailable
+    }
   }
 
   @Test func aRejectedRequestSaysItsPointsCameBack() async throws {

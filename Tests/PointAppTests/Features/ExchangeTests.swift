@@ -335,4 +335,67 @@ struct ExchangeTests {
     await store.receive(.delegate(.exchangeRefused(.staleConfirmation)))
     #expect(store.state.progress.ledger.balance == 3_400)
   }
+
+  // MARK: - The history, archived requests included
+
+  /// 45 ended requests, the oldest 20 archived: what the store holds, and every request as made.
+  func archivedStore(_ archive: @escaping @Sendable (Int) async throws -> ExchangeSegment) -> (TestStoreOf<Exchange>, all: [ExchangeRequest]) {
+    var ids = 100
+    let all = UserProgress.exchanged(45, ids: &ids)
+    var archived = all
+    _ = archived.takeArchivable()
+    let store = TestStore(initialState: Exchange.State(progress: archived)) {
+      Exchange()
+    } withDependencies: {
+      $0.date.now = noon + days(200)
+      $0.ledgerArchive.exchanges = archive
+    }
+    return (store, all.exchanges)
+  }
+
+  @Test func theHistoryListsEveryRequestNewestFirstReadingOlderPagesFromTheArchive() async throws {
+    var ids = 100
+    var source = UserProgress.exchanged(45, ids: &ids)
+    let segments = source.takeArchivable().exchanges
+    let (store, all) = archivedStore { start in
+      try #require(segments.first { $0.start == start })
+    }
+    // Page 1 (45…26) is held in the state: nothing is read.
+    await store.send(.historyRequested(1)) {
+      $0.history = Exchange.History(number: 1, pageCount: 3, requests: all[25..<45].reversed())
+    }
+    // Page 2 (25…6): 25…21 held, 20…6 archived.
+    await store.send(.historyRequested(2)) { $0.history = Exchange.History(number: 2, pageCount: 3) }
+    await store.receive(.historyArchiveLoaded(.success(segments))) { $0.history.requests = all[5..<25].reversed() }
+    // A page past the end is the last one (5…1).
+    await store.send(.historyRequested(9)) { $0.history = Exchange.History(number: 3, pageCount: 3) }
+    await store.receive(.historyArchiveLoaded(.success(segments))) { $0.history.requests = all[0..<5].reversed() }
+    #expect(store.state.history.requests.first?.status == .fulfilled(code: GiftCode("CODE-5"), at: all[4].requestedAt))
+  }
+
+  @Test func anArchivedRequestIsReadFromItsSegment() async throws {
+    var ids = 100
+    var source = UserProgress.exchanged(45, ids: &ids)
+    let segment = try #require(source.takeArchivable().exchanges.first)
+    let (store, _) = archivedStore { _ in segment }
+    await store.send(.requestOpened(7))
+    await store.receive(.archivedRequestLoaded(7, .success(segment)))
+    // Held ones and numbers never made read nothing.
+    await store.send(.requestOpened(21))
+    await store.send(.requestOpened(46))
+    await store.send(.requestOpened(0))
+  }
+
+  @Test func anArchiveThatCannotBeReadOrHoldsTooLittleIsSaidAndShowsNoGap() async throws {
+    let (failing, _) = archivedStore { _ in throw LedgerArchiveError(reason: "disk gone") }
+    await failing.send(.historyRequested(3)) { $0.history = Exchange.History(number: 3, pageCount: 3) }
+    await failing.receive(.historyArchiveLoaded(.failure(LedgerArchiveError(reason: "disk gone")))) { $0.history.archiveFailed = true }
+    await failing.send(.requestOpened(3))
+    await failing.receive(.archivedRequestLoaded(3, .failure(LedgerArchiveError(reason: "disk gone"))))
+
+    let short = ExchangeSegment(start: 0, requests: [])
+    let (empty, _) = archivedStore { _ in short }
+    await empty.send(.historyRequested(3)) { $0.history = Exchange.History(number: 3, pageCount: 3) }
+    await empty.receive(.historyArchiveLoaded(.success([short]))) { $0.history.archiveFailed = true }
+  }
 }

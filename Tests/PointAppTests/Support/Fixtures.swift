@@ -122,3 +122,22 @@ extension UserProgress {
     return progress
   }
 }
+
+extension UserProgress {
+  /// Progress that earned what `count` gift exchanges cost at `start`, then made them one every
+  /// four days from `start` (a JST month holds at most eight), each fulfilled at once with code
+  /// `CODE-{number}` unless it is left `pending`. Hold ids come from `ids`.
+  static func exchanged(_ count: Int, from start: Date = noon, leavingPending pending: Set<Int> = [], ids: inout Int) -> UserProgress {
+    let gift = ExchangeOption.all[0]
+    var progress = UserProgress.answered([.fixture(reward: PointAmount(gift.total.value * count)!)], at: start, ids: &ids)
+    for index in 0..<count {
+      let date = start + days(Double(4 * index)) + 60
+      let request = try! progress.requestExchange(gift, id: TransactionID(UUID(ids)), at: date)
+      ids += 1
+      if !pending.contains(request.number) {
+        _ = progress.fulfilExchange(request.number, with: GiftCode("CODE-\(request.number)"), at: date)
+      }
+    }
+    return progress
+  }
+}

@@ -37,6 +37,7 @@ public struct AppFeature: Reducer, Sendable {
     public var profileErrors: [ProfileField: ProfileError] = [:]
     public var exchangeConfirmation: AlertState<Exchange.Action>?
     public var exchangePage = Exchange.Page()
+    public var exchangeHistoryPage = Exchange.History()
     /// The catalog's titles, for pages that name surveys by id (the ledger); empty when the
     /// catalog cannot be read, and those pages show ids.
     public var surveyTitles: [SurveyID: String] = [:]
@@ -295,12 +296,25 @@ public struct AppFeature: Reducer, Sendable {
       case .exchange(.historyRequested):
         arrive(at: .exchangeHistory, &state)
         return .none
+      case .exchange(.historyArchiveLoaded):
+        if state.exchangeHistoryPage.archiveFailed { state.destination = .unavailable }
+        return .none
       case let .exchange(.requestOpened(number)):
         if let request = state.progress.exchangeRequest(number) {
           arrive(at: .exchangeRequest(request), &state)
-        } else {
+        } else if number < 1 || number > state.progress.archivedExchangeCount {
           state.destination = .notFound
         }
+        return .none
+      case let .exchange(.archivedRequestLoaded(number, .success(segment))):
+        if let request = segment.requests.first(where: { $0.number == number }) {
+          arrive(at: .exchangeRequest(request), &state)
+        } else {
+          state.destination = .unavailable
+        }
+        return .none
+      case .exchange(.archivedRequestLoaded(_, .failure)):
+        state.destination = .unavailable
         return .none
       case .exchange(.exchangeButtonTapped):
         state.destination = .exchange
@@ -493,7 +507,7 @@ extension AppFeature.State {
     get {
       var exchange = Exchange.State(
         progress: progress, confirmation: exchangeConfirmation, account: account, passwordConfirmedAt: passwordConfirmedAt,
-        page: exchangePage
+        page: exchangePage, history: exchangeHistoryPage
       )
       exchange.asksPassword = exchangeAsksPassword
       return exchange
@@ -502,6 +516,7 @@ extension AppFeature.State {
       (progress, exchangeConfirmation, passwordConfirmedAt) = (newValue.progress, newValue.confirmation, newValue.passwordConfirmedAt)
       exchangeAsksPassword = newValue.asksPassword
       exchangePage = newValue.page
+      exchangeHistoryPage = newValue.history
     }
   }
 

@@ -20,6 +20,8 @@ public struct Exchange: Reducer, Sendable {
   /// A request still pending this long after it was made is ended when next taken up: with the
   /// code if one was issued after all, otherwise refunded.
   public static let giveUpAfter: TimeInterval = 24 * 60 * 60
+  /// Requests on a page of the history.
+  public static let historyPageSize = 20
 
   public struct State: Equatable, Sendable {
     public var progress: UserProgress
@@ -32,16 +34,19 @@ public struct Exchange: Reducer, Sendable {
     public var asksPassword = false
     /// What the page shows of the moment: built per request, never saved.
     public var page = Page()
+    /// The page of the history shown; not saved.
+    public var history = History()
 
     public init(
       progress: UserProgress = UserProgress(), confirmation: AlertState<Action>? = nil,
-      account: EmailAddress? = nil, passwordConfirmedAt: Date? = nil, page: Page = Page()
+      account: EmailAddress? = nil, passwordConfirmedAt: Date? = nil, page: Page = Page(), history: History = History()
     ) {
       self.progress = progress
       self.confirmation = confirmation
       self.account = account
       self.passwordConfirmedAt = passwordConfirmedAt
       self.page = page
+      self.history = history
     }
 
     /// Whether an exchange at `now` needs the password typed again.
@@ -72,13 +77,35 @@ public struct Exchange: Reducer, Sendable {
     }
   }
 
+  /// A page of every request, newest first, always one that exists. The newest requests come
+  /// from the user's state, older ones from the archive.
+  public struct History: Equatable, Sendable {
+    public var number = 1
+    public var pageCount = 1
+    public var requests: [ExchangeRequest] = []
+    /// The archived part of the page could not be read: the page says so instead of showing a gap.
+    public var archiveFailed = false
+
+    public init(number: Int = 1, pageCount: Int = 1, requests: [ExchangeRequest] = [], archiveFailed: Bool = false) {
+      self.number = number
+      self.pageCount = pageCount
+      self.requests = requests
+      self.archiveFailed = archiveFailed
+    }
+
+    public var hasPrevious: Bool { number > 1 }
+    public var hasNext: Bool { number < pageCount }
+  }
+
   @CasePathable
   public enum Action: Equatable, Sendable {
     case pageRequested
-    /// The list of every request was asked for.
-    case historyRequested
-    /// Request `number`'s page was asked for.
+    /// A page of the list of every request was asked for; one past either end shows the nearest.
+    case historyRequested(Int)
+    case historyArchiveLoaded(Result<[ExchangeSegment], LedgerArchiveError>)
+    /// Request `number`'s page was asked for: an archived one is read from the archive.
     case requestOpened(Int)
+    case archivedRequestLoaded(Int, Result<ExchangeSegment, LedgerArchiveError>)
     /// An option was chosen: asks whether to exchange it.
     case optionSelected(ExchangeOption.ID)
     /// The exchange was confirmed on a confirmation shown when the ledger held `ledgerCount`
@@ -118,6 +145,7 @@ public struct Exchange: Reducer, Sendable {
   @Dependency(\.accounts) var accounts
   @Dependency(\.giftCodes) var giftCodes
   @Dependency(\.continuousClock) var clock
+  @Dependency(\.ledgerArchive) var archive
 
   public init() {}
 
@@ -136,7 +164,50 @@ public struct Exchange: Reducer, Sendable {
           })
         )
         return .none
-      case .historyRequested, .requestOpened:
+      case let .historyRequested(number):
+        let progress = state.progress
+        let span = PageSpan(page: number, of: progress.exchangeCount, size: Self.historyPageSize)
+        state.history = History(number: span.number, pageCount: span.pageCount)
+        let archived = progress.archivedExchangeCount
+        guard span.numbers.lowerBound < archived else {
+          state.history.requests = progress.heldExchanges(span.numbers).reversed()
+          return .none
+        }
+        let size = UserProgress.exchangeSegmentSize
+        let starts = Array(stride(from: span.numbers.lowerBound / size * size, to: min(span.numbers.upperBound, archived), by: size))
+        return .run { [archive] send in
+          do {
+            var segments: [ExchangeSegment] = []
+            for start in starts { segments.append(try await archive.exchanges(start)) }
+            await send(.historyArchiveLoaded(.success(segments)))
+          } catch {
+            await send(.historyArchiveLoaded(.failure(LedgerArchiveError(error))))
+          }
+        }
+      case let .historyArchiveLoaded(.success(segments)):
+        let span = PageSpan(page: state.history.number, of: state.progress.exchangeCount, size: Self.historyPageSize)
+        let archived = segments.flatMap(\.requests).filter { span.numbers.contains($0.number - 1) }
+        let held = state.progress.heldExchanges(span.numbers)
+        guard archived.count + held.count == span.numbers.count else {
+          state.history.archiveFailed = true
+          return .none
+        }
+        state.history.requests = (archived + held).reversed()
+        return .none
+      case .historyArchiveLoaded(.failure):
+        state.history.archiveFailed = true
+        return .none
+      case let .requestOpened(number):
+        guard number >= 1, number <= state.progress.archivedExchangeCount else { return .none }
+        let start = (number - 1) / UserProgress.exchangeSegmentSize * UserProgress.exchangeSegmentSize
+        return .run { [archive] send in
+          do {
+            await send(.archivedRequestLoaded(number, .success(try await archive.exchanges(start))))
+          } catch {
+            await send(.archivedRequestLoaded(number, .failure(LedgerArchiveError(error))))
+          }
+        }
+      case .archivedRequestLoaded:
         return .none
       case let .optionSelected(id):
         guard let option = ExchangeOption(id: id) else {
