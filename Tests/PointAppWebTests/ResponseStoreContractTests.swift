@@ -157,6 +157,64 @@ struct ResponseStoreContractTests {
     #expect(try await restarted.counts(of: survey) == counted, "a move counts nothing more")
   }
 
+  /// The support desk approves an answer recorded invalid: its response becomes a complete with
+  /// the save that pays it, or not at all, and is counted again once, whatever crashed between.
+  @Test(arguments: StoreKind.tested)
+  func anApprovedResponseBecomesACompleteWithTheSaveThatPaysItOrNotAtAll(kind: StoreKind) async throws {
+    let (responses, users, reopen) = try await kind.responseStores()
+    let survey = Survey(id: self.survey, title: "t", description: "d", category: .food, questions: [], reward: 40, estimatedMinutes: 1, publishedAt: noon - 60, expiresAt: nil)
+    @Sendable func invalid(_ respondent: String) -> SurveyResponse {
+      SurveyResponse(
+        surveyID: survey.id, version: 1, respondent: respondent, outcome: .invalid, answers: response(respondent).answers,
+        shownAt: noon - 2, sentAt: noon, flags: [.speeding], reviewed: true, paid: 0
+      )
+    }
+    @Sendable func key(_ respondent: String) -> ResponseStore.Key { ResponseStore.Key(survey.id, respondent) }
+    var invalidState = AppFeature.State()
+    invalidState.progress.recordInvalid(to: survey, with: [], at: noon)
+    let recordedInvalid = try UserFiles.save(invalidState).save
+    let (approved, failed, crashed) = (UserID.random(), UserID.random(), UserID.random())
+    for (user, respondent) in [(approved, "r-approved"), (failed, "r-failed"), (crashed, "r-crashed")] {
+      try await users.update(user) { _ in
+        try await responses.record([invalid(respondent)], of: user)
+        return (recordedInvalid, ())
+      }
+      try await responses.settle([invalid(respondent)], of: user, saved: true)
+    }
+    #expect(try await responses.counts(of: survey.id).byOutcome == [.invalid: 3])
+
+    try await users.update(approved) { _ in
+      try await responses.approve([(key("r-approved"), 40)], of: approved)
+      return (try answered(survey.id), ())
+    }
+    try await responses.settle([key("r-approved")], of: approved, saved: true)
+    try await responses.settle([key("r-approved")], of: approved, saved: true)  // again: nothing more
+    await #expect(throws: Crash.self) {
+      try await users.update(failed) { _ -> (save: UserSave?, result: Void) in
+        try await responses.approve([(key("r-failed"), 40)], of: failed)
+        throw Crash()
+      }
+    }
+    try await responses.settle([key("r-failed")], of: failed, from: users)
+    // Saved, then the process dies before settling: the next start settles it from the state.
+    try await users.update(crashed) { _ in
+      try await responses.approve([(key("r-crashed"), 40)], of: crashed)
+      return (try answered(survey.id), ())
+    }
+    let restarted = reopen()
+    _ = try await restarted.settlePending(from: users)
+    #expect(try await restarted.settlePending(from: users) == 0, "nothing left pending")
+
+    let listed = try await restarted.responses(of: survey.id, limit: 10)
+    #expect(listed.map(\.respondent) == ["r-approved", "r-crashed", "r-failed"])
+    #expect(listed.map(\.outcome) == [.completed, .completed, .invalid])
+    #expect(listed[0] == invalid("r-approved").approved(paying: 40), "its answers, times and flags as they were")
+    var expected = ResponseCounts()
+    for response in listed { expected.add(response) }
+    #expect(try await restarted.counts(of: survey.id) == expected)
+    #expect(expected.byOutcome == [.completed: 2, .invalid: 1] && expected.completes == 2)
+  }
+
   @Test(arguments: StoreKind.tested)
   func aResponseIsRecordedOnceAndListedWithItsSurveysOnly(kind: StoreKind) async throws {
     let (responses, users, _) = try await kind.responseStores()

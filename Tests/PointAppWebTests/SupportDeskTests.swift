@@ -122,6 +122,45 @@ struct SupportDeskTests {
     #expect(entries.filter { $0.action != .operatorCreated }.allSatisfy { $0.operatorEmail == AdminTests.email })
   }
 
+  /// An answer recorded invalid (its attention check missed twice), approved at the desk: paid,
+  /// and its response a complete on the survey's dashboard and in its export, its flags kept.
+  @Test func anApprovedAnswersResponseIsCountedAndExportedAsAComplete() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var member = Browser(client: client)
+      try await member.get("/surveys")
+      let token = try await member.csrf(from: "/register")
+      _ = try await member.post("/register", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery")
+      let csrf = try member.csrf(in: try await member.get("/surveys/tech-002"))
+      #expect(try await member.post("/surveys/tech-002/screening", form: "csrf=\(csrf)&q%5Bs1%5D=s1-1").headers[.location] == "/surveys/tech-002")
+      // Every grid row alike and the attention check missed: sent back, then recorded invalid.
+      let rows = (1...6).map { "q%5Bg1%5D%5Br\($0)%5D=c1" }.joined(separator: "&")
+      let careless = "csrf=\(csrf)&q%5Bq1%5D=q1-1&q%5Bq2%5D=q2-1&\(rows)&q%5Ba1%5D=a1-1"
+      _ = try await member.post("/surveys/tech-002/answers", form: careless)
+      #expect(try await member.post("/surveys/tech-002/answers", form: careless).headers[.location] == "/surveys/tech-002/complete")
+      #expect(try await member.get("/surveys/tech-002/complete").html.contains("今回の回答は無効となりました"))
+
+      var console = try await AdminTests.signIn(client)
+      func exported() async throws -> [String] {
+        try await console.get("/admin/surveys/tech-002/responses.csv").html.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+      }
+      #expect(try await exported()[2].components(separatedBy: ",")[1] == "無効")
+      let user = try #require(try await console.get("/admin/users?q=hanako%40example.jp").headers[.location])
+      let before = try await console.get(user).html
+      #expect(before.contains("回答データ：無効・0pt・チェック：同じ選択肢の連続・チェック：指示と異なる回答"), "the response beside its answer")
+      let desk = try console.csrf(in: try await console.get(user))
+      #expect(try await console.post("\(user)/answers/tech-002/approve", form: "csrf=\(desk)").headers[.location] == "\(user)?done=approved")
+      let lines = try await exported()
+      #expect(lines.count == 3, "the same response, not a second one")
+      let row = lines[2].components(separatedBy: ",")
+      #expect(row[1] == "完了" && lines[2].contains("50"), "a complete, paying the survey's reward")
+      #expect(lines[2].contains("attention"), "the checks it failed, as they were")
+      let dashboard = try await console.get("/admin/surveys/tech-002").html
+      #expect(dashboard.contains("1件 / 目標"), "counted as a complete")
+      #expect(try await console.get(user).html.contains("回答データ：完了・50pt・チェック："))
+    }
+  }
+
   @Test func theDesksPages() async throws {
     let server = try await AdminTests.server()
     let (user, _) = try await Self.seed(server)

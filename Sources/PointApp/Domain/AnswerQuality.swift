@@ -18,6 +18,14 @@ public enum QualityCheck: String, Codable, CaseIterable, Sendable {
   case straightLining
   /// An instructed answer not given as instructed.
   case attention
+
+  public var title: String {
+    switch self {
+    case .speeding: "回答が速すぎる"
+    case .straightLining: "同じ選択肢の連続"
+    case .attention: "指示と異なる回答"
+    }
+  }
 }
 
 public enum AnswerQuality {

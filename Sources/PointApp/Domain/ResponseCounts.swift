@@ -20,24 +20,35 @@ public struct ResponseCounts: Codable, Equatable, Sendable {
   public var completes: Int { byOutcome[.completed] ?? 0 }
 
   /// Counts one more response.
-  public mutating func add(_ response: SurveyResponse) {
-    byOutcome[response.outcome, default: 0] += 1
-    if response.reviewed { reviewed += 1 }
+  public mutating func add(_ response: SurveyResponse) { count(response, by: 1) }
+
+  /// Takes a response out of the counts: one that the support desk approved is counted again as
+  /// what it became.
+  public mutating func remove(_ response: SurveyResponse) { count(response, by: -1) }
+
+  private mutating func count(_ response: SurveyResponse, by delta: Int) {
+    func move(_ count: inout Int?) {
+      let new = (count ?? 0) + delta
+      count = new == 0 ? nil : new
+    }
+    move(&byOutcome[response.outcome])
+    if response.reviewed { reviewed += delta }
     guard response.outcome == .completed else { return }
     if let shownAt = response.shownAt {
-      seconds[max(0, Int(response.sentAt.timeIntervalSince(shownAt).rounded(.down))), default: 0] += 1
+      move(&seconds[max(0, Int(response.sentAt.timeIntervalSince(shownAt).rounded(.down)))])
     }
     let parts = Calendar.tokyo.dateComponents([.year, .month, .day], from: response.sentAt)
-    completesByDay[String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!), default: 0] += 1
+    move(&completesByDay[String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)])
     for answer in response.answers {
       let question = answer.questionID.rawValue
       switch answer.value {
-      case let .choice(choice): picks[question, default: [:]][choice.rawValue, default: 0] += 1
-      case let .choices(choices): for choice in choices { picks[question, default: [:]][choice.rawValue, default: 0] += 1 }
-      case let .grid(cells): for cell in cells { picks["\(question)/\(cell.row)", default: [:]][cell.choice.rawValue, default: 0] += 1 }
+      case let .choice(choice): move(&picks[question, default: [:]][choice.rawValue])
+      case let .choices(choices): for choice in choices { move(&picks[question, default: [:]][choice.rawValue]) }
+      case let .grid(cells): for cell in cells { move(&picks["\(question)/\(cell.row)", default: [:]][cell.choice.rawValue]) }
       case .text, .rating, .number: break
       }
     }
+    if delta < 0 { picks = picks.filter { !$0.value.isEmpty } }
   }
 
   /// The seconds below which `fraction` of the completes with a known time took (0.5: the median),

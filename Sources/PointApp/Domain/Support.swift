@@ -66,15 +66,19 @@ public enum SupportOutcome: Equatable, Sendable {
   case refused(SupportError)
 }
 
-/// A user as the support desk sees them: everything kept of them, and the catalog's titles.
+/// A user as the support desk sees them: everything kept of them, the responses their answers
+/// held here gave the surveys' clients, and the catalog's titles.
 public struct Dossier: Equatable, Sendable {
   public var user: String
   public var progress: UserProgress
+  /// By survey: an answer without one was given before responses were recorded.
+  public var responses: [SurveyID: SurveyResponse]
   public var surveyTitles: [SurveyID: String]
 
-  public init(user: String, progress: UserProgress, surveyTitles: [SurveyID: String] = [:]) {
+  public init(user: String, progress: UserProgress, responses: [SurveyID: SurveyResponse] = [:], surveyTitles: [SurveyID: String] = [:]) {
     self.user = user
     self.progress = progress
+    self.responses = responses
     self.surveyTitles = surveyTitles
   }
 }

@@ -68,6 +68,16 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
     self.prefecture = prefecture
   }
 
+  /// The response as the support desk approved it: completed, paying `paid`; its answers, times
+  /// and the checks it failed as they were.
+  public func approved(paying paid: PointAmount) -> SurveyResponse {
+    SurveyResponse(
+      surveyID: surveyID, version: version, respondent: respondent, outcome: .completed, answers: answers, screening: screening,
+      shownAt: shownAt, sentAt: sentAt, flags: flags, reviewed: reviewed, paid: paid, ageBand: ageBand, gender: gender,
+      prefecture: prefecture
+    )
+  }
+
   /// The same response under another respondent's name.
   public func respondent(_ name: String) -> SurveyResponse {
     SurveyResponse(
@@ -253,5 +263,13 @@ extension SurveyResponse {
         prefecture: targeting?.prefectures != nil ? profile?.prefecture : nil
       )
     }.sorted { $0.surveyID.rawValue < $1.surveyID.rawValue }
+  }
+
+  /// The answers recorded invalid in `before` that `after` pays (the support desk approved
+  /// them), with what each pays: their responses become completes.
+  public static func approvals(from before: UserProgress, to after: UserProgress) -> [(survey: SurveyID, paid: PointAmount)] {
+    after.answered.compactMap { id, answered in
+      before.answered[id]?.outcome == .invalid && answered.outcome == nil ? (id, answered.reward) : nil
+    }.sorted { $0.survey.rawValue < $1.survey.rawValue }
   }
 }

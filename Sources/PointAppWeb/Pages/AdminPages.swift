@@ -305,10 +305,14 @@ extension Pages {
         case .invalid?: "無効"
         case .closed?: "受付終了"
         }
+        let response = dossier.responses[id].map { response in
+          ([response.outcome.title, "\(response.paid)"] + response.flags.map { "チェック：\($0.title)" })
+            .joined(separator: "・")
+        }
         return [
           "user": dossier.user, "csrf": csrf, "survey": id.rawValue, "title": titles[id] ?? id.rawValue, "date": date(answer.date),
           "reward": "\(answer.reward)", "answerCount": answer.answers.count, "isInvalid": answer.outcome == .invalid,
-          "outcome": outcome,
+          "outcome": outcome, "response": response ?? "記録なし（回答データの記録より前の回答）",
         ]
       },
       "transactions": progress.ledger.recent.reversed().map { transaction($0, titles: titles) },

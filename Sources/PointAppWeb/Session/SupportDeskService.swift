@@ -57,7 +57,13 @@ struct SupportDeskService: Sendable {
     guard let user = UserID(id), let data = try await users.read(user) else { throw OperatorError.notFound }
     let progress = try SavedState.state(from: data).progress
     let titles = ((try? await loop.catalog.fetchAll()) ?? []).map { ($0.id, $0.title) }
-    return Dossier(user: id, progress: progress, surveyTitles: Dictionary(titles, uniquingKeysWith: { first, _ in first }))
+    var responses: [SurveyID: SurveyResponse] = [:]
+    for survey in progress.answered.keys {
+      responses[survey] = try await loop.responses.response(of: survey, by: loop.sessions.respondent(user, in: survey))
+    }
+    return Dossier(
+      user: id, progress: progress, responses: responses, surveyTitles: Dictionary(titles, uniquingKeysWith: { first, _ in first })
+    )
   }
 
   /// The audit entry of a change: the balance before and after, and what changed.

@@ -77,6 +77,8 @@ public final class ResponseStore: Sendable {
     /// A response moved to another respondent (a guest's, into the account they signed in to):
     /// the record it replaces, whose counts it keeps (the moved one is written already).
     var replaces: String?
+    /// The response recorded invalid is approved, paying this: it becomes a complete.
+    var approves: PointAmount?
   }
 
   /// Where processes that are gone left responses pending: journals this process now has.
@@ -134,6 +136,37 @@ public final class ResponseStore: Sendable {
     }
   }
 
+  /// Makes the invalid responses whose answers the support desk approved completes (paying
+  /// `paid`), during the user's update, as a recording is: on PostgreSQL in its transaction;
+  /// elsewhere pending until the update's save is known. Settled, one is counted again once.
+  func approve(_ approvals: [(key: Key, paid: PointAmount)], of user: UserID) async throws {
+    guard let pending else {
+      for (key, paid) in approvals { try await approveNow(key, paying: paid, counted: nil) }
+      return
+    }
+    // The response itself may still be pending.
+    try await settleSaved()
+    for (key, paid) in approvals { _ = try await pending.create(Marker(approves: paid), as: Pending(user, key)) }
+  }
+
+  /// Rewrites an invalid response as approved and moves its counts, once: a response that is not
+  /// invalid (approved already) is left as it is. `counted`: the name noted in the counts'
+  /// `applied` while the rewrite is pending, so that a settling after a crash counts it once.
+  private func approveNow(_ key: Key, paying paid: PointAmount, counted name: String?) async throws {
+    guard let old = try await responses.read(key), old.record.outcome == .invalid else { return }
+    let new = old.record.approved(paying: paid)
+    try await counts.modify(CountsKey(key.survey)) { stored in
+      var stored = stored ?? StoredCounts()
+      if let name {
+        guard stored.applied.insert(name).inserted else { return (nil, ()) }
+      }
+      stored.counts.remove(old.record)
+      stored.counts.add(new)
+      return (stored, ())
+    }
+    _ = try await responses.replace(key, with: new, at: old.version)
+  }
+
   /// Ends what an update recorded, once its save is known: kept (`saved`: settled with the next
   /// settling) or taken back.
   public func settle(_ finished: [SurveyResponse], of user: UserID, saved: Bool) async throws {
@@ -183,8 +216,16 @@ public final class ResponseStore: Sendable {
     let found = try await Self.together(unique) { item in try await pending.read(item.marker).map { (item, $0) } }.compactMap { $0 }
     var kept: [(marker: Pending, version: Int64, response: SurveyResponse)] = []
     var done: [(marker: Pending, version: Int64)] = []
+    var approved: [Pending] = []
     for (item, marker) in found {
-      if let replaced = marker.record.replaces.flatMap(Key.init(recordName:)) {
+      if let paid = marker.record.approves {
+        // Rare (a support desk's approval): one by one, before its marker goes.
+        if item.saved {
+          try await approveNow(item.marker.response, paying: paid, counted: item.marker.recordName)
+          approved.append(item.marker)
+        }
+        done.append((item.marker, marker.version))
+      } else if let replaced = marker.record.replaces.flatMap(Key.init(recordName:)) {
         let key = item.marker.response
         if item.saved {
           if let old = try await responses.read(replaced) { _ = try await responses.delete(replaced, at: old.version) }
@@ -216,11 +257,12 @@ public final class ResponseStore: Sendable {
     }
     _ = try await Self.together(kept) { [responses] in try await responses.create($0.response, as: $0.marker.response) }
     _ = try await Self.together(kept.map { ($0.marker, $0.version) } + done) { try await pending.delete($0.marker, at: $0.version) }
-    _ = try await Self.together(bySurvey) { [counts] survey, kept in
+    let counted = Array(Dictionary(grouping: kept.map(\.marker) + approved, by: \.response.survey))
+    _ = try await Self.together(counted) { [counts] survey, markers in
       try await counts.modify(CountsKey(survey)) { stored in
         guard var stored else { return (nil, ()) }
         let before = stored.applied.count
-        stored.applied.subtract(kept.map(\.marker.recordName))
+        stored.applied.subtract(markers.map(\.recordName))
         return (stored.applied.count == before ? nil : stored, ())
       }
     }
@@ -237,13 +279,19 @@ public final class ResponseStore: Sendable {
   }
 
   /// Settles the responses recorded for `user` that are still pending, from the user's saved
-  /// state, under the user's lock: kept where it holds an answer to the survey, taken back where
-  /// it does not. For an update whose save is not known, and at start-up after a crash.
+  /// state, under the user's lock: kept where it holds an answer to the survey (an approval:
+  /// where it holds the answer paid), taken back where it does not. For an update whose save is
+  /// not known, and at start-up after a crash.
   func settle(_ keys: [Key], of user: UserID, from users: any UserStateStore) async throws {
-    guard pending != nil, !keys.isEmpty else { return }
+    guard let pending, !keys.isEmpty else { return }
     try await users.update(user) { data in
       let state = try await UserFiles.load(data, of: user, surveys: keys.map(\.survey), from: users, cache: SavedStateCache())
-      let items = keys.map { (Pending(user, $0), state.progress.answer(to: $0.survey) != nil) }
+      var items: [(Pending, Bool)] = []
+      for key in keys {
+        let marker = Pending(user, key), answer = state.progress.answer(to: key.survey)
+        let approves = try await pending.read(marker)?.record.approves != nil
+        items.append((marker, approves ? answer?.isCompleted == true : answer != nil))
+      }
       try await settling.withLock(0) { try await settleNow(items) }
       return (nil, ())
     }
@@ -274,6 +322,12 @@ public final class ResponseStore: Sendable {
       try await store.settle(markers.map(\.response), of: user, from: users)
     }
     return all.count
+  }
+
+  /// The response of `respondent` to `survey`, if one was recorded (settled first).
+  public func response(of survey: SurveyID, by respondent: String) async throws -> SurveyResponse? {
+    try await settleSaved()
+    return try await responses.read(Key(survey, respondent))?.record
   }
 
   /// Up to `limit` responses of `survey`, in the order of their respondents, after `respondent`.

@@ -179,30 +179,45 @@ struct RequestLoop: Sendable {
     _ action: AppFeature.Action, to user: UserID,
     before: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
   ) async throws -> AppFeature.State? {
-    let (ledgers, state): ((PointLedger, PointLedger)?, AppFeature.State?) = try await users.update(user) { [self] saved in
-      guard saved != nil else { return (nil, (nil, nil)) }
-      let surveys = ((try? await catalog.fetchAll()) ?? []).map(\.id)
-      let initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
-      var dependencies = dependencies
-      if initial.progress.ledger.archivedCount > 0 {
-        dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
+    // The responses of answers approved here, rewritten as the save that pays them is made.
+    let approved = Mutex<[ResponseStore.Key]>([])
+    let outcome: ((PointLedger, PointLedger)?, AppFeature.State?)
+    do {
+      outcome = try await users.update(user) { [self] saved in
+        guard saved != nil else { return (nil, (nil, nil)) }
+        let surveys = ((try? await catalog.fetchAll()) ?? []).map(\.id)
+        let initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
+        var dependencies = dependencies
+        if initial.progress.ledger.archivedCount > 0 {
+          dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
+        }
+        let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
+        guard await store.send(action, deadline: effectDeadline) == .finished else {
+          metrics.deadlineOverruns.increment()
+          throw HTTPError(.serviceUnavailable, message: "effects timed out")
+        }
+        let after = store.state
+        guard SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (nil, after)) }
+        var (save, savedState) = try UserFiles.save(after)
+        let queued = Self.newlyPending(from: initial, to: after, of: user)
+        let approvals = SurveyResponse.approvals(from: initial.progress, to: after.progress).map { approval in
+          (key: ResponseStore.Key(approval.survey, sessions.respondent(user, in: approval.survey)), paid: approval.paid)
+        }
+        approved.withLock { $0 = approvals.map(\.key) }
+        save.before = {
+          try await before?(initial, after)
+          if !approvals.isEmpty { try await responses.approve(approvals, of: user) }
+          try await exchanges.add(queued)
+        }
+        cache.remember(user, bytes: save.state, state: savedState, surveys: surveys)
+        return (save, ((initial.progress.ledger, after.progress.ledger), after))
       }
-      let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
-      guard await store.send(action, deadline: effectDeadline) == .finished else {
-        metrics.deadlineOverruns.increment()
-        throw HTTPError(.serviceUnavailable, message: "effects timed out")
-      }
-      let after = store.state
-      guard SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (nil, after)) }
-      var (save, savedState) = try UserFiles.save(after)
-      let queued = Self.newlyPending(from: initial, to: after, of: user)
-      save.before = {
-        try await before?(initial, after)
-        try await exchanges.add(queued)
-      }
-      cache.remember(user, bytes: save.state, state: savedState, surveys: surveys)
-      return (save, ((initial.progress.ledger, after.progress.ledger), after))
+    } catch {
+      try? await responses.settle(approved.withLock { $0 }, of: user, from: users)
+      throw error
     }
+    try? await responses.settle(approved.withLock { $0 }, of: user, saved: true)
+    let (ledgers, state) = outcome
     if let ledgers { metrics.recordSaved(from: ledgers.0, to: ledgers.1) }
     return state
   }

@@ -71,6 +71,35 @@ struct SurveyResponseTests {
     #expect(responses.first?.paid == .zero)
     #expect(responses.first?.version == 3, "the version answered")
   }
+
+  @Test func anApprovedAnswerIsFoundOnceAndItsResponseCountsAsACompleteInstead() throws {
+    var before = UserProgress()
+    before.recordInvalid(to: .sweets, with: [five], at: noon - 60)
+    before.recordInvalid(to: .twenties, with: [five], at: noon - 60)
+    var after = before
+    try after.approveInvalidAnswer(to: .sweets, id: TransactionID(UUID(1)), at: noon)
+    let approvals = SurveyResponse.approvals(from: before, to: after)
+    #expect(approvals.map(\.survey) == [Survey.sweets.id] && approvals.map(\.paid) == [Survey.sweets.reward])
+    #expect(SurveyResponse.approvals(from: after, to: after).isEmpty, "approved once")
+    #expect(SurveyResponse.approvals(from: UserProgress(), to: after).isEmpty, "a new complete is not an approval")
+
+    let invalid = SurveyResponse(
+      surveyID: Survey.sweets.id, version: 1, respondent: "r", outcome: .invalid, answers: [five], shownAt: noon - 65, sentAt: noon - 60,
+      flags: [.speeding], reviewed: true, paid: .zero
+    )
+    var counts = ResponseCounts()
+    counts.add(invalid)
+    let onlyInvalid = counts
+    let approved = invalid.approved(paying: Survey.sweets.reward)
+    counts.remove(invalid)
+    counts.add(approved)
+    var fresh = ResponseCounts()
+    fresh.add(approved)
+    expectNoDifference(counts, fresh, "as if it had been a complete from the start")
+    counts.remove(approved)
+    counts.add(invalid)
+    expectNoDifference(counts, onlyInvalid, "removing undoes adding, leaving no empty entries")
+  }
 }
 
 /// The export's dates: Tokyo's wall clock, counted without the calendar, the same as the calendar's.
