@@ -18,10 +18,16 @@ public struct SurveyEditor: Reducer, Sendable {
     public init(draft: EditorDraft, published: Survey?) {
       self.draft = draft
       self.published = published
-      if draft.isChecked, case let .failure(errors) = survey { self.errors = errors }
+      errors = checkedErrors
     }
 
     public var id: SurveyID { draft.id }
+
+    /// The form's mistakes once the draft was checked (previewed, or sent to publish).
+    var checkedErrors: SurveyForm.Errors {
+      guard draft.isChecked, case let .failure(errors) = survey else { return [:] }
+      return errors
+    }
 
     /// The survey the form makes, as the version publishing it would make, or its mistakes.
     public var survey: Result<Survey, SurveyForm.Errors> {
@@ -86,27 +92,15 @@ public struct SurveyEditor: Reducer, Sendable {
             }
           }
         }
-        if intent == .preview || intent == .publish {
-          state.draft.isChecked = true
-          switch state.survey {
-          case let .failure(errors):
-            state.errors = errors
-          case let .success(survey):
-            state.errors = [:]
-            if intent == .publish {
-              return .run { [operators] send in
-                do {
-                  await send(.published(.success(try await operators.publish(survey))))
-                } catch {
-                  await send(.published(.failure(error as? OperatorError ?? .unavailable)))
-                }
-              }
+        if intent == .preview || intent == .publish { state.draft.isChecked = true }
+        if intent == .publish, case let .success(survey) = state.survey {
+          return .run { [operators] send in
+            do {
+              await send(.published(.success(try await operators.publish(survey))))
+            } catch {
+              await send(.published(.failure(error as? OperatorError ?? .unavailable)))
             }
           }
-        } else if state.draft.isChecked, case let .failure(errors) = state.survey {
-          state.errors = errors
-        } else {
-          state.errors = [:]
         }
         return .run { [operators, draft = state.draft] send in
           do {
@@ -133,6 +127,11 @@ public struct SurveyEditor: Reducer, Sendable {
       case .delegate:
         return .none
       }
+    }
+    // The form's mistakes follow the draft, once it was checked.
+    .onChange(of: \.draft) { _, state in
+      state.errors = state.checkedErrors
+      return .none
     }
   }
 }
