@@ -12,6 +12,15 @@ struct Location: Sendable {
   func report(_ message: String) {
     reportIssue(message, fileID: fileID, filePath: filePath, line: line, column: column)
   }
+
+  /// Reports what a non-exhaustive test skipped as a known issue, under
+  /// `.off(showSkippedAssertions: true)` only: it does not fail the test.
+  func reportSkipped(_ message: String, if exhaustivity: Exhaustivity) {
+    guard case .off(showSkippedAssertions: true) = exhaustivity else { return }
+    withExpectedIssue(isIntermittent: true, fileID: fileID, filePath: filePath, line: line, column: column) {
+      report("Skipped assertions.\n\n\(message)")
+    }
+  }
 }
 
 /// Diffs read "−expected / +actual", as TCA's do.

@@ -70,13 +70,17 @@ final class TestLog<State: Sendable, Action: Sendable>: @unchecked Sendable {
 
   /// Takes the oldest received action; with `skippingUnmatched`, the oldest that matches, dropping
   /// those before it.
-  func takeReceived(skippingUnmatched: Bool, where matches: (Action) -> Bool) -> Step? {
+  /// The next received step, and those skipped before it (with `skippingUnmatched`, the ones
+  /// that do not match).
+  func takeReceived(skippingUnmatched: Bool, where matches: (Action) -> Bool) -> (Step, skipped: [Step])? {
     lock.withLock {
+      var skipped: [Step] = []
       if skippingUnmatched {
         guard let index = received.firstIndex(where: { matches($0.action) }) else { return nil }
+        skipped = Array(received.prefix(index))
         received.removeFirst(index)
       }
-      return received.isEmpty ? nil : received.removeFirst()
+      return received.isEmpty ? nil : (received.removeFirst(), skipped)
     }
   }
 

@@ -63,7 +63,8 @@ extension TestStore {
     while true {
       await executor.idle()
       let events = log.eventCount
-      if let received = log.takeReceived(skippingUnmatched: exhaustivity == .off, where: matches) {
+      if let (received, skipped) = log.takeReceived(skippingUnmatched: exhaustivity != .on, where: matches) {
+        if !skipped.isEmpty { location.reportSkipped(skippedActions(skipped.map(\.action)), if: exhaustivity) }
         if !matches(received.action) { location.report(mismatch(received.action)) }
         return received
       }
