@@ -33,6 +33,7 @@ let package = Package(
       name: "Composable",
       dependencies: [
         .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -51,6 +52,7 @@ let package = Package(
       name: "PointApp",
       dependencies: [
         "Composable",
+        .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "DependenciesMacros", package: "swift-dependencies"),
       ],
       resources: [.copy("Resources/catalog.json"), .copy("Resources/common-passwords.txt")]

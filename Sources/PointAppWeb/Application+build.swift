@@ -163,7 +163,7 @@ public func buildApplication(
     responses: responses,
     exchanges: ExchangeQueue(storage: stores.exchangeQueue),
     cache: cache,
-    app: withDependencies { $0 = resolved } operation: { PreparedReducer(AppFeature()) }
+    app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }
   )
   // Exchange requests a crash (or a slow issuer) left pending are taken up before any request,
   // then every so often.
@@ -194,7 +194,7 @@ public func buildApplication(
     maxBodySize: configuration.maxBodySize,
     effectDeadline: configuration.effectDeadline,
     trustedProxies: configuration.trustedProxies,
-    app: withDependencies { $0 = resolved } operation: { PreparedReducer(OperatorFeature()) }
+    app: withDependencies { $0 = resolved } operation: { traced(OperatorFeature(), to: logger) }
   )
   let router = buildRouter(
     loop: loop, console: console, publicDirectory: configuration.publicDirectory,
@@ -315,4 +315,14 @@ func buildRouter(
 public final class RouteList: Sendable {
   public let routes = Mutex<[(method: String, path: String)]>([])
   public init() {}
+}
+
+/// A feature prepared for every request's store; at the trace level (`LOG_LEVEL=trace`) each
+/// action it receives and the change of state it made are written to the log (`_printChanges`).
+/// Passwords never are (`Secret` dumps as `<secret>`); the rest of a user's state is (see the
+/// README).
+func traced<Feature: Reducer & Sendable>(_ feature: Feature, to logger: Logger) -> PreparedReducer<Feature.State, Feature.Action>
+where Feature.Body: Reducer, Feature.Body.State == Feature.State, Feature.Body.Action == Feature.Action {
+  guard logger.logLevel <= .trace else { return PreparedReducer(feature) }
+  return PreparedReducer(feature._printChanges(.customDump { logger.trace("\($0)") }))
 }

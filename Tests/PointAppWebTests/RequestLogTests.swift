@@ -38,4 +38,44 @@ struct RequestLogTests {
       }
     }
   }
+
+  /// `LOG_LEVEL=trace`: every action a user's store received and the change it made, in the log
+  /// (`_printChanges`), and never a password.
+  @Test func theTraceShowsAnAnsweredSurveysActionsAndChangesAndNoPassword() async throws {
+    let lines = Mutex<[String]>([])
+    let logger = Logger(label: "pointapp") { label in
+      JSONLogHandler(label: label, write: { line in lines.withLock { $0.append(line) } })
+    }
+    let server = try TestServer()
+    try await server.application(logger: logger, logLevel: .trace).test(.router) { client in
+      var browser = Browser(client: client)
+      let csrf = try await browser.csrf(from: "/surveys/breakfast")
+      lines.withLock { $0 = [] }
+      let form = "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4"
+      #expect(try await browser.post("/surveys/breakfast/answers", form: form).headers[.location] == "/surveys/breakfast/complete")
+      let traces = lines.withLock { $0 }.compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
+      }.filter { $0["level"] == "trace" }.compactMap { $0["message"] }
+      let answered = try #require(traces.first { $0.contains("AppFeature.Action.answersSubmitted(") })
+      #expect(answered.hasPrefix("received action:\n"))
+      #expect(traces.contains { $0.contains("AppFeature.Action.surveyDetail(") }, "the child's actions too: \(traces.map { $0.prefix(120) })")
+      #expect(traces.contains { $0.contains("−") && $0.contains("+") && $0.contains("answeredCount") }, "a diff of the state")
+
+      lines.withLock { $0 = [] }
+      let token = try await browser.csrf(from: "/register")
+      let registered = try await browser.post("/register", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery+staple")
+      #expect(registered.headers[.location] == "/points", "\(registered.status)")
+      let signIn = lines.withLock { $0.joined(separator: "\n") }
+      #expect(signIn.contains(".submitted(") && signIn.contains("password: <secret>"), "the registration is traced, its password hidden")
+      #expect(signIn.contains("<secret>"))
+      #expect(!signIn.contains("horse") && !signIn.contains("staple"), "never the password")
+    }
+    let info = Mutex<[String]>([])
+    let quiet = Logger(label: "pointapp") { label in JSONLogHandler(label: label, write: { line in info.withLock { $0.append(line) } }) }
+    try await TestServer().application(logger: quiet).test(.router) { client in
+      var browser = Browser(client: client)
+      _ = try await browser.get("/surveys")
+    }
+    #expect(!info.withLock { $0.joined() }.contains("received action"), "nothing is traced below the trace level")
+  }
 }

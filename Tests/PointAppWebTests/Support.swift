@@ -59,9 +59,10 @@ struct TestServer {
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
     trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
-    storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil
+    storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil, logLevel: Logger.Level = .info
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
+    configuration.logLevel = logLevel
     // With a database, every store is the database's: an instance of several.
     configuration.databaseURL = databaseURL
     configuration.databasePoolSize = poolSize  // the tests' cluster serves many pools at once

@@ -1,6 +1,8 @@
+import CustomDump
+
 /// Text that is never printed: a password carried in an action. Actions are described where
 /// things go wrong (an effect past its deadline is reported with the action that started it),
-/// and those descriptions reach the logs.
+/// and in the trace of changes (`_printChanges`, `LOG_LEVEL=trace`): both reach the logs.
 public struct Secret: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, ExpressibleByStringLiteral {
   public let value: String
 
@@ -9,4 +11,9 @@ public struct Secret: Equatable, Sendable, CustomStringConvertible, CustomDebugS
 
   public var description: String { "<secret>" }
   public var debugDescription: String { "<secret>" }
+}
+
+extension Secret: CustomDumpStringConvertible {
+  /// CustomDump reflects a value's fields: without this, a dump would show the password.
+  public var customDumpDescription: String { "<secret>" }
 }
