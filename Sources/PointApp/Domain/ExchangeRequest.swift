@@ -1,3 +1,4 @@
+import CustomDump
 import Foundation
 
 /// An exchange as a request: its points are held when it is made (申請中), then it is fulfilled
@@ -77,4 +78,9 @@ public struct GiftCode: Codable, Hashable, Sendable, CustomStringConvertible {
     var container = encoder.singleValueContainer()
     try container.encode(value)
   }
+}
+
+extension GiftCode: CustomDumpStringConvertible {
+  /// A dump (the trace of changes, `LOG_LEVEL=trace`) shows a code as the lists do, masked.
+  public var customDumpDescription: String { masked }
 }
