@@ -1,4 +1,5 @@
 import CasePaths
+import Dependencies
 import IssueReporting
 
 extension Reducer where Action: CasePathable {
@@ -60,9 +61,14 @@ public struct PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduce
     case let .presented(destinationAction)?:
       if wasPresented {
         let toPresentationAction = toPresentationAction
-        destinationEffect = destination
-          .reduce(into: &state[keyPath: toPresentationState].wrappedValue!, action: destinationAction)
-          .map { toPresentationAction.embed(.presented($0)) }
+        // The child's `dismiss` sends the parent this presentation's `.dismiss`.
+        let target = DismissTarget(dismissal: toPresentationAction.embed(.dismiss))
+        let childEffect = withDependencies {
+          $0.dismiss = DismissEffect { await target.dismiss() }
+        } operation: {
+          destination.reduce(into: &state[keyPath: toPresentationState].wrappedValue!, action: destinationAction)
+        }
+        destinationEffect = target.handing(childEffect.map { toPresentationAction.embed(.presented($0)) })
           .cancellable(id: effectID)
       } else {
         // Nor does the parent see it: a choice from an alert no longer shown (a stale or forged

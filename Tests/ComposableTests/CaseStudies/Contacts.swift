@@ -110,6 +110,7 @@ struct AddContact: Reducer {
     case suggestButtonTapped
     case suggestionResponse(String)
     case saveButtonTapped
+    case cancelButtonTapped
     case delegate(Delegate)
 
     @CasePathable
@@ -119,6 +120,7 @@ struct AddContact: Reducer {
   }
 
   @Dependency(\.nameSuggestion) var nameSuggestion
+  @Dependency(\.dismiss) var dismiss
 
   var body: some ReducerOf<Self> {
     Reduce { state, action in
@@ -137,6 +139,9 @@ struct AddContact: Reducer {
         return .none
       case .saveButtonTapped:
         return .send(.delegate(.saveContact(state.contact)))
+      case .cancelButtonTapped:
+        // The form closes itself: its parent need not know about the button.
+        return .run { _ in await dismiss() }
       case .delegate:
         return .none
       }
