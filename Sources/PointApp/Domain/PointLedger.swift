@@ -200,6 +200,18 @@ public struct PageSpan: Equatable, Sendable {
     let upper = count - (number - 1) * size
     self.init(number: number, pageCount: pageCount, numbers: max(0, upper - size)..<upper)
   }
+
+  /// Where the archive segments of `size` items that hold this page's archived numbers (those
+  /// below `archived`) start: none for a page held whole.
+  public func segmentStarts(archived: Int, size: Int) -> [Int] {
+    Array(stride(from: numbers.lowerBound / size * size, to: min(numbers.upperBound, archived), by: size))
+  }
+
+  /// The page's items newest first, from its archived and held items (each oldest first); `nil`
+  /// when they are not all of its numbers (an archive that holds less than it should).
+  public func items<Item>(archived: [Item], held: [Item]) -> [Item]? {
+    archived.count + held.count == numbers.count ? (archived + held).reversed() : nil
+  }
 }
 
 /// Why a point operation was refused.

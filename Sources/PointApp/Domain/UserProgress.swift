@@ -285,6 +285,11 @@ extension UserProgress {
     exchanges.last { $0.number == number }
   }
 
+  /// Whether request `number` was made and has moved to the archive.
+  public func isArchivedExchange(_ number: Int) -> Bool {
+    number >= 1 && number <= archivedExchangeCount
+  }
+
   /// The requests held here among `numbers` counted from 0 (request `n` is `n - 1`), oldest first.
   public func heldExchanges(_ numbers: Range<Int>) -> [ExchangeRequest] {
     exchanges.filter { numbers.contains($0.number - 1) }

@@ -302,7 +302,7 @@ public struct AppFeature: Reducer, Sendable {
       case let .exchange(.requestOpened(number)):
         if let request = state.progress.exchangeRequest(number) {
           arrive(at: .exchangeRequest(request), &state)
-        } else if number < 1 || number > state.progress.archivedExchangeCount {
+        } else if !state.progress.isArchivedExchange(number) {
           state.destination = .notFound
         }
         return .none

@@ -173,8 +173,7 @@ public struct Exchange: Reducer, Sendable {
           state.history.requests = progress.heldExchanges(span.numbers).reversed()
           return .none
         }
-        let size = UserProgress.exchangeSegmentSize
-        let starts = Array(stride(from: span.numbers.lowerBound / size * size, to: min(span.numbers.upperBound, archived), by: size))
+        let starts = span.segmentStarts(archived: archived, size: UserProgress.exchangeSegmentSize)
         return .run { [archive] send in
           do {
             var segments: [ExchangeSegment] = []
@@ -187,18 +186,17 @@ public struct Exchange: Reducer, Sendable {
       case let .historyArchiveLoaded(.success(segments)):
         let span = PageSpan(page: state.history.number, of: state.progress.exchangeCount, size: Self.historyPageSize)
         let archived = segments.flatMap(\.requests).filter { span.numbers.contains($0.number - 1) }
-        let held = state.progress.heldExchanges(span.numbers)
-        guard archived.count + held.count == span.numbers.count else {
+        guard let requests = span.items(archived: archived, held: state.progress.heldExchanges(span.numbers)) else {
           state.history.archiveFailed = true
           return .none
         }
-        state.history.requests = (archived + held).reversed()
+        state.history.requests = requests
         return .none
       case .historyArchiveLoaded(.failure):
         state.history.archiveFailed = true
         return .none
       case let .requestOpened(number):
-        guard number >= 1, number <= state.progress.archivedExchangeCount else { return .none }
+        guard state.progress.isArchivedExchange(number) else { return .none }
         let start = (number - 1) / UserProgress.exchangeSegmentSize * UserProgress.exchangeSegmentSize
         return .run { [archive] send in
           do {

@@ -59,8 +59,7 @@ public struct PointHistory: Reducer, Sendable {
           state.page.transactions = ledger.held(span.numbers).reversed()
           return .none
         }
-        let size = PointLedger.segmentSize
-        let starts = Array(stride(from: span.numbers.lowerBound / size * size, to: min(span.numbers.upperBound, ledger.archivedCount), by: size))
+        let starts = span.segmentStarts(archived: ledger.archivedCount, size: PointLedger.segmentSize)
         return .run { send in
           do {
             var segments: [LedgerSegment] = []
@@ -79,12 +78,11 @@ public struct PointHistory: Reducer, Sendable {
             archived.append(transaction)
           }
         }
-        let held = ledger.held(span.numbers)
-        guard archived.count + held.count == span.numbers.count else {
+        guard let transactions = span.items(archived: archived, held: ledger.held(span.numbers)) else {
           state.page.archiveFailed = true
           return .none
         }
-        state.page.transactions = (archived + held).reversed()
+        state.page.transactions = transactions
         return .none
       case .archiveLoaded(.failure):
         state.page.archiveFailed = true
