@@ -57,10 +57,9 @@ struct SupportDeskService: Sendable {
     guard let user = UserID(id), let data = try await users.read(user) else { throw OperatorError.notFound }
     let progress = try SavedState.state(from: data).progress
     let titles = ((try? await loop.catalog.fetchAll()) ?? []).map { ($0.id, $0.title) }
-    var responses: [SurveyID: SurveyResponse] = [:]
-    for survey in progress.answered.keys {
-      responses[survey] = try await loop.responses.response(of: survey, by: loop.sessions.respondent(user, in: survey))
-    }
+    let responses = try await loop.responses.responses(
+      by: Dictionary(uniqueKeysWithValues: progress.answered.keys.map { ($0, loop.sessions.respondent(user, in: $0)) })
+    )
     return Dossier(
       user: id, progress: progress, responses: responses, surveyTitles: Dictionary(titles, uniquingKeysWith: { first, _ in first })
     )

@@ -324,10 +324,15 @@ public final class ResponseStore: Sendable {
     return all.count
   }
 
-  /// The response of `respondent` to `survey`, if one was recorded (settled first).
-  public func response(of survey: SurveyID, by respondent: String) async throws -> SurveyResponse? {
+  /// The responses recorded for `respondents` (by survey, each survey's respondent), settled
+  /// first: a survey without one is left out.
+  public func responses(by respondents: [SurveyID: String]) async throws -> [SurveyID: SurveyResponse] {
     try await settleSaved()
-    return try await responses.read(Key(survey, respondent))?.record
+    var found: [SurveyID: SurveyResponse] = [:]
+    for (survey, respondent) in respondents {
+      found[survey] = try await responses.read(Key(survey, respondent))?.record
+    }
+    return found
   }
 
   /// Up to `limit` responses of `survey`, in the order of their respondents, after `respondent`.
