@@ -74,13 +74,17 @@ public func buildApplication(
   let metrics = ProductMetrics(factory: registry.map(MetricsExport.factory) ?? NOOPMetricsHandler.instance)
   var services: [any Service] = []
   let stores: Stores
+  var feed: ChangeFeed?
   if let url = configuration.databaseURL {
     let database = try Database(url: url, poolSize: configuration.databasePoolSize, logger: logger)
     // First among the services, so that it stops after the HTTP server.
     services.append(database)
     do {
       try await Schema.migrate(database)
-      stores = Stores(database)
+      let changes = ChangeFeed(database, logger: logger)
+      services.append(changes)
+      feed = changes
+      stores = Stores(database, feed: changes)
     } catch {
       await database.close()
       throw error
@@ -163,6 +167,7 @@ public func buildApplication(
     responses: responses,
     exchanges: ExchangeQueue(storage: stores.exchangeQueue),
     cache: cache,
+    feed: feed,
     app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }
   )
   // Exchange requests a crash (or a slow issuer) left pending are taken up before any request,
@@ -258,10 +263,11 @@ struct Stores {
     secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
   }
 
-  init(_ database: Database) {
-    users = PostgresUserStateStore(database)
-    sessions = PostgresRecordStorage(database, table: "sessions")
-    accounts = PostgresRecordStorage(database, table: "accounts")
+  /// Users' states, sessions and accounts are read through `feed`'s caches.
+  init(_ database: Database, feed: ChangeFeed) {
+    users = CachedUserStateStore(base: PostgresUserStateStore(database), cache: feed.users)
+    sessions = CachedRecordStorage(base: PostgresRecordStorage(database, table: "sessions"), cache: feed.sessions)
+    accounts = CachedRecordStorage(base: PostgresRecordStorage(database, table: "accounts"), cache: feed.accounts)
     catalog = PostgresRecordStorage(database, table: "catalog")
     operators = PostgresRecordStorage(database, table: "operators")
     audit = PostgresRecordStorage(database, table: "audit")

@@ -193,9 +193,16 @@ public struct Sessions: Sendable {
   /// its back/forward cache despite `Cache-Control: no-store` unless a cookie changed since it
   /// was shown: with this one, Back after a form shows the page as it is now (the balance just
   /// paid), never the page as it was before the form.
-  public func stateCookie() -> Cookie {
-    Cookie(name: "pointapp_state", value: String(SessionID.random().rawValue.prefix(16)), path: "/", secure: secureCookies, httpOnly: true, sameSite: .lax)
+  ///
+  /// On PostgreSQL its value is the `ChangeFeed`'s mark of the writes before it.
+  public func stateCookie(_ mark: String? = nil) -> Cookie {
+    Cookie(
+      name: Self.stateCookieName, value: mark ?? String(SessionID.random().rawValue.prefix(16)), path: "/", secure: secureCookies,
+      httpOnly: true, sameSite: .lax
+    )
   }
+
+  public static let stateCookieName = "pointapp_state"
 
   /// The server's mark on a session id it issued: HMAC-SHA256(secret, "issued " + id), 16 hex
   /// digits. (The CSRF token signs the id alone: the two never stand for each other.)

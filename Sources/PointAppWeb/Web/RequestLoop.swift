@@ -30,19 +30,31 @@ struct RequestLoop: Sendable {
   let exchanges: ExchangeQueue
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
   let cache: SavedStateCache
+  /// On PostgreSQL: what a request may read from this instance's caches, and the marks that tell.
+  let feed: ChangeFeed?
   /// The root feature with its body built once (with `dependencies`), for every request's store.
   let app: PreparedReducer<AppFeature.State, AppFeature.Action>
 
   /// Runs a page (GET) as `action`.
   func page(_ request: Request, _ action: AppFeature.Action) async throws -> Response {
-    try await run(sessions.session(for: request, now: dependencies.date.now), request: request, isForm: false, action)
+    try await reading(request) {
+      try await run(sessions.session(for: request, now: dependencies.date.now), request: request, isForm: false, action)
+    }
+  }
+
+  /// Runs `body` with the caches on when the browser's mark (`pointapp_state`) says this
+  /// instance has heard of everything it wrote (`ChangeFeed.covers`).
+  private func reading<R>(_ request: Request, _ body: () async throws -> R) async throws -> R {
+    guard let feed else { return try await body() }
+    let mark = Sessions.sessionCookie(named: Sessions.stateCookieName, in: request.headers[values: .cookie])
+    return try await ChangeFeed.$servesCached.withValue(feed.covers(mark: mark)) { try await body() }
   }
 
   /// Runs a form POST as the action `decode` makes of its fields: the session must be an existing
   /// one, the Origin (when sent) ours and the CSRF token the session's; otherwise 403 and nothing
   /// is read or changed. `client` is the address it comes from, where it counts (logins).
   func form(_ request: Request, client: String? = nil, _ decode: (FormBody) throws -> AppFeature.Action) async throws -> Response {
-    let session = try await sessions.session(for: request, now: dependencies.date.now)
+    let session = try await reading(request) { try await sessions.session(for: request, now: dependencies.date.now) }
     guard !session.isNew, Self.isSameOrigin(request) else { throw HTTPError(.forbidden) }
     let form = try await FormBody(request: request, limit: maxBodySize)
     guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
@@ -147,17 +159,23 @@ struct RequestLoop: Sendable {
       // Saved, and so is each response's answer (one left pending here is settled at start).
       try? await responses.settle(recorded.withLock { $0 }, of: session.user, saved: true)
       response = saved.response
+      var changed = isForm && feed != nil
       if let ledgers = saved.ledgers {
         metrics.recordSaved(from: ledgers.before, to: ledgers.after)
-        response.setCookie(sessions.stateCookie())
+        changed = true
       }
       if let identity = saved.identity {
         // A new session id for the new identity: an id known before never carries it.
         let renewed = try await sessions.renew(session, as: identity, now: dependencies.date.now)
         response.setCookie(sessions.cookie(for: renewed))
-        response.setCookie(sessions.stateCookie())
-        return response
+        changed = true
+      } else if session.setsCookie {
+        response.setCookie(sessions.cookie(for: session))
       }
+      // After every write of the request: on PostgreSQL the mark that tells other instances when
+      // they have heard of them all.
+      if changed { response.setCookie(sessions.stateCookie(await feed?.mark())) }
+      return response
     }
     if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }
     return response

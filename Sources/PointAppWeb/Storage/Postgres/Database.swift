@@ -52,24 +52,73 @@ public final class Database: Service, Sendable {
   /// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`; a `host`
   /// query item naming a folder connects through the server's unix socket there.
   static func configuration(_ url: String) throws -> PostgresClient.Configuration {
-    guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-      throw DatabaseURLError(url: url, reason: "it must start with postgres://")
+    let target = try Target(url)
+    switch target.place {
+    case let .socket(path):
+      return .init(unixSocketPath: path, username: target.user, password: target.password, database: target.database)
+    case let .host(host, port, mode):
+      let tls: PostgresClient.Configuration.TLS =
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+      return .init(host: host, port: port, username: target.user, password: target.password, database: target.database, tls: tls)
     }
-    let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { _, last in last }
-    let user = components.user ?? "postgres"
-    let database = components.path.isEmpty || components.path == "/" ? nil : String(components.path.dropFirst())
-    if let socket = query["host"], socket.hasPrefix("/") {
-      return .init(unixSocketPath: socket + "/.s.PGSQL.\(components.port ?? 5432)", username: user, password: components.password, database: database)
+  }
+
+  /// The same database for one connection of its own, outside the pool (`ChangeFeed`'s).
+  static func connectionConfiguration(_ url: String) throws -> PostgresConnection.Configuration {
+    let target = try Target(url)
+    switch target.place {
+    case let .socket(path):
+      return .init(unixSocketPath: path, username: target.user, password: target.password, database: target.database)
+    case let .host(host, port, mode):
+      let tls: PostgresConnection.Configuration.TLS =
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
+        case .require: .require(try .init(configuration: .makeClientConfiguration()))
+        }
+      return .init(host: host, port: port, username: target.user, password: target.password, database: target.database, tls: tls)
     }
-    let tls: PostgresClient.Configuration.TLS
-    switch query["sslmode"] ?? "prefer" {
-    case "disable": tls = .disable
-    case "prefer", "allow": tls = .prefer(.makeClientConfiguration())
-    case "require", "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
-    case let mode: throw DatabaseURLError(url: url, reason: "sslmode \(mode) is not disable, prefer or require")
+  }
+
+  /// What a database URL names.
+  private struct Target {
+    enum TLSMode { case disable, prefer, require }
+    enum Place {
+      case socket(String)
+      case host(String, port: Int, tls: TLSMode)
     }
-    guard let host = components.host, !host.isEmpty else { throw DatabaseURLError(url: url, reason: "it names no host") }
-    return .init(host: host, port: components.port ?? 5432, username: user, password: components.password, database: database, tls: tls)
+
+    let place: Place
+    let user: String
+    let password: String?
+    let database: String?
+
+    init(_ url: String) throws {
+      guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
+        throw DatabaseURLError(url: url, reason: "it must start with postgres://")
+      }
+      let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { _, last in last }
+      user = components.user ?? "postgres"
+      password = components.password
+      database = components.path.isEmpty || components.path == "/" ? nil : String(components.path.dropFirst())
+      if let socket = query["host"], socket.hasPrefix("/") {
+        place = .socket(socket + "/.s.PGSQL.\(components.port ?? 5432)")
+        return
+      }
+      let mode: TLSMode
+      switch query["sslmode"] ?? "prefer" {
+      case "disable": mode = .disable
+      case "prefer", "allow": mode = .prefer
+      case "require", "verify-ca", "verify-full": mode = .require
+      case let other: throw DatabaseURLError(url: url, reason: "sslmode \(other) is not disable, prefer or require")
+      }
+      guard let host = components.host, !host.isEmpty else { throw DatabaseURLError(url: url, reason: "it names no host") }
+      place = .host(host, port: components.port ?? 5432, tls: mode)
+    }
   }
 
   /// Runs `body` on a connection of the pool, once one is free within `waitLimit`; once `body`

@@ -71,6 +71,20 @@ public enum Schema {
       // `<user>~<number>` for each exchange request left pending (`ExchangeQueue`).
       #"CREATE TABLE exchange_pending (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
     ]),
+    Migration(version: 8, name: "changes of users, sessions and accounts notified", statements: [
+      // `<table>:<id>` on `pointapp_changes` for every row written, delivered as the write
+      // commits: each instance drops what it cached of that row (`ChangeFeed`).
+      """
+      CREATE FUNCTION pointapp_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('pointapp_changes', TG_TABLE_NAME || ':' || CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END);
+        RETURN NULL;
+      END $$
+      """,
+      "CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()",
+      "CREATE TRIGGER sessions_changed AFTER INSERT OR UPDATE OR DELETE ON sessions FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()",
+      "CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()",
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }
