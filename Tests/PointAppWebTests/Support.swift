@@ -105,6 +105,8 @@ struct Browser {
   var cookie: String?
   /// The cookie it keeps: a user's session, or an operator's on the console (`console(_:)`).
   var cookieName = Sessions.cookieName
+  /// The state cookie as last set (`Sessions.stateCookie`), sent back as a browser does.
+  var state: String?
 
   /// An operator's browser on the console.
   static func console(_ client: any TestClientProtocol, cookie: String? = nil) -> Browser {
@@ -125,11 +127,15 @@ struct Browser {
 
   mutating func request(_ uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: String = "") async throws -> TestResponse {
     var headers = headers
-    if let cookie { headers[.cookie] = cookie }
+    let sent = [cookie, state].compactMap { $0 }
+    if !sent.isEmpty { headers[.cookie] = sent.joined(separator: "; ") }
     let response = try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))
-    // The session cookie; the state cookie only tells browsers that pages changed.
-    if let setCookie = response.headers[values: .setCookie].first(where: { $0.hasPrefix("\(cookieName)=") }) {
+    let setCookies = response.headers[values: .setCookie]
+    if let setCookie = setCookies.first(where: { $0.hasPrefix("\(cookieName)=") }) {
       cookie = String(setCookie.prefix { $0 != ";" })
+    }
+    if let setCookie = setCookies.first(where: { $0.hasPrefix("\(Sessions.stateCookieName)=") }) {
+      state = String(setCookie.prefix { $0 != ";" })
     }
     return response
   }

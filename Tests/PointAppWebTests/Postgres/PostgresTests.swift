@@ -155,6 +155,37 @@ struct PostgresTests {
     }
   }
 
+  /// A browser whose requests alternate between two instances sees, on each page, what its form
+  /// just did on the other, though the other had the page's session and state in its cache.
+  @Test func aPageAfterAFormOnAnotherInstanceShowsWhatItDid() async throws {
+    let database = try await TestDatabase.make()
+    let catalog = ConcurrencyTests.catalog
+    let server = try TestServer()
+    let one = try await server.application(catalog: catalog, databaseURL: database.url)
+    let two = try await server.application(catalog: catalog, databaseURL: database.url)
+    try await one.test(.router) { first in
+      try await two.test(.router) { second in
+        var browser = Browser(client: first)
+        try await browser.get("/surveys")
+        let csrf = try await browser.csrf(from: "/surveys/s0")
+        var paid = 0
+        for (number, survey) in catalog.prefix(12).enumerated() {
+          let (here, there) = number.isMultiple(of: 2) ? (first, second) : (second, first)
+          var reader = Browser(client: there, cookie: browser.cookie, state: browser.state)
+          try await reader.get("/points")
+          try await reader.get("/points")
+          var writer = Browser(client: here, cookie: browser.cookie, state: browser.state)
+          let answered = try await writer.post("/surveys/\(survey.id.rawValue)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3")
+          #expect(answered.headers[.location] == "/surveys/\(survey.id.rawValue)/complete")
+          paid += survey.reward.value
+          reader.state = writer.state
+          #expect(AccountTests.balance(try await reader.get("/points")) == "\(paid)pt")
+          browser.state = writer.state
+        }
+      }
+    }
+  }
+
   /// Two instances on one database, one user's 50 submissions of a survey at once, half through
   /// each, and every other survey once: each pays once.
   @Test func twoInstancesPayEachSurveyOnce() async throws {
