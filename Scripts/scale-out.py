@@ -13,7 +13,9 @@
    (`gift_codes`) for its request and in no other, each request holds its points once, a failed
    one is refunded once and a fulfilled one never, and every balance is held by its lots.
 2. One user sends one survey 50 times at once through nginx, spread over both instances, and
-   every other survey once: each survey pays once, the balance is the sum of the rewards.
+   every other survey once: each survey pays once, the balance is the sum of the rewards. Then a
+   browser answers surveys one by one, and after each the points page, from the other instance
+   (whose cache held the page's session and state), shows the new balance.
 3. X-Forwarded-For names the client only from the trusted proxy: the per-client login limit
    counts the address nginx saw, whatever a client forges, and an untrusted peer's header is
    ignored.
@@ -612,6 +614,49 @@ def concurrent_submissions(args, cluster, proxy):
     return problems
 
 
+# 2b. A browser's next page shows what its form did, whichever instance serves it.
+def read_your_writes(proxy):
+    """A browser (keeping its session and state cookies) reads its points page through nginx, then
+    answers a survey, then reads the points page again: nginx sends consecutive requests to
+    alternate instances, and each has the page's session and state in its cache (`ChangeFeed`)."""
+    port = proxy.base
+    user = crash.User(port)
+    state = None
+
+    def request(method, path, body=None):
+        nonlocal state
+        headers = {"Cookie": user.cookie + ("; " + state if state else "")}
+        if body is not None:
+            headers.update({"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:%d" % port})
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse(); page = r.read().decode(); c.close()
+        for header in r.msg.get_all("Set-Cookie") or []:
+            if header.startswith("pointapp_state="):
+                state = header.split(";")[0]
+        return r.status, r.getheader("Location"), page
+
+    def balance():
+        found = re.search(r'<p class="big">([0-9,]+)pt<', request("GET", "/points")[2])
+        return int(found.group(1).replace(",", "")) if found else None
+
+    problems, shown, expected, answered = [], [], balance(), 0
+    for survey in crash.open_surveys()[:10]:
+        balance(); balance()
+        status, location, _ = request("POST", "/surveys/%s/answers" % survey["id"], urllib.parse.urlencode([("csrf", user.csrf)] + crash.answers(survey)))
+        if (status, location) == (303, "/surveys/%s/complete" % survey["id"]):
+            expected += survey["reward"]; answered += 1
+        elif status != 303:
+            problems.append("answering %s answered %s" % (survey["id"], status))
+        after = balance()
+        shown.append(after)
+        if after != expected:
+            problems.append("after answering %s the points page showed %s pt, not %d pt" % (survey["id"], after, expected))
+    print("read your writes: %d surveys answered through nginx, each followed by the points page from the instance that did not "
+          "take the answer: %s" % (answered, "every page showed its balance (%s pt)" % ", ".join(map(str, shown)) if not problems else "%d wrong" % len(problems)))
+    return problems
+
+
 # 3. X-Forwarded-For from the trusted proxy only.
 
 def visit(port, source):
@@ -908,6 +953,7 @@ def main():
         exchanges = {"acknowledged": set(), "tally": {}, "problems": []}
         problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder, url, exchanges)]
         problems += ["concurrent: " + p for p in concurrent_submissions(args, cluster, proxy)]
+        problems += ["read your writes: " + p for p in read_your_writes(proxy)]
         problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
         problems += ["catalog: " + p for p in catalog_change(binary, url, instances)]
         problems += ["exchanges: " + p for p in check_exchanges(cluster, exchanges)]
