@@ -192,11 +192,13 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
   /// Runs the reducer on the state, with the store's dependencies.
   private func apply(_ action: Action, fromEffect: Bool) -> Effect<Action> {
     lock.withLock {
+      // The store's dependencies as they are, not merged into the caller's (`withDependencies`
+      // would read the caller's first, to be replaced whole).
       guard let observer else {
-        return withDependencies { $0 = _dependencies } operation: { reduce(&_state, action) }
+        return DependencyValues.$_current.withValue(_dependencies) { reduce(&_state, action) }
       }
       let before = _state
-      let effect = withDependencies { $0 = _dependencies } operation: { reduce(&_state, action) }
+      let effect = DependencyValues.$_current.withValue(_dependencies) { reduce(&_state, action) }
       observer(action, before, _state, fromEffect)
       return effect
     }

@@ -43,6 +43,8 @@ public struct Sessions: Sendable {
   nonisolated(unsafe) private let key: SymmetricKey
   private let secureCookies: Bool
   let store: SessionRecords
+  /// The marks of the sessions seen lately: a page view checks its cookie's without an HMAC.
+  private let marks = RecentlyUsedCache<SessionID, String>(generation: 5000)
   let accounts: AccountRecords
   /// Where guests from before sessions were records keep their data: their cookie named it.
   let users: any UserStateStore
@@ -214,7 +216,7 @@ public struct Sessions: Sendable {
   }
 
   func mark(_ id: SessionID) -> String {
-    hex(HMAC<SHA256>.authenticationCode(for: Data("issued \(id.rawValue)".utf8), using: key).prefix(8))
+    marks.value(of: id) { hex(HMAC<SHA256>.authenticationCode(for: Data("issued \(id.rawValue)".utf8), using: key).prefix(8)) }
   }
 
   func isIssued(_ id: SessionID, mark given: Substring) -> Bool {

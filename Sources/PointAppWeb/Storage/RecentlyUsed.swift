@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A bounded map that keeps what is in use: two generations, the current one and the one before.
 /// An entry found in the older one moves to the current one; when the current one is full it
 /// becomes the older one, and the entries nobody asked for since are dropped. (Dropping an
@@ -31,5 +33,23 @@ struct RecentlyUsed<Key: Hashable, Value> {
       }
       current[key] = newValue
     }
+  }
+}
+
+/// A `RecentlyUsed` map shared between tasks, for values that are pure functions of their key
+/// (a session id's mark): kept to spare the work, never to know more.
+final class RecentlyUsedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+  private let map: Mutex<RecentlyUsed<Key, Value>>
+
+  init(generation: Int) {
+    map = Mutex(RecentlyUsed(generation: generation))
+  }
+
+  /// The value of `key`, made by `make` unless kept.
+  func value(of key: Key, _ make: () -> Value) -> Value {
+    if let kept = map.withLock({ $0[key] }) { return kept }
+    let value = make()
+    map.withLock { $0[key] = value }
+    return value
   }
 }
