@@ -17,7 +17,7 @@ database, and the figures are
   P1  as above, with pgbench's built-in select-only load (-S, 16 clients) on
       the same database printed beside it: the database's own limit            target ≥ 0.25
   P2  POST answers ÷ pgbench running the server's write transaction (advisory
-      lock, SELECT of the state, upsert of a state of the users' mean size,
+      lock and SELECT of the state in one call, upsert of a state of the users' mean size,
       in BEGIN/COMMIT; -M extended: an unnamed statement parsed per query, as
       PostgresNIO sends them) on the same database, before and after the load  target ≥ 0.50
   P3  as above, the long-history user seeded in the database                   target ≤ 1.5
@@ -288,7 +288,12 @@ class Postgres:
         sample = bytes.fromhex(self.psql("SELECT encode(state, 'hex') FROM users ORDER BY abs(length(state) - %d) LIMIT 1" % size)[0][0])
         state = (sample * (size // len(sample) + 1))[:size]
         if not self.filled:
-            self.psql("DROP TABLE IF EXISTS bench_users; CREATE TABLE bench_users (LIKE users INCLUDING ALL)")
+            # Its trigger and its lock-and-read call as the server's (migration 8), on this table.
+            self.psql("DROP TABLE IF EXISTS bench_users; CREATE TABLE bench_users (LIKE users INCLUDING ALL); "
+                      "CREATE TRIGGER bench_users_changed AFTER INSERT OR UPDATE OR DELETE ON bench_users "
+                      "FOR EACH ROW EXECUTE FUNCTION pointapp_notify_user_change(); "
+                      "CREATE OR REPLACE FUNCTION bench_lock_user(key bigint, user_id text) RETURNS bytea LANGUAGE plpgsql VOLATILE AS $$ "
+                      "BEGIN PERFORM pg_advisory_xact_lock(key); RETURN (SELECT state FROM bench_users WHERE id = user_id); END $$")
             self.psql("INSERT INTO bench_users (id, state) SELECT md5('bench' || n), decode('%s', 'hex') FROM generate_series(1, %d) n"
                       % (state.hex(), users_count))
             self.psql("VACUUM ANALYZE bench_users")
@@ -306,7 +311,7 @@ class Postgres:
         return float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout).group(1)), size
 
     def reference_done(self):
-        self.psql("DROP TABLE IF EXISTS bench_users")
+        self.psql("DROP TABLE IF EXISTS bench_users; DROP FUNCTION IF EXISTS bench_lock_user")
         self.filled = False
 
     def p1_limit(self, seconds, health):
@@ -339,12 +344,12 @@ class Postgres:
 
 
 # The server's user update (`PostgresUserStateStore.update`) with no archive rows (written every
-# 20 movements): ids are random 32-hex-digit strings as theirs are; `-D state=\x…` the bytes.
+# 20 movements): ids are random 32-hex-digit strings as theirs are; `-D state=\x…` the bytes; the
+# lock and the read in one call, the state saved with its mark, as the server does.
 PGBENCH = r'''\set n random(1, %d)
 BEGIN;
-SELECT pg_advisory_xact_lock(:n);
-SELECT state FROM bench_users WHERE id = md5('bench' || :n);
-INSERT INTO bench_users (id, state) VALUES (md5('bench' || :n), :state) ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now();
+SELECT bench_lock_user(:n, md5('bench' || :n));
+INSERT INTO bench_users (id, state, mark) VALUES (md5('bench' || :n), :state, '19a8f0c2b3d-5f3e2a1b9c8d7e6f') ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark;
 COMMIT;
 '''
 

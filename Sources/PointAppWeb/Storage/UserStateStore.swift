@@ -11,6 +11,8 @@ public struct UserSave: Sendable {
   /// the answers it saves). A store that can runs them while it writes the state's bytes, and
   /// gives the state its place only once they are done; their error is the update's.
   public var before: (@Sendable () async throws -> Void)?
+  /// On PostgreSQL, the `ChangeFeed` mark notified with the save (`users:<id>:<mark>`).
+  public var mark: String?
 
   public init(archive: [String: Data] = [:], state: Data) {
     self.archive = archive

@@ -73,7 +73,7 @@ struct RequestLoop: Sendable {
     // What a request answers, the ledger before and after it when it saves, and who the browser
     // is from now on when that changed.
     typealias Outcome = (
-      response: Response, ledgers: (before: PointLedger, after: PointLedger)?, identity: AppFeature.IdentityChange?
+      response: Response, ledgers: (before: PointLedger, after: PointLedger)?, identity: AppFeature.IdentityChange?, mark: String?
     )
     let claimed = ClaimedPlaces()
     let recorded = Mutex<[SurveyResponse]>([])
@@ -113,9 +113,10 @@ struct RequestLoop: Sendable {
       }
       let after = store.state
       guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else {
-        return (nil, (response, nil, after.identityChange))
+        return (nil, (response, nil, after.identityChange, nil))
       }
       var (save, savedState) = try UserFiles.save(after)
+      if feed != nil { save.mark = ChangeFeed.newMark() }
       // The answers finished here, recorded as the save that keeps them is made (on PostgreSQL
       // in its transaction; elsewhere pending until the save is known).
       if locked {
@@ -133,7 +134,7 @@ struct RequestLoop: Sendable {
         }
       }
       cache.remember(session.user, bytes: save.state, state: savedState, surveys: surveys)
-      return (save, (response, (initial.progress.ledger, after.progress.ledger), after.identityChange))
+      return (save, (response, (initial.progress.ledger, after.progress.ledger), after.identityChange, save.mark))
     }
     var response: Response
     if session.isNew {
@@ -159,22 +160,21 @@ struct RequestLoop: Sendable {
       // Saved, and so is each response's answer (one left pending here is settled at start).
       try? await responses.settle(recorded.withLock { $0 }, of: session.user, saved: true)
       response = saved.response
-      var changed = isForm && feed != nil
-      if let ledgers = saved.ledgers {
-        metrics.recordSaved(from: ledgers.before, to: ledgers.after)
-        changed = true
-      }
+      // The mark of the request's last write: on PostgreSQL other instances serve this browser
+      // from their caches once they have heard it (`ChangeFeed`). The save's, when that was the
+      // last; else (a form that saved nothing, a new session after the save) one of its own.
+      var mark = saved.mark
+      if let ledgers = saved.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
       if let identity = saved.identity {
         // A new session id for the new identity: an id known before never carries it.
         let renewed = try await sessions.renew(session, as: identity, now: dependencies.date.now)
         response.setCookie(sessions.cookie(for: renewed))
-        changed = true
+        mark = await feed?.mark()
       } else if session.setsCookie {
         response.setCookie(sessions.cookie(for: session))
       }
-      // After every write of the request: on PostgreSQL the mark that tells other instances when
-      // they have heard of them all.
-      if changed { response.setCookie(sessions.stateCookie(await feed?.mark())) }
+      if mark == nil, isForm, let feed { mark = await feed.mark() }
+      if saved.ledgers != nil || saved.identity != nil || mark != nil { response.setCookie(sessions.stateCookie(mark)) }
       return response
     }
     if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }

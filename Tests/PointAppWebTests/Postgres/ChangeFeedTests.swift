@@ -96,8 +96,7 @@ struct ChangeFeedTests {
     let two = Instance(try TestDatabase.another(database))
     try await Self.until { one.feed.isLive && two.feed.isLive }
     #expect(try await one.sessions.create("s1", Data(#"{"n":0}"#.utf8)))
-    try await Self.until { try await two.read("s1") == #"{"n":0}"# }
-    #expect(two.feed.sessions.cached("s1") != nil)
+    try await Self.until { try await two.read("s1") == #"{"n":0}"# && two.feed.sessions.cached("s1") != nil }
     // Changed behind the feed's back: the cached record is what the other instance serves.
     try await database.query("ALTER TABLE sessions DISABLE TRIGGER sessions_changed")
     try await database.query(#"UPDATE sessions SET record = '{"n":-1}', version = version + 1 WHERE id = 's1'"#)
@@ -112,6 +111,34 @@ struct ChangeFeedTests {
     }
     // And to everyone once it is heard.
     try await Self.until { try await two.read("s1") == #"{"n":30}"# && two.feed.sessions.cached("s1") != nil }
+    await one.stop()
+    await two.stop()
+  }
+
+  /// A save's mark is notified with the state itself: no statement of its own.
+  @Test func aSavedStatesMarkIsHeardWithIt() async throws {
+    let database = try await TestDatabase.make()
+    let one = Instance(database)
+    let two = Instance(try TestDatabase.another(database))
+    let users = (
+      one: CachedUserStateStore(base: PostgresUserStateStore(one.database), cache: one.feed.users),
+      two: CachedUserStateStore(base: PostgresUserStateStore(two.database), cache: two.feed.users)
+    )
+    try await Self.until { one.feed.isLive && two.feed.isLive }
+    let user = UserID.random()
+    for n in 1...20 {
+      let served = try await ChangeFeed.$servesCached.withValue(true) { try await users.two.read(user) }
+      #expect(served == (n == 1 ? nil : Data("state \(n - 1)".utf8)))
+      var save = UserSave(state: Data("state \(n)".utf8))
+      save.mark = ChangeFeed.newMark()
+      try await users.one.update(user) { [save] _ in (save, ()) }
+      let mark = try #require(save.mark)
+      try await Self.until { two.feed.covers(mark: mark[...]) }
+      let after = try await ChangeFeed.$servesCached.withValue(two.feed.covers(mark: mark[...])) { try await users.two.read(user) }
+      #expect(after == Data("state \(n)".utf8))
+    }
+    let rows = try await database.query("SELECT count(*) FROM users").first?.decode(Int.self)
+    #expect(rows == 1)
     await one.stop()
     await two.stop()
   }

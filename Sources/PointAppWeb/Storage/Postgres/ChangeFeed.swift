@@ -14,7 +14,8 @@ import Synchronization
 ///   transaction of every write, delivered once it commits, in commit order, to one `LISTEN`
 ///   connection per instance.
 /// - **Your own writes on another instance:** every form's response (and every save) sets a mark
-///   (`pointapp_state`, `<ms since 1970, hex>-<random>`) notified after the form's writes committed.
+///   (`pointapp_state`, `<ms since 1970, hex>-<random>`) notified after the form's writes committed:
+///   with the user's state when that was the last (`users:<id>:<mark>`), else on its own.
 ///   An instance that heard a browser's mark has heard every change that browser made before;
 ///   until it has, that browser's requests read the rows (`covers`).
 /// - **Lost:** a `LISTEN` connection that closes, or a ping of its own not heard within
@@ -84,9 +85,14 @@ public final class ChangeFeed: Service, Sendable {
   /// Notifying may fail (the database is down): the mark is returned all the same, and is covered
   /// by its age.
   func mark(now: Date = Date()) async -> String {
-    let mark = String(UInt64(max(0, now.timeIntervalSince1970 * 1000)), radix: 16) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    let mark = Self.newMark(now: now)
     _ = try? await database.query("SELECT pg_notify(\(Self.channel), \("mark:" + mark))")
     return mark
+  }
+
+  /// A mark not yet notified: a user's save notifies it with the state (`UserSave.mark`).
+  static func newMark(now: Date = Date()) -> String {
+    String(UInt64(max(0, now.timeIntervalSince1970 * 1000)), radix: 16) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
   }
 
   static func issued(_ mark: Substring) -> Date? {
@@ -99,16 +105,14 @@ public final class ChangeFeed: Service, Sendable {
     guard let colon = payload.firstIndex(of: ":") else { return }
     let key = String(payload[payload.index(after: colon)...])
     switch payload[..<colon] {
-    case "users": users.invalidate(key)
+    case "users":
+      // `<id>:<mark>` from a save that carried one: dropped first, then heard.
+      let parts = key.split(separator: ":", maxSplits: 1)
+      users.invalidate(String(parts[0]))
+      if parts.count == 2 { heard(mark: String(parts[1]), now: now) }
     case "sessions": sessions.invalidate(key)
     case "accounts": accounts.invalidate(key)
-    case "mark":
-      listening.withLock { listening in
-        if listening.marks.count > 10_000 {
-          listening.marks = listening.marks.filter { now.timeIntervalSince($0.value) < Self.markAge * 2 }
-        }
-        listening.marks[key] = now
-      }
+    case "mark": heard(mark: key, now: now)
     case "ping":
       let parts = key.split(separator: ":")
       guard parts.count == 2, parts[0] == instance, let number = Int(parts[1]) else { return }
@@ -117,6 +121,15 @@ public final class ChangeFeed: Service, Sendable {
         listening.sentAt = listening.sentAt.filter { $0.key > number }
       }
     default: return
+    }
+  }
+
+  private func heard(mark: String, now: Date) {
+    listening.withLock { listening in
+      if listening.marks.count > 10_000 {
+        listening.marks = listening.marks.filter { now.timeIntervalSince($0.value) < Self.markAge * 2 }
+      }
+      listening.marks[mark] = now
     }
   }
 

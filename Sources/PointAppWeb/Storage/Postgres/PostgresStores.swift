@@ -42,8 +42,7 @@ public final class PostgresUserStateStore: UserStateStore {
     _ user: UserID, in transaction: OpenTransaction,
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
-    try await transaction.run("SELECT pg_advisory_xact_lock(\(Self.lockKey(user)))")
-    let saved = try await transaction.run("SELECT state FROM users WHERE id = \(user.rawValue)").first?.decode(Data.self)
+    let saved = try await transaction.run("SELECT pointapp_lock_user(\(Self.lockKey(user)), \(user.rawValue))").first?.decode(Data?.self)
     let (save, result) = try await body(saved)
     if let save {
       try await save.before?()
@@ -57,8 +56,8 @@ public final class PostgresUserStateStore: UserStateStore {
       }
       try await transaction.run(
         """
-        INSERT INTO users (id, state) VALUES (\(user.rawValue), \(save.state))
-        ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now()
+        INSERT INTO users (id, state, mark) VALUES (\(user.rawValue), \(save.state), \(save.mark))
+        ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark
         """
       )
     }

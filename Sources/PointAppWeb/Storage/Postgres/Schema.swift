@@ -71,7 +71,7 @@ public enum Schema {
       // `<user>~<number>` for each exchange request left pending (`ExchangeQueue`).
       #"CREATE TABLE exchange_pending (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
     ]),
-    Migration(version: 8, name: "changes of users, sessions and accounts notified", statements: [
+    Migration(version: 8, name: "changes of users, sessions and accounts notified; a user's lock and state in one call", statements: [
       // `<table>:<id>` on `pointapp_changes` for every row written, delivered as the write
       // commits: each instance drops what it cached of that row (`ChangeFeed`).
       """
@@ -81,9 +81,33 @@ public enum Schema {
         RETURN NULL;
       END $$
       """,
-      "CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()",
+      // A user's state carries the mark of the request that saved it (`users:<id>:<mark>`): the
+      // browser's next page, on any instance, is served from a cache only once that is heard.
+      "ALTER TABLE users ADD COLUMN mark text",
+      """
+      CREATE FUNCTION pointapp_notify_user_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          PERFORM pg_notify('pointapp_changes', 'users:' || OLD.id);
+        ELSE
+          PERFORM pg_notify('pointapp_changes', 'users:' || NEW.id || coalesce(':' || NEW.mark, ''));
+        END IF;
+        RETURN NULL;
+      END $$
+      """,
+      "CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION pointapp_notify_user_change()",
       "CREATE TRIGGER sessions_changed AFTER INSERT OR UPDATE OR DELETE ON sessions FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()",
       "CREATE TRIGGER accounts_changed AFTER INSERT OR UPDATE OR DELETE ON accounts FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()",
+      // The user's advisory lock, then their state as it is once the lock is held: a volatile
+      // function's statements each see what committed before them, so this is the two
+      // statements an update began with, in one round trip.
+      """
+      CREATE FUNCTION pointapp_lock_user(key bigint, user_id text) RETURNS bytea LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(key);
+        RETURN (SELECT state FROM users WHERE id = user_id);
+      END $$
+      """,
     ]),
   ]
 
