@@ -36,8 +36,8 @@ public final class ChangeFeed: Service, Sendable {
   let database: Database
   let logger: Logger
   let users = ReadCache<Data?>(generation: 500)
-  let sessions = ReadCache<(data: Data, version: Int64)?>(generation: 5000)
-  let accounts = ReadCache<(data: Data, version: Int64)?>(generation: 5000)
+  let sessions = ReadCache<(data: Data, version: Int64)?>(generation: 1000)
+  let accounts = ReadCache<(data: Data, version: Int64)?>(generation: 1000)
   private let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
   private struct Listening {
@@ -238,7 +238,7 @@ final class ReadCache<Value: Sendable>: Sendable {
     state.withLock { state in
       state.heard += 1
       state.entries[key] = nil
-      if state.changed.count >= 10_000 {
+      if state.changed.count >= 2_000 {
         state.changed = [:]
         state.floor = state.heard
       }

@@ -28,6 +28,12 @@ public final class Database: Service, Sendable {
     // fewer than the minimum are open, which is what a database restart leaves.
     configuration.options.maximumConnections = poolSize
     configuration.options.keepAliveBehavior = nil
+    // Each release of a connection arms its idle timer, a sleeping task that Linux keeps (with its
+    // dispatch source) until its deadline even once the connection is leased again and the timer
+    // cancelled: with the default 60 s, a minute of statements' worth of them (measured: P4's RSS
+    // grew by 2 KB for every user, 110 MB after 20,000). A few seconds bound them, and an idle
+    // connection is closed sooner, which costs a connect when the load comes back.
+    configuration.options.connectionIdleTimeout = .seconds(5)
     configuration.options.connectTimeout = waitLimit
     let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
     self.client = client
