@@ -158,8 +158,34 @@ struct PostgresTests {
   /// A browser whose requests alternate between two instances sees, on each page, what its form
   /// just did on the other, though the other had the page's session and state in its cache.
   @Test func aPageAfterAFormOnAnotherInstanceShowsWhatItDid() async throws {
-    let database = try await TestDatabase.make()
     let catalog = ConcurrencyTests.catalog
+    try await Self.twoInstances(catalog) { first, second, browser, csrf in
+      var browser = browser
+      var paid = 0
+      for (number, survey) in catalog.prefix(12).enumerated() {
+        let (here, there) = number.isMultiple(of: 2) ? (first, second) : (second, first)
+        var reader = Browser(client: there, cookie: browser.cookie, state: browser.state)
+        try await reader.get("/points")
+        try await reader.get("/points")
+        var writer = Browser(client: here, cookie: browser.cookie, state: browser.state)
+        let answered = try await writer.post("/surveys/\(survey.id.rawValue)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3")
+        #expect(answered.headers[.location] == "/surveys/\(survey.id.rawValue)/complete")
+        paid += survey.reward.value
+        reader.state = writer.state
+        #expect(AccountTests.balance(try await reader.get("/points")) == "\(paid)pt")
+        browser.state = writer.state
+      }
+    }
+  }
+
+  /// Two instances of the application on one new database, and a guest's browser on the first
+  /// with a form's CSRF token.
+  @discardableResult
+  static func twoInstances(
+    _ catalog: [Survey],
+    _ body: @Sendable (_ first: any TestClientProtocol, _ second: any TestClientProtocol, _ browser: Browser, _ csrf: String) async throws -> Void
+  ) async throws -> Database {
+    let database = try await TestDatabase.make()
     let server = try TestServer()
     let one = try await server.application(catalog: catalog, databaseURL: database.url)
     let two = try await server.application(catalog: catalog, databaseURL: database.url)
@@ -168,50 +194,29 @@ struct PostgresTests {
         var browser = Browser(client: first)
         try await browser.get("/surveys")
         let csrf = try await browser.csrf(from: "/surveys/s0")
-        var paid = 0
-        for (number, survey) in catalog.prefix(12).enumerated() {
-          let (here, there) = number.isMultiple(of: 2) ? (first, second) : (second, first)
-          var reader = Browser(client: there, cookie: browser.cookie, state: browser.state)
-          try await reader.get("/points")
-          try await reader.get("/points")
-          var writer = Browser(client: here, cookie: browser.cookie, state: browser.state)
-          let answered = try await writer.post("/surveys/\(survey.id.rawValue)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3")
-          #expect(answered.headers[.location] == "/surveys/\(survey.id.rawValue)/complete")
-          paid += survey.reward.value
-          reader.state = writer.state
-          #expect(AccountTests.balance(try await reader.get("/points")) == "\(paid)pt")
-          browser.state = writer.state
-        }
+        try await body(first, second, browser, csrf)
       }
     }
+    return database
   }
 
   /// Two instances on one database, one user's 50 submissions of a survey at once, half through
   /// each, and every other survey once: each pays once.
   @Test func twoInstancesPayEachSurveyOnce() async throws {
-    let database = try await TestDatabase.make()
     let catalog = ConcurrencyTests.catalog
-    let server = try TestServer()
-    let one = try await server.application(catalog: catalog, databaseURL: database.url)
-    let two = try await server.application(catalog: catalog, databaseURL: database.url)
-    try await one.test(.router) { first in
-      try await two.test(.router) { second in
-        var browser = Browser(client: first)
-        try await browser.get("/surveys")
-        let csrf = try await browser.csrf(from: "/surveys/s0")
-        let cookie = browser.cookie
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-          let posts = Array(repeating: "s0", count: 50) + catalog.dropFirst().map(\.id.rawValue)
-          for (number, survey) in posts.enumerated() {
-            group.addTask {
-              var copy = Browser(client: number.isMultiple(of: 2) ? first : second, cookie: cookie)
-              return Int(try await copy.post("/surveys/\(survey)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3").status.code)
-            }
+    let database = try await Self.twoInstances(catalog) { first, second, browser, csrf in
+      let cookie = browser.cookie
+      let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+        let posts = Array(repeating: "s0", count: 50) + catalog.dropFirst().map(\.id.rawValue)
+        for (number, survey) in posts.enumerated() {
+          group.addTask {
+            var copy = Browser(client: number.isMultiple(of: 2) ? first : second, cookie: cookie)
+            return Int(try await copy.post("/surveys/\(survey)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=3").status.code)
           }
-          return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(statuses == Array(repeating: 303, count: 50 + catalog.count - 1))
+        return try await group.reduce(into: []) { $0.append($1) }
       }
+      #expect(statuses == Array(repeating: 303, count: 50 + catalog.count - 1))
     }
     let rows = try await database.query("SELECT state FROM users")
     #expect(rows.count == 1)
