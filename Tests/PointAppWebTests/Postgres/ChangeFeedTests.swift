@@ -153,6 +153,9 @@ struct ChangeFeedTests {
     #expect(one.feed.covers(mark: "\(String(UInt64((now.timeIntervalSince1970 - 60) * 1000), radix: 16))-1"), "a minute old")
     let mark = await one.feed.mark()
     try await Self.until { one.feed.covers(mark: mark[...]) }
+    #expect(!one.feed.covers(mark: nil, now: Date().addingTimeInterval(10)), "the newest ping heard is too old: nothing is served")
+    one.feed.hear("mark:" + ChangeFeed.newMark(), now: Date().addingTimeInterval(61))
+    #expect(!one.feed.covers(mark: mark[...]), "a mark forgotten a minute after it was heard, too recent for its age to cover it")
     one.feed.reset(live: false)
     #expect(!one.feed.covers(mark: nil))
     await one.stop()
@@ -168,7 +171,7 @@ struct ChangeFeedTests {
     try await Self.until { try await one.read("s1") == #"{"n":0}"# && one.feed.sessions.cached("s1") != nil }
     try await database.query("ALTER TABLE sessions DISABLE TRIGGER sessions_changed")
     try await database.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = \(ChangeFeed.applicationName)"
     )
     try await Self.until { !one.feed.isLive }
     try await database.query(#"UPDATE sessions SET record = '{"n":1}', version = version + 1 WHERE id = 's1'"#)

@@ -18,16 +18,26 @@ import Synchronization
 ///   with the user's state when that was the last (`users:<id>:<mark>`), else on its own.
 ///   An instance that heard a browser's mark has heard every change that browser made before;
 ///   until it has, that browser's requests read the rows (`covers`).
-/// - **Lost:** a `LISTEN` connection that closes, or a ping of its own not heard within
-///   `pingLimit`, empties every cache and serves nothing cached until `LISTEN` is back. A
-///   notification is therefore heard within `pingInterval + pingLimit` of its commit or the
-///   caches are emptied, which is why a mark older than `markAge` is covered without being heard
+/// - **Lost:** each second the feed's connection notifies a ping of its own. Nothing cached is
+///   served unless the newest ping heard was sent less than `freshness` ago; a ping that cannot
+///   be sent, or none heard for that long, ends the connection and empties every cache until
+///   `LISTEN` is back. Having heard a ping means having heard every commit before it, which is why
+///   a mark issued `markMargin` before the newest ping is covered without being heard
 ///   (instances' clocks agree within seconds).
 public final class ChangeFeed: Service, Sendable {
   static let channel = "pointapp_changes"
+  static let applicationName = "pointapp change feed"
   static let pingInterval = Duration.seconds(1)
+  /// How long a ping may take to be sent on the feed's connection.
   static let pingLimit = Duration.seconds(3)
-  static let markAge: TimeInterval = 10
+  /// How old, by when it was sent, the newest ping heard may be for anything cached to be served.
+  static let freshness: TimeInterval = 4
+  /// A mark issued this long before the newest ping heard was sent is covered without being heard:
+  /// its request's writes committed before that ping (a request's writes take far less), so they
+  /// were heard before it.
+  static let markMargin: TimeInterval = 30
+  /// How long a mark heard is remembered: past this, `markMargin` covers it.
+  static let markMemory: TimeInterval = 60
 
   /// Whether this task's reads may be served from the caches: set for a request whose browser's
   /// mark is covered (`RequestLoop`), never inside a transaction.
@@ -42,12 +52,12 @@ public final class ChangeFeed: Service, Sendable {
 
   private struct Listening {
     var live = false
-    /// Marks heard, with when: forgotten once older than `markAge` can tell.
+    /// When the newest ping of this instance's that was heard had been sent.
+    var pingSent: Date?
+    /// Marks heard, with when, and in that order (the oldest are forgotten first).
     var marks: [String: Date] = [:]
-    var pingsSent = 0
-    var pingsHeard = 0
-    var sentAt: [Int: ContinuousClock.Instant] = [:]
-    var connection: Task<Void, Never>?
+    var order: [(mark: String, heard: Date)] = []
+    var oldest = 0
   }
 
   private let listening = Mutex(Listening())
@@ -57,27 +67,32 @@ public final class ChangeFeed: Service, Sendable {
     self.logger = logger
   }
 
-  public var isLive: Bool { listening.withLock { $0.live } }
+  /// Listening, and its newest ping heard is fresh.
+  public var isLive: Bool { listening.withLock { Self.isFresh($0, now: Date()) } }
 
-  /// Listens, and pings, until the server shuts down.
+  private static func isFresh(_ listening: Listening, now: Date) -> Bool {
+    guard listening.live, let sent = listening.pingSent else { return false }
+    return now.timeIntervalSince(sent) < freshness
+  }
+
+  /// Listens until the server shuts down, and again whenever the connection is lost.
   public func run() async throws {
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await self.listenAgainAndAgain() }
-      group.addTask { await self.pingEverySecond() }
       try? await gracefulShutdown()
       group.cancelAll()
-      listening.withLock { $0.connection?.cancel() }
     }
   }
 
   /// Whether a request from a browser that last saw `mark` may read what is cached.
   func covers(mark: Substring?, now: Date = Date()) -> Bool {
     listening.withLock { listening in
-      guard listening.live else { return false }
+      guard Self.isFresh(listening, now: now), let sent = listening.pingSent else { return false }
       guard let mark else { return true }
       if listening.marks[String(mark)] != nil { return true }
+      // A cookie from before marks: as old as can be.
       guard let issued = Self.issued(mark) else { return true }
-      return now.timeIntervalSince(issued) > Self.markAge
+      return issued < sent.addingTimeInterval(-Self.markMargin)
     }
   }
 
@@ -92,12 +107,16 @@ public final class ChangeFeed: Service, Sendable {
 
   /// A mark not yet notified: a user's save notifies it with the state (`UserSave.mark`).
   static func newMark(now: Date = Date()) -> String {
-    String(UInt64(max(0, now.timeIntervalSince1970 * 1000)), radix: 16) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    milliseconds(now) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
   }
 
   static func issued(_ mark: Substring) -> Date? {
     guard let dash = mark.firstIndex(of: "-"), let ms = UInt64(mark[..<dash], radix: 16) else { return nil }
     return Date(timeIntervalSince1970: TimeInterval(ms) / 1000)
+  }
+
+  private static func milliseconds(_ date: Date) -> String {
+    String(UInt64(max(0, date.timeIntervalSince1970 * 1000)), radix: 16)
   }
 
   /// What a notification says: a row changed (dropped from its cache), a mark, or a ping.
@@ -114,11 +133,11 @@ public final class ChangeFeed: Service, Sendable {
     case "accounts": accounts.invalidate(key)
     case "mark": heard(mark: key, now: now)
     case "ping":
-      let parts = key.split(separator: ":")
-      guard parts.count == 2, parts[0] == instance, let number = Int(parts[1]) else { return }
+      // `<instance>-<ms sent>`: every commit before it has been heard.
+      guard key.hasPrefix(instance + "-"), let ms = UInt64(key.dropFirst(instance.count + 1), radix: 16) else { return }
+      let sent = Date(timeIntervalSince1970: TimeInterval(ms) / 1000)
       listening.withLock { listening in
-        listening.pingsHeard = max(listening.pingsHeard, number)
-        listening.sentAt = listening.sentAt.filter { $0.key > number }
+        if listening.pingSent.map({ $0 < sent }) ?? true { listening.pingSent = sent }
       }
     default: return
     }
@@ -126,71 +145,79 @@ public final class ChangeFeed: Service, Sendable {
 
   private func heard(mark: String, now: Date) {
     listening.withLock { listening in
-      if listening.marks.count > 10_000 {
-        listening.marks = listening.marks.filter { now.timeIntervalSince($0.value) < Self.markAge * 2 }
-      }
       listening.marks[mark] = now
+      listening.order.append((mark, now))
+      while listening.oldest < listening.order.count,
+        now.timeIntervalSince(listening.order[listening.oldest].heard) > Self.markMemory
+      {
+        let (old, heard) = listening.order[listening.oldest]
+        if listening.marks[old] == heard { listening.marks[old] = nil }
+        listening.oldest += 1
+      }
+      if listening.oldest > 1_024, listening.oldest * 2 > listening.order.count {
+        listening.order.removeFirst(listening.oldest)
+        listening.oldest = 0
+      }
     }
   }
 
-  /// Empties every cache; cached reads stay off until `live` again.
+  /// Empties every cache; cached reads stay off until `live` again and a ping is heard.
   func reset(live: Bool) {
     listening.withLock { $0.live = false }
     users.reset(live: live)
     sessions.reset(live: live)
     accounts.reset(live: live)
     listening.withLock { listening in
+      listening = Listening()
       listening.live = live
-      listening.marks = [:]
-      listening.sentAt = [:]
     }
+  }
+
+  private struct Late: Error, CustomStringConvertible {
+    var description: String { "no ping of this instance's heard for \(ChangeFeed.freshness) s" }
   }
 
   private func listenAgainAndAgain() async {
     while !Task.isCancelled {
-      let connection = Task {
-        do {
-          // A connection of its own: the pool's are the requests'.
-          let connection = try await PostgresConnection.connect(
-            configuration: Database.connectionConfiguration(database.url), id: 0, logger: logger
-          )
-          defer { Task { try? await connection.close() } }
-          try await connection.listen(on: Self.channel) { notifications in
-              // LISTEN is in effect: what is read from now on is heard of when it changes.
-              reset(live: true)
-              logger.info("listening to the database's changes: cached reads on")
-              for try await notification in notifications { hear(notification.payload) }
+      do {
+        // A connection of its own: the pool's are the requests'.
+        var configuration = try Database.connectionConfiguration(database.url)
+        // So that `pg_stat_activity` tells it from the pool's.
+        configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        defer { Task { try? await connection.close() } }
+        try await connection.listen(on: Self.channel) { notifications in
+          // LISTEN is in effect: what is read from now on is heard of when it changes.
+          reset(live: true)
+          logger.info("listening to the database's changes: cached reads on")
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+              for try await notification in notifications { self.hear(notification.payload) }
             }
-        } catch {
-          logger.warning("the database's changes cannot be heard: cached reads off", metadata: ["error": "\(Database.loggable(error))"])
+            // Pings on the same connection, each second: one that cannot be sent within its limit
+            // (the connection is closed then), or a feed that has heard none for `freshness`,
+            // ends the connection, and a new one is made.
+            group.addTask {
+              let since = Date()
+              while true {
+                let now = Date()
+                let sent = self.listening.withLock { $0.pingSent } ?? since
+                if now.timeIntervalSince(sent) > Self.freshness { throw Late() }
+                let payload = "ping:\(self.instance)-\(Self.milliseconds(now))"
+                try await connection.run("SELECT pg_notify(\(Self.channel), \(payload))", logger: self.logger, limit: Self.pingLimit)
+                try await Task.sleep(for: Self.pingInterval)
+              }
+            }
+            try await group.next()
+            group.cancelAll()
+          }
         }
-        reset(live: false)
+      } catch is CancellationError {
+      } catch {
+        logger.warning("the database's changes cannot be heard: cached reads off", metadata: ["error": "\(Database.loggable(error))"])
       }
-      listening.withLock { $0.connection = connection }
-      await withTaskCancellationHandler { await connection.value } onCancel: { connection.cancel() }
+      reset(live: false)
       try? await Task.sleep(for: .milliseconds(500))
-    }
-  }
-
-  /// Each second a ping of this instance's own; one not heard within `pingLimit` means the feed
-  /// is behind or gone: the caches are emptied, and `LISTEN` starts again.
-  private func pingEverySecond() async {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: Self.pingInterval)
-      let now = ContinuousClock.now
-      let (number, late) = listening.withLock { listening -> (Int, Bool) in
-        listening.pingsSent += 1
-        listening.sentAt[listening.pingsSent] = now
-        let late = listening.live && listening.sentAt.contains { $0.key <= listening.pingsSent && now - $0.value > Self.pingLimit }
-        if late { listening.sentAt = [:] }
-        return (listening.pingsSent, late)
-      }
-      if late {
-        logger.warning("the database's changes are late: cached reads off until heard again")
-        reset(live: false)
-        listening.withLock { $0.connection?.cancel() }
-      }
-      _ = try? await database.query("SELECT pg_notify(\(Self.channel), \("ping:\(instance):\(number)"))")
     }
   }
 }

@@ -162,7 +162,9 @@ public final class Database: Service, Sendable {
   /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
   func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
     try await withConnection { connection in
-      try await connection.run("BEGIN", logger: logger)
+      // Stated, whatever the server's default: a user's update reads their state after taking
+      // their lock, and must see what committed while it waited (`pointapp_lock_user`).
+      try await connection.run("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
       do {
         let result = try await body(connection)
         try await connection.run("COMMIT", logger: logger)
