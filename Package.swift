@@ -78,6 +78,8 @@ let package = Package(
       dependencies: [
         "PointAppWeb",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]
     ),
     .executableTarget(

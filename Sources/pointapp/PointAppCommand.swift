@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 import PointAppWeb
 
 /// PointApp's commands: `serve` (the default), `migrate`, `import-files`, `create-operator`. Every option also
@@ -14,6 +16,16 @@ struct PointAppCommand: AsyncParsableCommand {
     subcommands: [Serve.self, Migrate.self, ImportFiles.self, CreateOperator.self],
     defaultSubcommand: Serve.self
   )
+
+  /// Tasks run on NIO's event loops, the threads that read and write the connections, instead of
+  /// a pool of their own: a request's task starts on its connection's loop and stays there, so a
+  /// page view no longer hands its request and its response between threads (a quarter less CPU
+  /// per page, BENCHMARKS.md). Nothing here blocks a thread: files and bcrypt have their own
+  /// thread pools, and PostgreSQL's connections are on the same loops.
+  static func main() async {
+    NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    await main(nil)
+  }
 }
 
 /// Where the data lives when it is not the data folder.
