@@ -146,10 +146,10 @@ def p2(server, bench, seconds, users_count, store, surveys):
     # their working size), and the ratio uses the mean of the two.
     wrk(url, 2, 16, ["-s", script], [os.path.join(work, "warm-up.tsv")])
     posted = wrk.completed
-    raw_before, _ = store.reference(server, bench, work, users_count)
+    raw_before, _ = store.reference(server, bench, work, users_count, surveys)
     rate, bad, errors = wrk(url, seconds, 16, ["-s", script], [os.path.join(work, "requests.tsv")])
     posted += wrk.completed
-    raw_after, size = store.reference(server, bench, work, users_count)
+    raw_after, size = store.reference(server, bench, work, users_count, surveys)
     raw = (raw_before + raw_after) / 2
     store.reference_done()
     shutil.rmtree(work)
@@ -171,7 +171,7 @@ class Files:
     p1_target, p2_target = 0.30, 0.70
     reference_detail = "raw loop %.0f writes/s of %d bytes in the same folder (%.0f before the load, %.0f after)"
 
-    def reference(self, server, bench, work, users_count):
+    def reference(self, server, bench, work, users_count, surveys):
         """The raw write+fsync+rename+folder-fsync loop of the users' mean file size, in their folder."""
         folder = os.path.join(server.data, "users")
         sizes = [os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder) if n.endswith(".json")]
@@ -245,8 +245,9 @@ class Files:
 class Postgres:
     """The server(s) keep everything in a PostgreSQL database (`--database-url`)."""
     p1_target, p2_target = 0.25, 0.50
-    reference_detail = ("pgbench %.0f transactions/s of the same write (lock and SELECT in one call, upsert of a %d-byte state "
-                        "with its NOTIFY trigger, in BEGIN/COMMIT; "
+    reference_detail = ("pgbench %.0f transactions/s of the same write transaction (lock and SELECT of the state in one call, "
+                        "a quota's place for one survey in the list, the response row, its survey's counts read and replaced, "
+                        "upsert of a %d-byte state with its NOTIFY trigger, in BEGIN/COMMIT; "
                         "-M extended, 16 clients, %.0f before the load, %.0f after)")
     pgbench_seconds = 5
 
@@ -284,36 +285,59 @@ class Postgres:
         rate = count / elapsed
         return rate, "COPY (SELECT …) TO STDOUT WITH CSV of the same %d rows at %.0f rows/s" % (count, rate)
 
-    def reference(self, server, bench, work, users_count):
-        """pgbench's rate for the server's write transaction (`PostgresUserStateStore.update`),
-        on `bench_users`, a table like `users`, over as many users as P2 posts for, each with
-        a state of the users' mean size cut from a real one (TOAST compresses it as it does theirs)."""
-        size = int(float(self.psql("SELECT avg(length(state)) FROM users")[0][0]))
-        sample = bytes.fromhex(self.psql("SELECT encode(state, 'hex') FROM users ORDER BY abs(length(state) - %d) LIMIT 1" % size)[0][0])
-        state = (sample * (size // len(sample) + 1))[:size]
+    def reference(self, server, bench, work, users_count, surveys):
+        """pgbench's rate for the server's write transaction of an answer, statement for statement
+        (`PostgresUserStateStore.update` with what the answer records in it): BEGIN; the lock and
+        the state read in one call; for the survey with a quota (one of `surveys`, or none), its
+        places read and one claimed; the response row inserted; its survey's counts read, then
+        replaced at the version read; the state upserted with its mark, its NOTIFY trigger firing;
+        COMMIT. On tables like the server's (`bench_…`), over as many users and surveys as P2
+        posts for, with a state, a response and counts of the mean sizes of the server's rows.
+        (A replace that lost to another commit is not tried again, as the server would.)"""
+        def sample(table, column, where, as_bytes):
+            """A row's `column` whose length is nearest the mean, as bytes, and the mean."""
+            size = int(float(self.psql("SELECT avg(length(%s)) FROM %s WHERE %s" % (column, table, where))[0][0]))
+            value = column if as_bytes else "convert_to(%s, 'UTF8')" % column
+            found = self.psql("SELECT encode(%s, 'hex') FROM %s WHERE %s ORDER BY abs(length(%s) - %d) LIMIT 1"
+                              % (value, table, where, column, size))[0][0]
+            return bytes.fromhex(found), size
+        state, size = sample("users", "state", "true", True)
+        state = (state * (size // len(state) + 1))[:size]
+        response = sample("responses", "record", "id NOT LIKE '#%'", False)[0].decode()
+        counts = sample("responses", "record", "id LIKE '#counts~%'", False)[0].decode()
+        quota = next((i + 1 for i, survey in enumerate(surveys) if survey.get("quota")), 0)
         if not self.filled:
-            # Its trigger and its lock-and-read call as the server's (migration 8), on this table.
-            self.psql("DROP TABLE IF EXISTS bench_users; CREATE TABLE bench_users (LIKE users INCLUDING ALL); "
+            # Its trigger and its lock-and-read call as the server's (migration 8), on these tables.
+            self.psql("DROP TABLE IF EXISTS bench_users, bench_responses, bench_survey_quotas, bench_quota_places; "
+                      "CREATE TABLE bench_users (LIKE users INCLUDING ALL); "
+                      "CREATE TABLE bench_responses (LIKE responses INCLUDING ALL); "
+                      "CREATE TABLE bench_survey_quotas (LIKE survey_quotas INCLUDING ALL); "
+                      "CREATE TABLE bench_quota_places (LIKE quota_places INCLUDING ALL); "
                       "CREATE TRIGGER bench_users_changed AFTER INSERT OR UPDATE OR DELETE ON bench_users "
                       "FOR EACH ROW EXECUTE FUNCTION pointapp_notify_user_change(); "
                       "CREATE OR REPLACE FUNCTION bench_lock_user(key bigint, user_id text) RETURNS bytea LANGUAGE plpgsql VOLATILE AS $$ "
                       "BEGIN PERFORM pg_advisory_xact_lock(key); RETURN (SELECT state FROM bench_users WHERE id = user_id); END $$")
             self.psql("INSERT INTO bench_users (id, state) SELECT md5('bench' || n), decode('%s', 'hex') FROM generate_series(1, %d) n"
                       % (state.hex(), users_count))
+            self.psql("INSERT INTO bench_responses (id, record) SELECT '#counts~s' || n, convert_from(decode('%s', 'hex'), 'UTF8') "
+                      "FROM generate_series(1, %d) n" % (counts.encode().hex(), len(surveys)))
             self.psql("VACUUM ANALYZE bench_users")
+            self.psql("VACUUM ANALYZE bench_responses")
             self.filled = True
-            self.plain = self.pgbench_write(work, users_count, state, "ALTER TABLE bench_users DISABLE TRIGGER bench_users_changed")
-            self.psql("ALTER TABLE bench_users ENABLE TRIGGER bench_users_changed")
-        return self.pgbench_write(work, users_count, state), size
+            # The write before responses were recorded with it: lock and read, upsert, with the trigger.
+            self.state_only = self.pgbench_write(work, PGBENCH_STATE % users_count, state)
+        script = PGBENCH % {"users": users_count, "surveys": len(surveys), "quota": quota}
+        return self.pgbench_write(work, script, state, response, counts), size
 
-    def pgbench_write(self, work, users_count, state, before=None):
-        if before:
-            self.psql(before)
+    def pgbench_write(self, work, script_text, state, response=None, counts=None):
         script = os.path.join(work, "write.sql")
         with open(script, "w") as f:
-            f.write(PGBENCH % users_count)
+            f.write(script_text)
+        variables = ["-D", "state=\\x" + state.hex()]
+        if response is not None:
+            variables += ["-D", "response=" + response, "-D", "counts=" + counts]
         result = subprocess.run([self.pgbench, "-n", "-M", "extended", "-c", "16", "-j", "2", "-T", str(self.pgbench_seconds),
-                                 "-f", script, "-D", "state=\\x" + state.hex(), self.url], capture_output=True, text=True)
+                                 "-f", script, *variables, self.url], capture_output=True, text=True)
         if result.returncode != 0:
             raise SystemExit("pgbench failed:\n" + result.stdout + result.stderr)
         failed = re.search(r"number of failed transactions: (\d+)", result.stdout)
@@ -322,16 +346,17 @@ class Postgres:
         return float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout).group(1))
 
     def reference_done(self):
-        self.psql("DROP TABLE IF EXISTS bench_users; DROP FUNCTION IF EXISTS bench_lock_user")
+        self.psql("DROP TABLE IF EXISTS bench_users, bench_responses, bench_survey_quotas, bench_quota_places; "
+                  "DROP FUNCTION IF EXISTS bench_lock_user")
         self.filled = False
 
     def reference_note(self, rate):
-        """The same write without the change feed's NOTIFY (a trigger dropped for one pgbench run
-        before the load): what the notification costs the database's writes."""
-        if not getattr(self, "plain", None):
+        """The write of the state alone (lock and read, upsert, in BEGIN/COMMIT), without the
+        response and its counts: what recording responses in the transaction costs the database."""
+        if not getattr(self, "state_only", None):
             return ""
-        return ("; without the change feed's NOTIFY (which serialises the commits that send one) pgbench runs %.0f/s, "
-                "POST answers ÷ that = %.2f" % (self.plain, rate / self.plain))
+        return ("; the state's write alone (without the response and its counts) runs %.0f/s in pgbench, "
+                "POST answers ÷ that = %.2f" % (self.state_only, rate / self.state_only))
 
     def p1_limit(self, seconds, health):
         """pgbench's built-in select-only load on the same database (its own tables, scale 1): the
@@ -362,10 +387,26 @@ class Postgres:
         return "%d new user rows, %d new session rows" % (after[0] - before[0], after[1] - before[1])
 
 
-# The server's user update (`PostgresUserStateStore.update`) with no archive rows (written every
-# 20 movements): ids are random 32-hex-digit strings as theirs are; `-D state=\x…` the bytes; the
-# lock and the read in one call, the state saved with its mark, as the server does.
-PGBENCH = r'''\set n random(1, %d)
+# The server's write transaction of an answer (`PostgresUserStateStore.update`, with no archive
+# rows, which it writes every 20 movements): ids are random 32-hex-digit strings as theirs are;
+# `-D state=\x…`, `response=…`, `counts=…` the bytes; each statement as the server sends it.
+PGBENCH = r'''\set n random(1, %(users)d)
+\set s random(1, %(surveys)d)
+BEGIN;
+SELECT bench_lock_user(:n, md5('bench' || :n));
+\if :s = %(quota)d
+SELECT survey_id, taken FROM bench_survey_quotas;
+WITH held AS (SELECT 1 FROM bench_quota_places WHERE survey_id = 's' || :s AND user_id = md5('bench' || :n)), counted AS (INSERT INTO bench_survey_quotas AS q (survey_id, taken) SELECT 's' || :s, 1 WHERE 1000000 > 0 AND NOT EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM bench_survey_quotas WHERE survey_id = 's' || :s AND taken >= 1000000) ON CONFLICT (survey_id) DO UPDATE SET taken = q.taken + 1 WHERE q.taken < 1000000 RETURNING 1), placed AS (INSERT INTO bench_quota_places (survey_id, user_id) SELECT 's' || :s, md5('bench' || :n) FROM counted RETURNING 1) SELECT EXISTS (SELECT 1 FROM held) OR EXISTS (SELECT 1 FROM placed);
+\endif
+INSERT INTO bench_responses (id, record, version) VALUES ('s' || :s || '~' || md5(random()::text), :response, 1) ON CONFLICT (id) DO NOTHING RETURNING 1;
+SELECT record, version FROM bench_responses WHERE id = '#counts~s' || :s FOR UPDATE \gset counts_
+UPDATE bench_responses SET record = :counts, version = version + 1 WHERE id = '#counts~s' || :s AND version = :counts_version RETURNING 1;
+INSERT INTO bench_users (id, state, mark) VALUES (md5('bench' || :n), :state, '19a8f0c2b3d-5f3e2a1b9c8d7e6f') ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark;
+COMMIT;
+'''
+
+# The same without the response and its counts: the state's write alone.
+PGBENCH_STATE = r'''\set n random(1, %d)
 BEGIN;
 SELECT bench_lock_user(:n, md5('bench' || :n));
 INSERT INTO bench_users (id, state, mark) VALUES (md5('bench' || :n), :state, '19a8f0c2b3d-5f3e2a1b9c8d7e6f') ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark;

@@ -24,6 +24,11 @@ extension RandomID: RecordKey {
 public protocol RecordStorage: Sendable {
   /// The record's bytes and version; `nil` when there is none.
   func read(_ name: String) async throws -> (data: Data, version: Int64)?
+  /// As `read`, for a write that follows: where the read runs in a transaction (PostgreSQL,
+  /// inside a user's update), the record is held against other writers until it ends, so that a
+  /// `replace` at the version read cannot lose, and writers of one record queue instead of
+  /// reading, losing and trying again. Elsewhere, `read`.
+  func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)?
   /// Creates the record unless one exists (`false` then), at version 1: of simultaneous
   /// creators, processes and instances sharing the storage included, exactly one wins.
   func create(_ name: String, _ data: Data) async throws -> Bool
@@ -40,6 +45,10 @@ public protocol RecordStorage: Sendable {
 }
 
 extension RecordStorage {
+  public func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? {
+    try await read(name)
+  }
+
   /// Names, then each record read: for the stores in memory.
   public func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
     var found: [(name: String, data: Data)] = []
@@ -95,13 +104,17 @@ public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
 
   /// Reads `key`'s record (`nil`: none), and writes what `change` makes of it (`nil`: nothing),
   /// again from a fresh read whenever another write came between: a change is never lost, and
-  /// never applied to a record it did not see. `change` may throw to write nothing.
+  /// never applied to a record it did not see. `change` may throw to write nothing. In a
+  /// transaction, the read holds the record until it ends (`readForUpdate`), so nothing comes
+  /// between.
   @discardableResult
   public func modify<Result: Sendable>(
     _ key: Key, _ change: (Record?) throws -> (record: Record?, result: Result)
   ) async throws -> Result {
     while true {
-      let current = try await read(key)
+      let current = try await storage.readForUpdate(key.recordName).map { data, version in
+        Versioned(record: try decoded.decode(data, as: key.recordName), version: version)
+      }
       let (record, result) = try change(current?.record)
       guard let record else { return result }
       let written =

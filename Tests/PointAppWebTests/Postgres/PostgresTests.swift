@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import PointApp
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import PointAppWeb
@@ -109,6 +110,42 @@ struct PostgresTests {
     #expect(locks == 0)
     try await store.update(user) { saved in (saved == nil ? UserSave(state: Data("next".utf8)) : nil, ()) }
     #expect(try await PostgresUserStateStore(other).read(user) == Data("next".utf8))
+  }
+
+  /// A record that users' updates change (a survey's counts, by everyone who answers it) is read
+  /// for update: the second of two updates waits for the first to commit, then changes what it
+  /// committed, once, instead of reading the old record, losing to the first and starting again.
+  @Test func aRecordChangedByTwoUpdatesAtOnceIsChangedOnceByEach() async throws {
+    let database = try await TestDatabase.make()
+    let users = PostgresUserStateStore(database)
+    let counter = Records<UserID, Int>(PostgresRecordStorage(database, table: "responses"))
+    let key = UserID.random()
+    #expect(try await counter.create(0, as: key))
+    let changes = Mutex(0)
+    @Sendable func increment() async throws {
+      try await counter.modify(key) { value in
+        changes.withLock { $0 += 1 }
+        return ((value ?? 0) + 1, ())
+      }
+    }
+    let (changed, signal) = AsyncStream.makeStream(of: Void.self)
+    let first = Task {
+      try await users.update(.random()) { _ in
+        try await increment()
+        signal.yield()
+        // The second update reads the record meanwhile.
+        try await Task.sleep(for: .milliseconds(300))
+        return (UserSave(state: Data("first".utf8)), ())
+      }
+    }
+    for await _ in changed { break }
+    try await users.update(.random()) { _ in
+      try await increment()
+      return (UserSave(state: Data("second".utf8)), ())
+    }
+    try await first.value
+    #expect(try await counter.read(key)?.record == 2)
+    #expect(changes.withLock { $0 } == 2)
   }
 
   /// A statement the database refuses is a bug, not an outage: it is not turned into a 503.

@@ -301,6 +301,11 @@ struct CachedRecordStorage: RecordStorage {
   let base: any RecordStorage
   let cache: ReadCache<(data: Data, version: Int64)?>
 
+  /// Never from the cache: a write follows.
+  func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? {
+    try await base.readForUpdate(name)
+  }
+
   func read(_ name: String) async throws -> (data: Data, version: Int64)? {
     try await cache.read(name) { try await base.read(name) }
   }

@@ -15,7 +15,16 @@ public struct PostgresRecordStorage: RecordStorage {
   }
 
   public func read(_ name: String) async throws -> (data: Data, version: Int64)? {
-    guard let row = try await run("SELECT record, version FROM \(table) WHERE id = $1", name).first else { return nil }
+    try await read(name, "SELECT record, version FROM \(table) WHERE id = $1")
+  }
+
+  /// The row locked until the transaction ends (`FOR UPDATE`); a statement of its own, outside one.
+  public func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? {
+    try await read(name, "SELECT record, version FROM \(table) WHERE id = $1 FOR UPDATE")
+  }
+
+  private func read(_ name: String, _ sql: String) async throws -> (data: Data, version: Int64)? {
+    guard let row = try await run(sql, name).first else { return nil }
     let (text, version) = try row.decode((String, Int64).self)
     return (Data(text.utf8), version)
   }
