@@ -16,9 +16,11 @@ On PostgreSQL (`--postgres`, or `--database-url URL`) the server(s) keep everyth
 database, and the figures are
   P1  as above, with pgbench's built-in select-only load (-S, 16 clients) on
       the same database printed beside it: the database's own limit            target ≥ 0.25
-  P2  POST answers ÷ pgbench running the server's write transaction (advisory
-      lock and SELECT of the state in one call, upsert of a state of the users' mean size,
-      in BEGIN/COMMIT; -M extended: an unnamed statement parsed per query, as
+  P2  POST answers ÷ pgbench running the server's write transaction of an answer,
+      statement for statement (advisory lock and SELECT of the state in one call, a
+      quota's place for the survey with one, the response row, its survey's counts
+      read FOR UPDATE and replaced, upsert of a state of the users' mean size, in
+      BEGIN/COMMIT; -M extended: an unnamed statement parsed per query, as
       PostgresNIO sends them) on the same database, before and after the load  target ≥ 0.50
   P3  as above, the long-history user seeded in the database                   target ≤ 1.5
   P4  RSS of an instance on the database after 10,000 distinct users           target ≤ 80 MB
