@@ -248,7 +248,7 @@ class Postgres:
     """The server(s) keep everything in a PostgreSQL database (`--database-url`)."""
     p1_target, p2_target = 0.25, 0.50
     reference_detail = ("pgbench %.0f transactions/s of the same write transaction (lock and SELECT of the state in one call, "
-                        "a quota's place for one survey in the list, the response row, its survey's counts read and replaced, "
+                        "a quota's place for one survey in the list, the response row, its survey's counts read FOR UPDATE and replaced, "
                         "upsert of a %d-byte state with its NOTIFY trigger, in BEGIN/COMMIT; "
                         "-M extended, 16 clients, %.0f before the load, %.0f after)")
     pgbench_seconds = 5
