@@ -11,6 +11,8 @@ extension StoreKind {
     switch self {
     case .memory, .files, .groupedFiles, .journal:
       return (InMemoryLoginThrottle(), nil)
+    case .cachedPostgres:
+      preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
       let database = try await TestDatabase.shared.value
       return (PostgresLoginThrottle(database), PostgresLoginThrottle(try TestDatabase.another(database)))

@@ -17,6 +17,8 @@ extension StoreKind {
       let users = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
       let open = { try JSONFileQuotaStore(directory: folder.appendingPathComponent("quotas")) as any QuotaStore }
       return (try open(), users, open)
+    case .cachedPostgres:
+      preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
       let database = try await TestDatabase.shared.value
       let another = try TestDatabase.another(database)

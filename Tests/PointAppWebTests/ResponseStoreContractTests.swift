@@ -25,6 +25,8 @@ extension StoreKind {
       // Opened anew: the process that had the first journal is gone, and the next start takes
       // it up.
       return (open(first), users, { first.release(); return open(try! JournalRecordStorage.own(in: journals)) })
+    case .cachedPostgres:
+      preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
       let database = try await TestDatabase.shared.value
       let records = PostgresRecordStorage(database, table: "responses")

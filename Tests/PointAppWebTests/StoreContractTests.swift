@@ -6,14 +6,17 @@ import Testing
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
   /// `groupedFiles`: files whose writes wait for a sync shared with others (`GroupSync`), as
   /// responses are written; `journal`: records in memory and a journal (`JournalRecordStorage`),
-  /// as responses pending are. The record layer is tested on them too.
-  case memory, files, postgres, groupedFiles, journal
+  /// as responses pending are. The record layer is tested on them too, and on `cachedPostgres`:
+  /// PostgreSQL's sessions and accounts as an instance reads them, through its change feed's
+  /// caches (`CachedRecordStorage`), each call as a request whose browser's writes were all heard
+  /// (`ChangeFeed.servesCached`), so that whatever may be served from memory is.
+  case memory, files, postgres, groupedFiles, journal, cachedPostgres
   var testDescription: String { rawValue }
 
   /// The kinds this machine tests: PostgreSQL where its server is (`TestDatabase.enabled`).
   static let tested = [StoreKind.memory, .files, .postgres].filter { $0 != .postgres || TestDatabase.enabled }
   /// The record layer's: files written both ways.
-  static let testedRecords = tested + [.groupedFiles, .journal]
+  static let testedRecords = tested + [.groupedFiles, .journal] + (TestDatabase.enabled ? [.cachedPostgres] : [])
 
   /// A record storage of this kind; on PostgreSQL, the shared test database's `table`, whose
   /// rows other tests write too (each test names its own records).
@@ -30,11 +33,56 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
       return try JournalRecordStorage(FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-journal-\(UUID().uuidString)"))
     case .postgres:
       return PostgresRecordStorage(try await TestDatabase.shared.value, table: table)
+    case .cachedPostgres:
+      let feed = try await SharedFeed.live.value
+      let cache = table == "sessions" ? feed.sessions : table == "accounts" ? feed.accounts : nil
+      guard let cache else { preconditionFailure("only sessions and accounts are read through an instance's cache") }
+      let base = PostgresRecordStorage(try await TestDatabase.shared.value, table: table)
+      return ServedCached(base: CachedRecordStorage(base: base, cache: cache))
     }
   }
 
   func stores() async throws -> (sessions: SessionRecords, accounts: AccountRecords) {
     (SessionRecords(try await records(table: "sessions")), AccountRecords(try await records(table: "accounts")))
+  }
+}
+
+/// A change feed on the shared test database, listening for as long as the tests run.
+enum SharedFeed {
+  static let live = Task {
+    let feed = ChangeFeed(try await TestDatabase.shared.value, logger: TestDatabase.logger)
+    Task { try await feed.run() }
+    for _ in 0..<200 where !feed.isLive { try await Task.sleep(for: .milliseconds(50)) }
+    guard feed.isLive else { throw Failure() }
+    return feed
+  }
+}
+
+/// Every call as a request that may be served from the instance's caches makes it; each read
+/// twice, the second from the cache where the first was kept, so that the contract is checked on
+/// what the cache serves.
+struct ServedCached: RecordStorage {
+  let base: CachedRecordStorage
+
+  private func served<Result>(_ body: () async throws -> Result) async throws -> Result {
+    try await ChangeFeed.$servesCached.withValue(true) { try await body() }
+  }
+
+  func read(_ name: String) async throws -> (data: Data, version: Int64)? {
+    try await served {
+      _ = try await base.read(name)
+      return try await base.read(name)
+    }
+  }
+  func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? { try await served { try await base.readForUpdate(name) } }
+  func create(_ name: String, _ data: Data) async throws -> Bool { try await served { try await base.create(name, data) } }
+  func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
+    try await served { try await base.replace(name, data, at: version) }
+  }
+  func delete(_ name: String, at version: Int64) async throws -> Bool { try await served { try await base.delete(name, at: version) } }
+  func names(after name: String?, limit: Int) async throws -> [String] { try await served { try await base.names(after: name, limit: limit) } }
+  func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
+    try await served { try await base.records(prefixed: prefix, after: name, limit: limit) }
   }
 }
 

@@ -15,6 +15,8 @@ extension StoreKind {
     case .files, .groupedFiles, .journal:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
       return (try JSONFileUserStateStore(directory: folder), try JSONFileUserStateStore(directory: folder))
+    case .cachedPostgres:
+      preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
       let database = try await TestDatabase.shared.value
       return (PostgresUserStateStore(database), PostgresUserStateStore(try TestDatabase.another(database)))
