@@ -15,12 +15,39 @@ extension StoreKind {
     case .files, .groupedFiles, .journal:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
       return (try JSONFileUserStateStore(directory: folder), try JSONFileUserStateStore(directory: folder))
-    case .cachedPostgres:
-      preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
       let database = try await TestDatabase.shared.value
       return (PostgresUserStateStore(database), PostgresUserStateStore(try TestDatabase.another(database)))
+    case .cachedPostgres:
+      let database = try await TestDatabase.shared.value
+      let cached = CachedUserStateStore(base: PostgresUserStateStore(database), cache: try await SharedFeed.live.value.users)
+      return (ServedCachedUsers(base: cached), PostgresUserStateStore(try TestDatabase.another(database)))
     }
+  }
+
+  /// The user stores' kinds, and PostgreSQL's as an instance reads it through its cache.
+  static let testedUsers = tested + (TestDatabase.enabled ? [.cachedPostgres] : [])
+}
+
+/// As `ServedCached`, for users' states: each read twice, the second from the cache.
+struct ServedCachedUsers: UserStateStore {
+  let base: CachedUserStateStore
+
+  func update<Result: Sendable>(
+    _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
+  ) async throws -> Result {
+    try await ChangeFeed.$servesCached.withValue(true) { try await base.update(user, body) }
+  }
+
+  func read(_ user: UserID) async throws -> Data? {
+    try await ChangeFeed.$servesCached.withValue(true) {
+      _ = try await base.read(user)
+      return try await base.read(user)
+    }
+  }
+
+  func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
+    try await ChangeFeed.$servesCached.withValue(true) { try await base.archived(names, of: user) }
   }
 }
 
@@ -28,7 +55,7 @@ struct Failure: Error {}
 
 /// What every user store guarantees: the file store, PostgreSQL and the in-memory one alike.
 struct UserStoreContractTests {
-  @Test(arguments: StoreKind.tested)
+  @Test(arguments: StoreKind.testedUsers)
   func aSaveReadsBackWithItsArchive(kind: StoreKind) async throws {
     let (store, _) = try await kind.userStores()
     let user = UserID.random()
@@ -50,7 +77,7 @@ struct UserStoreContractTests {
 
   /// A save's `before` (the responses of the answers it saves) is done before the state is saved;
   /// when it fails, the update fails and the state stays as it was.
-  @Test(arguments: StoreKind.tested)
+  @Test(arguments: StoreKind.testedUsers)
   func whatASaveDependsOnIsDoneFirstOrTheSaveIsNot(kind: StoreKind) async throws {
     let (store, _) = try await kind.userStores()
     let user = UserID.random()
@@ -73,7 +100,7 @@ struct UserStoreContractTests {
     }
   }
 
-  @Test(arguments: StoreKind.tested)
+  @Test(arguments: StoreKind.testedUsers)
   func anUpdateThatSavesNothingOrFailsChangesNothing(kind: StoreKind) async throws {
     let (store, _) = try await kind.userStores()
     let user = UserID.random()
@@ -89,7 +116,7 @@ struct UserStoreContractTests {
 
   /// 40 increments of one user's counter at once, through two stores on the same data where
   /// there are two: none is lost, so their updates never overlapped.
-  @Test(arguments: StoreKind.tested)
+  @Test(arguments: StoreKind.testedUsers)
   func oneUsersUpdatesNeverOverlapAcrossStores(kind: StoreKind) async throws {
     let (here, there) = try await kind.userStores()
     let user = UserID.random()
@@ -112,7 +139,7 @@ struct UserStoreContractTests {
 
   /// A page view's read does not wait for the user's update in progress: it sees the state saved
   /// before it, whole.
-  @Test(arguments: StoreKind.tested)
+  @Test(arguments: StoreKind.testedUsers)
   func aReadDoesNotWaitForAnUpdate(kind: StoreKind) async throws {
     let (store, _) = try await kind.userStores()
     let user = UserID.random()
