@@ -84,8 +84,11 @@ public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
   }
 
   public func read(_ key: Key) async throws -> Versioned<Record>? {
-    guard let (data, version) = try await storage.read(key.recordName) else { return nil }
-    return Versioned(record: try decoded.decode(data, as: key.recordName), version: version)
+    try decode(try await storage.read(key.recordName), of: key)
+  }
+
+  private func decode(_ read: (data: Data, version: Int64)?, of key: Key) throws -> Versioned<Record>? {
+    try read.map { Versioned(record: try decoded.decode($0.data, as: key.recordName), version: $0.version) }
   }
 
   /// Creates `record` as `key`'s unless `key` has one (`false` then).
@@ -112,9 +115,7 @@ public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
     _ key: Key, _ change: (Record?) throws -> (record: Record?, result: Result)
   ) async throws -> Result {
     while true {
-      let current = try await storage.readForUpdate(key.recordName).map { data, version in
-        Versioned(record: try decoded.decode(data, as: key.recordName), version: version)
-      }
+      let current = try decode(try await storage.readForUpdate(key.recordName), of: key)
       let (record, result) = try change(current?.record)
       guard let record else { return result }
       let written =
