@@ -291,8 +291,8 @@ class Postgres:
         """pgbench's rate for the server's write transaction of an answer, statement for statement
         (`PostgresUserStateStore.update` with what the answer records in it): BEGIN; the lock and
         the state read in one call; for the survey with a quota (one of `surveys`, or none), its
-        places read and one claimed; the response row inserted; its survey's counts read, then
-        replaced at the version read; the state upserted with its mark, its NOTIFY trigger firing;
+        places read and one claimed; the response row inserted; its survey's counts read for
+        update, then replaced at the version read; the state upserted with its mark, its NOTIFY trigger firing;
         COMMIT. On tables like the server's (`bench_…`), over as many users and surveys as P2
         posts for, with a state, a response and counts of the mean sizes of the server's rows.
         (A replace that lost to another commit is not tried again, as the server would.)"""
@@ -327,7 +327,7 @@ class Postgres:
             self.psql("VACUUM ANALYZE bench_responses")
             self.filled = True
             # The write before responses were recorded with it: lock and read, upsert, with the trigger.
-            self.state_only = self.pgbench_write(work, PGBENCH_STATE % users_count, state)
+            self.state_only = self.pgbench_write(work, PGBENCH_STATE % {"users": users_count}, state)
         script = PGBENCH % {"users": users_count, "surveys": len(surveys), "quota": quota}
         return self.pgbench_write(work, script, state, response, counts), size
 
@@ -392,28 +392,23 @@ class Postgres:
 # The server's write transaction of an answer (`PostgresUserStateStore.update`, with no archive
 # rows, which it writes every 20 movements): ids are random 32-hex-digit strings as theirs are;
 # `-D state=\x…`, `response=…`, `counts=…` the bytes; each statement as the server sends it.
-PGBENCH = r'''\set n random(1, %(users)d)
+PGBENCH_LOCK = "SELECT bench_lock_user(:n, md5('bench' || :n));\n"
+PGBENCH_UPSERT = ("INSERT INTO bench_users (id, state, mark) VALUES (md5('bench' || :n), :state, '19a8f0c2b3d-5f3e2a1b9c8d7e6f') "
+                  "ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark;\n")
+PGBENCH = (r'''\set n random(1, %(users)d)
 \set s random(1, %(surveys)d)
 BEGIN;
-SELECT bench_lock_user(:n, md5('bench' || :n));
-\if :s = %(quota)d
+''' + PGBENCH_LOCK + r'''\if :s = %(quota)d
 SELECT survey_id, taken FROM bench_survey_quotas;
 WITH held AS (SELECT 1 FROM bench_quota_places WHERE survey_id = 's' || :s AND user_id = md5('bench' || :n)), counted AS (INSERT INTO bench_survey_quotas AS q (survey_id, taken) SELECT 's' || :s, 1 WHERE 1000000 > 0 AND NOT EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM bench_survey_quotas WHERE survey_id = 's' || :s AND taken >= 1000000) ON CONFLICT (survey_id) DO UPDATE SET taken = q.taken + 1 WHERE q.taken < 1000000 RETURNING 1), placed AS (INSERT INTO bench_quota_places (survey_id, user_id) SELECT 's' || :s, md5('bench' || :n) FROM counted RETURNING 1) SELECT EXISTS (SELECT 1 FROM held) OR EXISTS (SELECT 1 FROM placed);
 \endif
 INSERT INTO bench_responses (id, record, version) VALUES ('s' || :s || '~' || md5(random()::text), :response, 1) ON CONFLICT (id) DO NOTHING RETURNING 1;
 SELECT record, version FROM bench_responses WHERE id = '#counts~s' || :s FOR UPDATE \gset counts_
 UPDATE bench_responses SET record = :counts, version = version + 1 WHERE id = '#counts~s' || :s AND version = :counts_version RETURNING 1;
-INSERT INTO bench_users (id, state, mark) VALUES (md5('bench' || :n), :state, '19a8f0c2b3d-5f3e2a1b9c8d7e6f') ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark;
-COMMIT;
-'''
+''' + PGBENCH_UPSERT + "COMMIT;\n")
 
 # The same without the response and its counts: the state's write alone.
-PGBENCH_STATE = r'''\set n random(1, %d)
-BEGIN;
-SELECT bench_lock_user(:n, md5('bench' || :n));
-INSERT INTO bench_users (id, state, mark) VALUES (md5('bench' || :n), :state, '19a8f0c2b3d-5f3e2a1b9c8d7e6f') ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark;
-COMMIT;
-'''
+PGBENCH_STATE = "\\set n random(1, %(users)d)\nBEGIN;\n" + PGBENCH_LOCK + PGBENCH_UPSERT + "COMMIT;\n"
 
 
 def psql(url, sql):
