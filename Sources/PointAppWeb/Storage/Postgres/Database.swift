@@ -240,18 +240,15 @@ extension PostgresConnection {
     }
     // Not cut short when the request's task is cancelled: a transaction's statements, its
     // ROLLBACK above all, run to their end (or the limit), so that no connection goes back to the
-    // pool inside a transaction.
-    return try await withCheckedThrowingContinuation { continuation in
-      outcome.wait(continuation)
-      Task {
-        do {
-          outcome.finish(.success(try await self.query(query, logger: logger).collect()))
-        } catch {
-          outcome.finish(.failure(error))
-        }
-        Database.deadlines.remove(watchdog)
-      }
+    // pool inside a transaction. The statement is PostgresNIO's future (rows collected on the
+    // connection's event loop), which no task's cancellation reaches, rather than its row
+    // sequence consumed by a task of its own: no task, no async sequence per statement.
+    let rows: EventLoopFuture<PostgresQueryResult> = self.query(query, logger: logger)
+    rows.whenComplete { result in
+      outcome.finish(result.map { Array($0.rows) })
+      Database.deadlines.remove(watchdog)
     }
+    return try await withCheckedThrowingContinuation { outcome.wait($0) }
   }
 }
 
