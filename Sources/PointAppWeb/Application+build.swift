@@ -139,7 +139,7 @@ public func buildApplication(
   let sessions = Sessions(
     secret: sessionSecret,
     secureCookies: configuration.secureCookies,
-    store: SessionRecords(sessionStore ?? stores.sessions),
+    store: SessionRecords(sessionStore ?? stores.sessions, kept: 4000),
     accounts: accounts,
     users: users
   )

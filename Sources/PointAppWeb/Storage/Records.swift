@@ -77,10 +77,13 @@ public struct Versioned<Record: Sendable>: Sendable {
 /// decoded once.
 public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
   public let storage: any RecordStorage
-  private let decoded = DecodedRecords<Record>()
+  private let decoded: DecodedRecords<Record>
 
-  public init(_ storage: any RecordStorage) {
+  /// `kept`: how many decoded records a generation of the cache holds (at most twice as many are
+  /// kept).
+  public init(_ storage: any RecordStorage, kept: Int = 500) {
     self.storage = storage
+    decoded = DecodedRecords(generation: kept)
   }
 
   public func read(_ key: Key) async throws -> Versioned<Record>? {
@@ -138,7 +141,11 @@ public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
 
 /// Decoded records by name, with the bytes they were decoded from.
 private final class DecodedRecords<Record: Sendable>: Sendable where Record: Decodable {
-  private let recent = Mutex(RecentlyUsed<String, (data: Data, record: Record)>(generation: 500))
+  private let recent: Mutex<RecentlyUsed<String, (data: Data, record: Record)>>
+
+  init(generation: Int) {
+    recent = Mutex(RecentlyUsed(generation: generation))
+  }
 
   func decode(_ data: Data, as name: String) throws -> Record {
     if let kept = recent.withLock({ $0[name] }), kept.data == data { return kept.record }

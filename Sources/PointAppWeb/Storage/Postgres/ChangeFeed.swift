@@ -46,7 +46,7 @@ public final class ChangeFeed: Service, Sendable {
   let database: Database
   let logger: Logger
   let users = ReadCache<Data?>(generation: 500)
-  let sessions = ReadCache<(data: Data, version: Int64)?>(generation: 1000)
+  let sessions = ReadCache<(data: Data, version: Int64)?>(generation: 4000)
   let accounts = ReadCache<(data: Data, version: Int64)?>(generation: 1000)
   private let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
