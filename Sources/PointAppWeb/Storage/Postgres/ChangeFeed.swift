@@ -181,7 +181,7 @@ public final class ChangeFeed: Service, Sendable {
     while !Task.isCancelled {
       do {
         // A connection of its own: the pool's are the requests'.
-        var configuration = try Database.connectionConfiguration(database.url)
+        var configuration = try Database.configuration(database.url)
         // So that `pg_stat_activity` tells it from the pool's.
         configuration.options.additionalStartupParameters = [("application_name", Self.applicationName)]
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)

@@ -5,76 +5,42 @@ import ServiceLifecycle
 import Synchronization
 
 /// The database several instances share (`--database-url`): a pool of connections
-/// (`PostgresClient`) with every store's way in. A request waits for a connection at most
+/// (`Connections`) with every store's way in. A request waits for a connection at most
 /// `waitLimit`: while the database is down none can be made, and the request is answered 503
 /// (`DatabaseUnavailable`) instead of hanging; the pool connects again by itself once it is back.
 ///
 /// The pool runs from `init` until the service's graceful shutdown, which comes after the HTTP
 /// server's (services stop in the reverse of their order), so requests in flight finish first.
 public final class Database: Service, Sendable {
-  let client: PostgresClient
+  let connections: Connections
   /// With its password: never logged.
   let url: String
   let logger: Logger
   let waitLimit: Duration
-  private let runner: Task<Void, Never>
 
   public init(url: String, poolSize: Int = 20, waitLimit: Duration = .seconds(3), logger: Logger) throws {
     var configuration = try Self.configuration(url)
-    // No keep-alive pings: a connection released arms no keep-alive timer (the pool's timers,
-    // one per release, are sleeping tasks that Linux keeps until their deadline). A connection the
-    // server closed is noticed when its socket closes, and replaced. `minimumConnections` stays 0:
-    // PostgresNIO 1.33.2 traps (a precondition in its pool) when a connection is asked for while
-    // fewer than the minimum are open, which is what a database restart leaves.
-    configuration.options.maximumConnections = poolSize
-    configuration.options.keepAliveBehavior = nil
-    // Each release of a connection arms its idle timer, a sleeping task that Linux keeps (with its
-    // dispatch source) until its deadline even once the connection is leased again and the timer
-    // cancelled: with the default 60 s, a minute of statements' worth of them (measured: P4's RSS
-    // grew by 2 KB for every user, 110 MB after 20,000). A few seconds bound them, and an idle
-    // connection is closed sooner, which costs a connect when the load comes back.
-    configuration.options.connectionIdleTimeout = .seconds(5)
-    configuration.options.connectTimeout = waitLimit
-    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-    self.client = client
+    configuration.options.connectTimeout = waitLimit.timeAmount
+    connections = Connections(configuration, size: poolSize, logger: logger)
     self.url = url
     self.logger = logger
     self.waitLimit = waitLimit
-    runner = Task { await client.run() }
   }
 
-  /// Waits for the application's graceful shutdown, then closes the pool.
+  /// Waits for the application's graceful shutdown, then closes the connections.
   public func run() async throws {
     try? await gracefulShutdown()
     await close()
   }
 
-  /// Closes the pool (tests and commands that never run the service).
+  /// Closes the connections (tests and commands that never run the service).
   public func close() async {
-    runner.cancel()
-    await runner.value
+    await connections.close()
   }
 
   /// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`; a `host`
   /// query item naming a folder connects through the server's unix socket there.
-  static func configuration(_ url: String) throws -> PostgresClient.Configuration {
-    let target = try Target(url)
-    switch target.place {
-    case let .socket(path):
-      return .init(unixSocketPath: path, username: target.user, password: target.password, database: target.database)
-    case let .host(host, port, mode):
-      let tls: PostgresClient.Configuration.TLS =
-        switch mode {
-        case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
-        }
-      return .init(host: host, port: port, username: target.user, password: target.password, database: target.database, tls: tls)
-    }
-  }
-
-  /// The same database for one connection of its own, outside the pool (`ChangeFeed`'s).
-  static func connectionConfiguration(_ url: String) throws -> PostgresConnection.Configuration {
+  static func configuration(_ url: String) throws -> PostgresConnection.Configuration {
     let target = try Target(url)
     switch target.place {
     case let .socket(path):
@@ -130,29 +96,13 @@ public final class Database: Service, Sendable {
   /// Runs `body` on a connection of the pool, once one is free within `waitLimit`; once `body`
   /// has begun it runs to its end. Errors that mean the database cannot be reached are thrown as
   /// `DatabaseUnavailable`.
-  ///
-  /// The wait is bounded by a deadline (`deadlines`), which cancels the waiting work when it
-  /// passes and is forgotten as soon as the connection comes (on Linux a cancelled `Task.sleep`
-  /// keeps its timer and memory until its deadline: one per request, they piled up under load).
-  func withConnection<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
-    try await withoutActuallyEscaping(body) { body in
-      let watch = LeaseWatch()
-      let work = Task { [client] in
-        try await client.withConnection { connection in
-          guard watch.lease() else { throw CancellationError() }
-          return try await body(connection)
-        }
-      }
-      let timer = Self.deadlines.add(in: waitLimit) {
-        if watch.expire() { work.cancel() }
-      }
-      defer { Self.deadlines.remove(timer) }
-      do {
-        return try await withTaskCancellationHandler { try await work.value } onCancel: { work.cancel() }
-      } catch {
-        if watch.expired { throw DatabaseUnavailable(reason: "no connection to PostgreSQL within \(waitLimit)") }
-        throw Self.unavailable(error) ?? error
-      }
+  func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    let connection = try await connections.take(within: waitLimit)
+    defer { connections.giveBack(connection) }
+    do {
+      return try await body(connection)
+    } catch {
+      throw Self.unavailable(error) ?? error
     }
   }
 
@@ -301,32 +251,6 @@ extension Duration {
   var timeAmount: TimeAmount {
     .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
   }
-}
-
-/// The wait for a connection, which a timer may end, unless the connection came first.
-private final class LeaseWatch: Sendable {
-  private enum Phase { case waiting, leased, expired }
-  private let phase = Mutex(Phase.waiting)
-
-  /// `true` when the wait is over by the timer (it was still waiting).
-  func expire() -> Bool {
-    phase.withLock { phase in
-      guard phase == .waiting else { return false }
-      phase = .expired
-      return true
-    }
-  }
-
-  /// `false` when the timer fired first.
-  func lease() -> Bool {
-    phase.withLock { phase in
-      guard phase == .waiting else { return phase == .leased }
-      phase = .leased
-      return true
-    }
-  }
-
-  var expired: Bool { phase.withLock { $0 == .expired } }
 }
 
 /// The first of several results, handed to the one waiting for it.

@@ -1,0 +1,83 @@
+import Foundation
+import PostgresNIO
+import Testing
+
+@testable import PointAppWeb
+
+/// The instance's connections to PostgreSQL (`Connections`): kept open and handed on, waited for
+/// within the limit, and replaced when the server closed one.
+@Suite(.enabled(if: TestDatabase.enabled, "PostgreSQL's server is not installed (apt-get install postgresql)"))
+struct ConnectionsTests {
+  /// The backend serving the connection `body` is given.
+  static func backend(of database: Database) async throws -> Int32 {
+    try await database.withConnection { connection in
+      try await connection.run("SELECT pg_backend_pid()", logger: TestDatabase.logger)[0].decode(Int32.self)
+    }
+  }
+
+  /// Takes one of `database`'s connections and keeps it until `release` is called.
+  final class Holder: Sendable {
+    private let taken = AsyncStream<Void>.makeStream()
+    private let released = AsyncStream<Void>.makeStream()
+    let task: Task<Int32, any Error>
+
+    init(_ database: Database) async {
+      let (taken, released) = (taken, released)
+      task = Task {
+        try await database.withConnection { connection in
+          taken.continuation.yield()
+          for await _ in released.stream { break }
+          return try await connection.run("SELECT pg_backend_pid()", logger: TestDatabase.logger)[0].decode(Int32.self)
+        }
+      }
+      for await _ in taken.stream { break }
+    }
+
+    func release() async throws -> Int32 {
+      released.continuation.yield()
+      return try await task.value
+    }
+  }
+
+  @Test func aConnectionGivenBackIsTheOneTheNextWaiterGets() async throws {
+    let database = try await TestDatabase.make(migrated: false, poolSize: 1)
+    let first = try await Self.backend(of: database)
+    #expect(try await Self.backend(of: database) == first, "kept open between uses")
+    let holder = await Holder(database)
+    let waiter = Task { try await Self.backend(of: database) }
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(try await holder.release() == first)
+    #expect(try await waiter.value == first, "handed on, not a second one opened")
+  }
+
+  @Test func noConnectionWithinTheLimitIsUnavailableAndTakesNothing() async throws {
+    let database = try await TestDatabase.make(migrated: false, poolSize: 1, waitLimit: .milliseconds(300))
+    let holder = await Holder(database)
+    let started = ContinuousClock.now
+    await #expect(throws: DatabaseUnavailable.self) { try await Self.backend(of: database) }
+    #expect(ContinuousClock.now - started >= .milliseconds(300))
+    let held = try await holder.release()
+    #expect(try await Self.backend(of: database) == held, "the wait that gave up left the connection to the next")
+  }
+
+  @Test func aCancelledWaitLeavesTheConnectionToTheNext() async throws {
+    let database = try await TestDatabase.make(migrated: false, poolSize: 1)
+    let holder = await Holder(database)
+    let cancelled = Task { try await Self.backend(of: database) }
+    try await Task.sleep(for: .milliseconds(200))
+    cancelled.cancel()
+    await #expect(throws: CancellationError.self) { try await cancelled.value }
+    let held = try await holder.release()
+    #expect(try await Self.backend(of: database) == held)
+  }
+
+  @Test func aConnectionTheServerClosedIsReplaced() async throws {
+    let database = try await TestDatabase.make(migrated: false, poolSize: 1)
+    let first = try await Self.backend(of: database)
+    try await TestDatabase.admin.value.query("SELECT pg_terminate_backend(\(first))")
+    try await Task.sleep(for: .milliseconds(300))
+    let second = try await Self.backend(of: database)
+    #expect(second != first)
+    #expect(try await Self.backend(of: database) == second)
+  }
+}
