@@ -13,8 +13,9 @@ final class SavedStateCache: Sendable {
     let state: AppFeature.State
   }
 
-  /// About the last thousand users seen.
-  private let entries = Mutex(RecentlyUsed<UserID, Entry>(generation: 500))
+  /// About the last two to four thousand users seen: a busy instance's writers (P2's 3,500) find
+  /// theirs decoded; the 7 MB it costs P4's 10,000 new visitors is measured in BENCHMARKS.md.
+  private let entries = Mutex(RecentlyUsed<UserID, Entry>(generation: 2000))
 
   init() {}
 
