@@ -134,7 +134,10 @@ public func buildApplication(
   }
   let catalog = resolved.surveyClient
   resolved.surveyClient = catalog.counting(quotas)
-  let cache = SavedStateCache()
+  // Users kept decoded: on PostgreSQL enough for a busy instance's writers (P2's 3,500), whose
+  // every write decodes its user's row unless it is kept (7 MB more in P4). On files the writes are
+  // bound by their fsyncs, and as many kept cost P4 14 MB (BENCHMARKS.md).
+  let cache = SavedStateCache(kept: configuration.databaseURL == nil ? 500 : 2000)
   let sessionSecret = if let secret { secret } else { try await stores.secret() }
   let sessions = Sessions(
     secret: sessionSecret,

@@ -13,11 +13,12 @@ final class SavedStateCache: Sendable {
     let state: AppFeature.State
   }
 
-  /// About the last two to four thousand users seen: a busy instance's writers (P2's 3,500) find
-  /// theirs decoded; the 7 MB it costs P4's 10,000 new visitors is measured in BENCHMARKS.md.
-  private let entries = Mutex(RecentlyUsed<UserID, Entry>(generation: 2000))
+  private let entries: Mutex<RecentlyUsed<UserID, Entry>>
 
-  init() {}
+  /// Keeps the states of the last `kept` to twice `kept` users seen.
+  init(kept: Int = 500) {
+    entries = Mutex(RecentlyUsed(generation: kept))
+  }
 
   /// The state saved as `bytes`, with the archived answers to `surveys`, if it is known.
   func state(of user: UserID, bytes: Data, surveys: [SurveyID]) -> AppFeature.State? {
