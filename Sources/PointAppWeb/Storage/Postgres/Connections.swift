@@ -58,7 +58,6 @@ final class Connections: Sendable {
   /// Each must be given back (`giveBack`).
   func take(within limit: Duration) async throws -> PostgresConnection {
     let deadline = ContinuousClock.now + limit
-    var lastError: (any Error)?
     while true {
       switch try nextStep() {
       case let .use(connection):
@@ -71,10 +70,9 @@ final class Connections: Sendable {
           )
         } catch {
           placeFreed()
-          lastError = error
-        }
-        guard ContinuousClock.now + Self.retryDelay < deadline else {
-          throw DatabaseUnavailable(reason: "no connection to PostgreSQL within \(limit): \(Database.loggable(lastError!))")
+          guard ContinuousClock.now + Self.retryDelay < deadline else {
+            throw DatabaseUnavailable(reason: "no connection to PostgreSQL within \(limit): \(Database.loggable(error))")
+          }
         }
         try await Task.sleep(for: Self.retryDelay)
       case .wait:
