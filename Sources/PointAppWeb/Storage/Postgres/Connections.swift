@@ -26,6 +26,8 @@ final class Connections: Sendable {
     /// place to open one is free.
     var waiting: [Waiter] = []
     var nextWaiter: UInt64 = 0
+    /// The waits not over yet, queued or about to be.
+    var live: Set<UInt64> = []
     /// Waits ended (deadline, cancellation) before they had begun.
     var ended: [UInt64: any Error] = [:]
     var closed = false
@@ -140,6 +142,7 @@ final class Connections: Sendable {
   private func waitForOne(until deadline: ContinuousClock.Instant, limit: Duration) async throws -> PostgresConnection? {
     let id = state.withLock { state in
       state.nextWaiter += 1
+      state.live.insert(state.nextWaiter)
       return state.nextWaiter
     }
     let timer = Database.deadlines.add(in: deadline - .now) {
@@ -147,7 +150,10 @@ final class Connections: Sendable {
     }
     defer {
       Database.deadlines.remove(timer)
-      state.withLock { _ = $0.ended.removeValue(forKey: id) }
+      state.withLock { state in
+        state.live.remove(id)
+        state.ended.removeValue(forKey: id)
+      }
     }
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
@@ -169,7 +175,9 @@ final class Connections: Sendable {
   private func stopWaiting(_ id: UInt64, _ error: any Error) {
     let waiter = state.withLock { state -> Waiter? in
       guard let index = state.waiting.firstIndex(where: { $0.id == id }) else {
-        state.ended[id] = error
+        // Before the wait began, it must end as soon as it does; after it is over (a deadline
+        // passed as the connection came), nothing is kept for it.
+        if state.live.contains(id) { state.ended[id] = error }
         return nil
       }
       return state.waiting.remove(at: index)
