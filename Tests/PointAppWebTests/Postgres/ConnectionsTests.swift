@@ -71,6 +71,19 @@ struct ConnectionsTests {
     #expect(try await Self.backend(of: database) == held)
   }
 
+  /// A wait's deadline can pass as its connection comes: the timer then ends a wait that is over,
+  /// which must leave nothing behind (an entry kept for each would grow without end).
+  @Test func aDeadlineThatPassesAfterItsWaitIsOverKeepsNothing() async throws {
+    let database = try await TestDatabase.make(migrated: false, poolSize: 1)
+    let holder = await Holder(database)
+    let waiter = Task { try await Self.backend(of: database) }
+    try await Task.sleep(for: .milliseconds(200))
+    _ = try await holder.release()
+    _ = try await waiter.value
+    database.connections.stopWaiting(1, DatabaseUnavailable(reason: "the first wait's deadline, late"))
+    #expect(database.connections.endedWaits == 0)
+  }
+
   @Test func aConnectionTheServerClosedIsReplaced() async throws {
     let database = try await TestDatabase.make(migrated: false, poolSize: 1)
     let first = try await Self.backend(of: database)

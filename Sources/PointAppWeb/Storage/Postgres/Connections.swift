@@ -18,6 +18,7 @@ final class Connections: Sendable {
     let continuation: CheckedContinuation<PostgresConnection?, any Error>
   }
 
+  /// The waits' ids are 1, 2, 3… in the order they begin.
   private struct State {
     var idle: [PostgresConnection] = []
     /// Idle, in use, or being opened.
@@ -98,6 +99,9 @@ final class Connections: Sendable {
     if closing { Task { try? await connection.close() } }
   }
 
+  /// Waits ended whose entries are still kept (each only until its wait is over).
+  var endedWaits: Int { state.withLock { $0.ended.count } }
+
   /// Closes the idle connections, and each one in use when it comes back; takes no more.
   func close() async {
     let (idle, waiting) = state.withLock { state in
@@ -172,7 +176,8 @@ final class Connections: Sendable {
     }
   }
 
-  private func stopWaiting(_ id: UInt64, _ error: any Error) {
+  /// Ends the wait `id` with `error` (its deadline, its cancellation), unless it is over.
+  func stopWaiting(_ id: UInt64, _ error: any Error) {
     let waiter = state.withLock { state -> Waiter? in
       guard let index = state.waiting.firstIndex(where: { $0.id == id }) else {
         // Before the wait began, it must end as soon as it does; after it is over (a deadline
