@@ -228,13 +228,14 @@ class Files:
         return rate, "the raw read of the same %d files at %.0f files/s" % (count, rate)
 
     def seed(self, server, bench):
-        """Seeds the user with 10,000 movements; their id and what their history takes."""
-        big_id = subprocess.run([bench, "seed-user", "--data", server.data, "--entries", "10000"],
-                                capture_output=True, text=True, check=True).stdout.strip()
+        """Seeds the user with 10,000 movements and a session; their id, the session cookie's value
+        and what their history takes."""
+        big_id, session = subprocess.run([bench, "seed-user", "--data", server.data, "--entries", "10000"],
+                                         capture_output=True, text=True, check=True).stdout.split()
         size = os.path.getsize(os.path.join(server.data, "users", big_id + ".json"))
         archive = os.path.join(server.data, "users", big_id + ".archive")
         archived = [os.path.getsize(os.path.join(archive, n)) for n in os.listdir(archive)]
-        return big_id, "10,000 movements: state file %d KB, archive %d files, %d KB" % (size // 1024, len(archived), sum(archived) // 1024)
+        return big_id, session, "10,000 movements: state file %d KB, archive %d files, %d KB" % (size // 1024, len(archived), sum(archived) // 1024)
 
     def p4_counts(self):
         return None
@@ -375,11 +376,11 @@ class Postgres:
         return int(rows[0][0])
 
     def seed(self, server, bench):
-        big_id = subprocess.run([bench, "seed-user", "--database-url", self.url, "--entries", "10000"],
-                                capture_output=True, text=True, check=True).stdout.strip()
+        big_id, session = subprocess.run([bench, "seed-user", "--database-url", self.url, "--entries", "10000"],
+                                         capture_output=True, text=True, check=True).stdout.split()
         size = int(self.psql("SELECT length(state) FROM users WHERE id = '%s'" % big_id)[0][0])
         rows, total = self.psql("SELECT count(*), coalesce(sum(length(data)), 0) FROM user_archive WHERE user_id = '%s'" % big_id)[0]
-        return big_id, "10,000 movements: state row %d KB, archive %d rows, %d KB" % (size // 1024, int(rows), int(total) // 1024)
+        return big_id, session, "10,000 movements: state row %d KB, archive %d rows, %d KB" % (size // 1024, int(rows), int(total) // 1024)
 
     def p4_counts(self):
         return [int(n) for n in self.psql("SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM sessions)")[0]]
@@ -450,18 +451,11 @@ end
 
 
 def p3(server, bench, samples, store, surveys):
-    big_id, files = store.seed(server, bench)
-    big_cookie = "pointapp_session=" + big_id
+    big_id, big_session, files = store.seed(server, bench)
+    # The session the seeding started for the user, as the server would have issued it.
+    big_cookie = "pointapp_session=" + big_session
     new = crash.User(server.port)
     conn = connection(server.port)
-    # The seeded user's file is named as a guest's was before session records: their cookie
-    # names it, and becomes their session's id, which the server marks as its own.
-    conn.request("GET", "/points", headers={"Cookie": big_cookie})
-    response = conn.getresponse()
-    response.read()
-    # The session's cookie among those set (a first view of the day saves, and sets the state
-    # cookie too).
-    big_cookie = next(c for c in response.msg.get_all("Set-Cookie") if c.startswith("pointapp_session=")).split(";")[0]
     timed(conn, "GET", "/points", new.cookie)
     big_get, new_get = [], []
     for _ in range(samples):

@@ -44,6 +44,25 @@ public struct AppConfiguration: Sendable {
   public var giftCodeDelay = Duration.zero
 
   public init() {}
+
+  /// The environment's fault settings of the built-in issuer (`POINTAPP_GIFT_REJECTION_RATE`,
+  /// `POINTAPP_GIFT_UNAVAILABLE_RATE`, `POINTAPP_GIFT_DELAY_MS`) and the sweep's interval
+  /// (`POINTAPP_EXCHANGE_SWEEP_SECONDS`), taken only when `enabled` (`--test-faults`): a server
+  /// started with one of them by mistake never refuses real members' exchanges. What the log
+  /// says of them at start (`nil`: none was set).
+  public mutating func applyTestFaults(from environment: [String: String], enabled: Bool) -> String? {
+    let names = ["POINTAPP_GIFT_REJECTION_RATE", "POINTAPP_GIFT_UNAVAILABLE_RATE", "POINTAPP_GIFT_DELAY_MS", "POINTAPP_EXCHANGE_SWEEP_SECONDS"]
+    let set = names.filter { environment[$0] != nil }
+    guard enabled else {
+      return set.isEmpty ? nil : "ignored without --test-faults: \(set.joined(separator: ", "))"
+    }
+    giftCodeRejectionRate = Double(environment[names[0]] ?? "") ?? 0
+    giftCodeUnavailableRate = Double(environment[names[1]] ?? "") ?? 0
+    giftCodeDelay = .milliseconds(Int(environment[names[2]] ?? "") ?? 0)
+    if let seconds = Int(environment[names[3]] ?? "") { exchangeSweepInterval = .seconds(seconds) }
+    return "TEST FAULTS ON: the built-in issuer rejects \(giftCodeRejectionRate), is unavailable for \(giftCodeUnavailableRate) of its calls, "
+      + "takes \(giftCodeDelay) a call; pending exchanges are swept every \(exchangeSweepInterval). Never for real members."
+  }
 }
 
 /// Builds the server. Tests pass their own user store, secret and dependency overrides; the
@@ -143,8 +162,7 @@ public func buildApplication(
     secret: sessionSecret,
     secureCookies: configuration.secureCookies,
     store: SessionRecords(sessionStore ?? stores.sessions, kept: 4000),
-    accounts: accounts,
-    users: users
+    accounts: accounts
   )
   // Expired sessions go in bounded steps, round the store: 500 records every 30 seconds.
   let pruning = SessionPruning(sessions: sessions, now: { [date = resolved.date] in date.now })
@@ -299,6 +317,7 @@ func buildRouter(
   if measured { router.add(middleware: MetricsMiddleware()) }
   router.addMiddleware {
     ErrorPageMiddleware(renderer: loop.renderer)
+    ControlCharacterGuard()
     // Pages link the stylesheet under a URL that changes with its content (`?v=`), so it may be
     // kept for a year; ETag and Last-Modified still let a browser revalidate.
     FileMiddleware(

@@ -94,7 +94,7 @@ struct RawWrites: ParsableCommand {
 }
 
 /// Saves a user whose ledger holds `entries` movements, as the server would (its history archived),
-/// and prints the user's id.
+/// and a session of theirs; prints the user's id, then the session cookie's value.
 struct SeedUser: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Create a user with a long history.")
 
@@ -118,18 +118,28 @@ struct SeedUser: AsyncParsableCommand {
     var state = AppFeature.State()
     state.progress = progress
     let id = UserID.random()
+    // The user, then a session of theirs as the server would have issued it: its cookie's value.
     if let databaseURL {
       let database = try Database(url: databaseURL, logger: Logger(label: "pointapp-bench"))
       try await Schema.migrate(database)
       try await PostgresUserStateStore(database).replace(id, with: state)
+      print(id)
+      print(try await Self.startSession(of: id, secret: try await database.sessionSecret(), in: PostgresRecordStorage(database, table: "sessions")))
       await database.close()
     } else if let data {
-      let users = try JSONFileUserStateStore(directory: URL(fileURLWithPath: data).appendingPathComponent("users"))
-      try await users.replace(id, with: state)
+      let folder = URL(fileURLWithPath: data)
+      try await JSONFileUserStateStore(directory: folder.appendingPathComponent("users")).replace(id, with: state)
+      let secret = try Sessions.loadOrCreateSecret(at: folder.appendingPathComponent("session.key"))
+      print(id)
+      print(try await Self.startSession(of: id, secret: secret, in: try FileRecordStorage(folder.appendingPathComponent("sessions"))))
     } else {
       throw ValidationError("--data or --database-url is needed")
     }
-    print(id)
+  }
+
+  static func startSession(of user: UserID, secret: Data, in storage: any RecordStorage) async throws -> String {
+    let sessions = Sessions(secret: secret, secureCookies: false, store: SessionRecords(storage), accounts: AccountRecords(InMemoryRecordStorage()))
+    return try await sessions.startGuest(user, now: Date())
   }
 }
 

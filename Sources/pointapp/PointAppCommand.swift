@@ -6,14 +6,14 @@ import NIOCore
 import NIOPosix
 import PointAppWeb
 
-/// PointApp's commands: `serve` (the default), `migrate`, `import-files`, `create-operator`. Every option also
+/// PointApp's commands: `serve` (the default), `migrate`, `import-files`, `create-operator`, `audit verify`. Every option also
 /// reads an environment variable; flags win.
 @main
 struct PointAppCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pointapp",
     abstract: "PointApp: a point-earning survey app served as plain HTML.",
-    subcommands: [Serve.self, Migrate.self, ImportFiles.self, CreateOperator.self],
+    subcommands: [Serve.self, Migrate.self, ImportFiles.self, CreateOperator.self, Audit.self],
     defaultSubcommand: Serve.self
   )
 
@@ -39,6 +39,26 @@ struct DatabaseOptions: ParsableArguments {
   func open(logger: Logger) throws -> Database {
     guard let databaseURL else { throw ValidationError("--database-url (or POINTAPP_DATABASE_URL) is needed") }
     return try Database(url: databaseURL, poolSize: databasePoolSize, logger: logger)
+  }
+
+  /// Runs `body` with the records of a kind by name (`operators`, `audit`): the database's table
+  /// of that name when a URL is given (its schema brought up to date first), otherwise the data
+  /// folder's folder.
+  func withRecords<Result>(data: String, _ body: (_ records: (String) throws -> any RecordStorage) async throws -> Result) async throws -> Result {
+    guard databaseURL != nil else {
+      let folder = URL(fileURLWithPath: data)
+      return try await body { try FileRecordStorage(folder.appendingPathComponent($0)) }
+    }
+    let database = try open(logger: Logger(label: "pointapp"))
+    do {
+      try await Schema.migrate(database)
+      let result = try await body { PostgresRecordStorage(database, table: $0) }
+      await database.close()
+      return result
+    } catch {
+      await database.close()
+      throw error
+    }
   }
 }
 
@@ -78,6 +98,9 @@ struct Serve: AsyncParsableCommand {
   @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
   var secureCookies = ProcessInfo.processInfo.environment["POINTAPP_SECURE_COOKIES"] == "1"
 
+  @Flag(help: "Take the built-in issuer's fault settings from the environment (POINTAPP_GIFT_*, POINTAPP_EXCHANGE_SWEEP_SECONDS): for the crash test and the scale-out proof, never for real members (POINTAPP_TEST_FAULTS=1).")
+  var testFaults = ProcessInfo.processInfo.environment["POINTAPP_TEST_FAULTS"] == "1"
+
   func run() async throws {
     var configuration = AppConfiguration()
     configuration.hostname = hostname
@@ -89,11 +112,7 @@ struct Serve: AsyncParsableCommand {
     configuration.databaseURL = database.databaseURL
     configuration.databasePoolSize = database.databasePoolSize
     // For the crash test and the scale-out proof only: an issuer that rejects and is slow.
-    let environment = ProcessInfo.processInfo.environment
-    configuration.giftCodeRejectionRate = Double(environment["POINTAPP_GIFT_REJECTION_RATE"] ?? "") ?? 0
-    configuration.giftCodeUnavailableRate = Double(environment["POINTAPP_GIFT_UNAVAILABLE_RATE"] ?? "") ?? 0
-    configuration.giftCodeDelay = .milliseconds(Int(environment["POINTAPP_GIFT_DELAY_MS"] ?? "") ?? 0)
-    if let seconds = Int(environment["POINTAPP_EXCHANGE_SWEEP_SECONDS"] ?? "") { configuration.exchangeSweepInterval = .seconds(seconds) }
+    let faults = configuration.applyTestFaults(from: ProcessInfo.processInfo.environment, enabled: testFaults)
     configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     guard let level = Logger.Level(rawValue: logLevel) else {
       throw ValidationError("unknown log level \(logLevel)")
@@ -108,6 +127,7 @@ struct Serve: AsyncParsableCommand {
       guard metricsPort != port else { throw ValidationError("--metrics-port must not be the public port") }
       configuration.metricsPort = metricsPort
     }
+    if let faults { Logger(label: "pointapp").warning("\(faults)") }
     let registry = configuration.metricsPort.map { _ in MetricsExport.bootstrap() }
     // Runs until SIGTERM or SIGINT, then finishes the requests in flight and stops.
     try await buildApplication(configuration, metrics: registry).runService()
@@ -188,29 +208,12 @@ struct CreateOperator: AsyncParsableCommand {
 
   func run() async throws {
     guard let password = Self.readPassword() else { throw ValidationError("no password was given on standard input") }
-    if database.databaseURL != nil {
-      let database = try database.open(logger: Logger(label: "pointapp"))
-      do {
-        try await Schema.migrate(database)
-        try await createOperator(
-          email: email, password: password, operators: PostgresRecordStorage(database, table: "operators"),
-          audit: PostgresRecordStorage(database, table: "audit")
-        )
-        await database.close()
-      } catch {
-        await database.close()
-        throw Self.explained(error)
+    do {
+      try await database.withRecords(data: data) { records in
+        try await createOperator(email: email, password: password, operators: records("operators"), audit: records("audit"))
       }
-    } else {
-      let folder = URL(fileURLWithPath: data)
-      do {
-        try await createOperator(
-          email: email, password: password, operators: FileRecordStorage(folder.appendingPathComponent("operators")),
-          audit: FileRecordStorage(folder.appendingPathComponent("audit"))
-        )
-      } catch {
-        throw Self.explained(error)
-      }
+    } catch {
+      throw Self.explained(error)
     }
     print("operator \(email) created: sign in at /admin/login")
   }
@@ -234,5 +237,34 @@ struct CreateOperator: AsyncParsableCommand {
     print("password: ", terminator: "")
     fflush(nil)  // every output stream: the prompt shows before the read
     return readLine(strippingNewline: true)
+  }
+}
+
+/// The audit log's commands.
+struct Audit: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Check the audit log.", subcommands: [Verify.self])
+
+  /// Walks the audit log's hash chain: exits 0 when intact, 1 naming the first entry tampered with.
+  struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Check that no entry of the audit log was changed, removed or inserted (exit 1 naming the first that was)."
+    )
+
+    @Option(help: "The data folder (POINTAPP_DATA), when the database is not used.")
+    var data = ProcessInfo.processInfo.environment["POINTAPP_DATA"] ?? "data"
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+      let result = try await database.withRecords(data: data) { records in try await AuditLog(records("audit")).verify() }
+      switch result {
+      case let .intact(entries, unanchored):
+        print("the audit log is intact: \(entries) entries, each following the one before it")
+        if unanchored > 0 { print("the newest \(unanchored) are not anchored in the head yet (a stop between an entry and its head): the next entry anchors them") }
+      case let .broken(tampering):
+        print("the audit log was tampered with: \(tampering)")
+        throw ExitCode(1)
+      }
+    }
   }
 }

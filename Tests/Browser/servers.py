@@ -1,6 +1,8 @@
 """The server processes the browser tests drive: on a data folder (the session's `server`
 fixture), or on a PostgreSQL database that several instances share (test_editor.py)."""
 
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -121,15 +123,18 @@ class Server:
 
     def seed_user(self, points: int) -> str:
         """A returning user who already holds `points` from one old reward, as the server saves
-        users (`data/users/<session id>.json`, schema version 2). The catalog pays less than the
-        cheapest exchange in total, so only such a user can exchange. Written (atomically) before
-        the server first hears of the user. A server on a data folder only.
+        users (`data/users/<user id>.json`, schema version 2), and a session of theirs as the
+        server keeps it (`data/sessions/<session id>.json`); the session cookie's value, with the
+        server's mark (HMAC-SHA256 of "issued <id>" under the folder's `session.key`), as the
+        server would have issued it. The catalog pays less than the cheapest exchange in total, so
+        only such a user can exchange. Written (atomically) before the server first hears of the
+        user. A server on a data folder only.
 
         The reward is 40 days old by the server's clock (--faketime too): always from an earlier
         month, so it counts toward this month's rank (3,000pt and more: シルバー), and always far
         from expiring (the 12th month after it)."""
         assert self.data is not None, "seed_user writes into a data folder: this server keeps its users in PostgreSQL"
-        session = uuid.uuid4().hex
+        user, session = uuid.uuid4().hex, uuid.uuid4().hex
         earned = (self.now() - timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%SZ")
         state = {
             "progress": {
@@ -145,9 +150,13 @@ class Server:
             },
             "schemaVersion": 2,
         }
-        users = self.data / "users"
-        users.mkdir(parents=True, exist_ok=True)
-        temporary = users / f".{session}.seed"
-        temporary.write_text(json.dumps(state, ensure_ascii=False))
-        temporary.rename(users / f"{session}.json")
-        return session
+        record = {"epoch": 0, "lastSeen": self.now().strftime("%Y-%m-%dT%H:%M:%SZ"), "user": user}
+        for folder, name, content in (("users", user, state), ("sessions", session, record)):
+            directory = self.data / folder
+            directory.mkdir(parents=True, exist_ok=True)
+            temporary = directory / f".{name}.seed"
+            temporary.write_text(json.dumps(content, ensure_ascii=False))
+            temporary.rename(directory / f"{name}.json")
+        key = (self.data / "session.key").read_bytes()
+        mark = hmac.new(key, f"issued {session}".encode(), hashlib.sha256).hexdigest()[:16]
+        return f"{session}.{mark}"

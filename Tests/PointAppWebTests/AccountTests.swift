@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import PointApp
 @testable import PointAppWeb
+import Synchronization
 import Testing
 
 /// Accounts over HTTP: points that outlive a cookie, on any browser, and sessions that really end.
@@ -171,6 +172,69 @@ struct AccountTests {
     }
   }
 
+  /// A login's password is checked before the user's lock: while its bcrypt is held, the same
+  /// browser's answer in another tab (an update of the same user) is saved at once. It used to
+  /// wait for the login, which held the user (on PostgreSQL a transaction and a connection) for
+  /// the whole of its bcrypt.
+  @Test func aLoginsPasswordCheckHoldsNoUser() async throws {
+    let server = try TestServer()
+    let (entered, entering) = AsyncStream<Void>.makeStream()
+    let (release, releasing) = AsyncStream<Void>.makeStream()
+    let held = Mutex(false)
+    let hasher = PasswordHasher(cost: 4) {
+      guard held.withLock({ $0 }) else { return }
+      entering.yield()
+      for await _ in release { break }
+    }
+    try await server.application(hasher: hasher).test(.router) { client in
+      var (owner, csrf) = try await Self.guest(client)
+      _ = try await owner.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+      _ = try await owner.post("/logout", form: "csrf=\(try await owner.csrf(from: "/account"))")
+
+      var (laptop, token) = try await Self.guest(client)
+      let otherTab = laptop
+      held.withLock { $0 = true }
+      let login = Task { [laptop] in
+        var laptop = laptop
+        return try await laptop.post("/login", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery")
+      }
+      for await _ in entered { break }
+      // bcrypt is held: the answer goes through meanwhile (given 2 s before bcrypt is let go).
+      let answered = Mutex(false)
+      let answer = Task { [otherTab] in
+        var otherTab = otherTab
+        defer { answered.withLock { $0 = true } }
+        return try await otherTab.post("/surveys/breakfast/answers", form: "csrf=\(token)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4")
+      }
+      for _ in 0..<200 where !answered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+      #expect(answered.withLock { $0 }, "saved while the login's password was being checked")
+      held.withLock { $0 = false }
+      releasing.yield()
+      #expect(try await answer.value.headers[.location] == "/surveys/breakfast/complete")
+      let loggedIn = try await login.value
+      #expect(loggedIn.headers[.location] == "/points")
+      laptop.cookie = loggedIn.headers[values: .setCookie].first { $0.hasPrefix("pointapp_session=") }.map { String($0.prefix { $0 != ";" }) }
+      let balance = Self.balance(try await laptop.get("/points"))
+      #expect(balance == "100pt", "sweets once and breakfast, answered meanwhile: \(balance ?? "no balance")")
+    }
+  }
+
+  /// Found by probing: members' logins from a busy shared address used up the address's budget
+  /// for operators too. Each side has its own.
+  @Test func membersLoginsFromAnAddressLeaveItsOperatorsTheirOwnBudget() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.live) { client in
+      var browser = Browser(client: client)
+      let csrf = try await browser.csrf(from: "/login")
+      var statuses: [HTTPResponse.Status] = []
+      for number in 0..<21 {
+        statuses.append(try await browser.post("/login", form: "csrf=\(csrf)&email=user\(number)%40example.jp&password=guess+guess").status)
+      }
+      #expect(statuses.last == .tooManyRequests, "the members' budget of the address is spent")
+      _ = try await AdminTests.signIn(client)
+    }
+  }
+
   @Test func aGuestLoggingInToTwoAccountsAtOnceMovesIntoOneOnly() async throws {
     let server = try TestServer()
     try await server.application().test(.router) { client in
@@ -263,7 +327,7 @@ struct ExchangePasswordTests {
       SessionRecord(user: user, account: account.id, lastSeen: noon, passwordConfirmedAt: noon - Exchange.passwordGrace), as: id
     ))
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: "pointapp_session=\(id.rawValue)")
+      var browser = Browser(client: client, cookie: TestServer.cookie(for: id))
       let confirmation = try await browser.get("/exchange/digital-gift-300")
       #expect(confirmation.html.contains(#"<input type="password" id="password" name="password""#))
       let csrf = try await browser.csrf(from: "/exchange/digital-gift-300")

@@ -183,7 +183,7 @@ struct AdminTests {
       SessionRecord(user: nil, lastSeen: noon - OperatorSessions.idleLimit, operator: OperatorID(email: Self.email)), as: id
     ))
     try await server.application(storeCatalog: true).test(.router) { client in
-      let sessions = Sessions(secret: secret, secureCookies: false, store: records, accounts: AccountRecords(InMemoryRecordStorage()), users: server.users)
+      let sessions = Sessions(secret: secret, secureCookies: false, store: records, accounts: AccountRecords(InMemoryRecordStorage()))
       var idle = Browser.console(client, cookie: "\(OperatorSessions.cookieName)=\(id.rawValue).\(sessions.mark(id))")
       let response = try await idle.get("/admin/surveys")
       #expect(response.status == .notFound)

@@ -129,6 +129,21 @@ struct BadInputTests {
     }
   }
 
+  /// Found by probing the server: the file system cut a path at an encoded NUL and served what
+  /// came before it, as the type the rest named, or redirected to another host.
+  @Test func aPathWithAControlCharacterIsNotFound() async throws {
+    let server = try TestServer()
+    try await server.application().test(.router) { client in
+      #expect(try await client.execute(uri: "/favicon.svg", method: .get).status == .ok)
+      for path in ["/favicon.svg%00.html", "//%00evil.example", "/%00", "/favicon.svg%0a", "/surveys%00", "/surveys/sweets%7f", "/admin%00"] {
+        let response = try await client.execute(uri: path, method: .get)
+        #expect(response.status == .notFound, "\(path)")
+        #expect(response.headers[.location] == nil && response.headers[.contentType] == "text/html; charset=utf-8", "\(path)")
+        #expect(String(buffer: response.body).contains("ページが見つかりません"), "\(path)")
+      }
+    }
+  }
+
   @Test func theSessionIsFoundAmongOtherCookiesAndOnlyUnderItsOwnName() {
     let id = "0123456789abcdef0123456789abcdef"
     #expect(Sessions.sessionCookie(named: Sessions.cookieName, in: ["theme=dark; pointapp_session=\(id); lang=ja"]) == id[...])

@@ -70,7 +70,7 @@ struct ConcurrencyTests {
     let user = UserID("0123456789abcdef0123456789abcdef")!
     try await server.users.replace(user, with: AppFeature.State())
     try await server.application(catalog: Self.catalog).test(.router) { client in
-      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       try await browser.get("/surveys")
       let visited = try savedState(server)
       #expect(visited.progress.streak.lastVisit == Day(noon, in: .tokyo))
@@ -115,7 +115,7 @@ struct SharedFolderTests {
     let user = UserID("0123456789abcdef0123456789abcdef")!
     try await server.users.replace(user, with: AppFeature.State())  // a guest whose cookie named their file
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       let before = try await browser.get("/points").html
 
       var other = AppFeature.State()

@@ -68,6 +68,23 @@ struct GiftCodeIssuerContractTests {
     }
     #expect((60...140).contains(rejected), "about half: \(rejected)")
   }
+
+  /// The fault settings are the crash test's: a server started with one of them and without
+  /// `--test-faults` keeps an issuer that always answers, and says so in its log.
+  @Test func theIssuersFaultsAreTakenOnlyWithTheTestFlag() {
+    let environment = ["POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_DELAY_MS": "300", "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2"]
+    var production = AppConfiguration()
+    let ignored = production.applyTestFaults(from: environment, enabled: false)
+    #expect(production.giftCodeRejectionRate == 0 && production.giftCodeDelay == .zero && production.exchangeSweepInterval == .seconds(30))
+    #expect(ignored?.hasPrefix("ignored without --test-faults: POINTAPP_GIFT_REJECTION_RATE, POINTAPP_GIFT_DELAY_MS") == true)
+    var quiet = AppConfiguration()
+    #expect(quiet.applyTestFaults(from: [:], enabled: false) == nil, "nothing set, nothing said")
+
+    var test = AppConfiguration()
+    let on = test.applyTestFaults(from: environment, enabled: true)
+    #expect(test.giftCodeRejectionRate == 0.2 && test.giftCodeDelay == .milliseconds(300) && test.exchangeSweepInterval == .seconds(2))
+    #expect(on?.hasPrefix("TEST FAULTS ON") == true)
+  }
 }
 
 extension Result where Failure == any Error {
@@ -96,7 +113,8 @@ struct PendingExchangeTests {
     }
   }
 
-  static func seed(_ server: TestServer, users: any UserStateStore) async throws -> UserID {
+  /// A guest with 3,500 pt and a session of theirs in `sessions`; its cookie.
+  static func seed(_ server: TestServer, users: any UserStateStore, sessions: SessionRecords) async throws -> (user: UserID, cookie: String) {
     let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
     var state = AppFeature.State()
     state.progress.recordAnswer(
@@ -104,11 +122,13 @@ struct PendingExchangeTests {
       with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo)
     )
     try await users.replace(user, with: state)
-    return user
+    let session = SessionID.random()
+    #expect(try await sessions.create(SessionRecord(user: user, lastSeen: noon), as: session))
+    return (user, TestServer.cookie(for: session))
   }
 
-  static func requestExchange(_ client: some TestClientProtocol, user: UserID) async throws -> Browser {
-    var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+  static func requestExchange(_ client: some TestClientProtocol, cookie: String) async throws -> Browser {
+    var browser = Browser(client: client, cookie: cookie)
     let csrf = try await browser.csrf(from: "/register")
     _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
     let token = try await browser.csrf(from: "/exchange/digital-gift-300")
@@ -123,11 +143,11 @@ struct PendingExchangeTests {
 
   @Test func aRequestLeftPendingIsFulfilledAtTheNextStartOnce() async throws {
     let server = try TestServer()
-    let user = try await Self.seed(server, users: server.users)
+    let (user, seeded) = try await Self.seed(server, users: server.users, sessions: try server.sessionRecords())
     let issuer = Issuer()
     let cookie = Mutex<String?>(nil)
     try await server.application(giftCodes: issuer.client).test(.router) { client in
-      let browser = try await Self.requestExchange(client, user: user)
+      let browser = try await Self.requestExchange(client, cookie: seeded)
       cookie.withLock { $0 = browser.cookie }
     }
     let queue = server.dataDirectory.appendingPathComponent("exchanges-pending")
@@ -149,11 +169,13 @@ struct PendingExchangeTests {
   func onPostgreSQLTheQueueIsWrittenWithTheStateAndAnotherInstanceFulfils() async throws {
     let database = try await TestDatabase.make()
     let server = try TestServer()
-    let user = try await Self.seed(server, users: PostgresUserStateStore(database))
+    let (user, seeded) = try await Self.seed(
+      server, users: PostgresUserStateStore(database), sessions: SessionRecords(PostgresRecordStorage(database, table: "sessions"))
+    )
     let issuer = Issuer()
     let cookie = Mutex<String?>(nil)
     try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
-      let browser = try await Self.requestExchange(client, user: user)
+      let browser = try await Self.requestExchange(client, cookie: seeded)
       cookie.withLock { $0 = browser.cookie }
     }
     let queued = try await database.query("SELECT id FROM exchange_pending").map { try $0.decode(String.self) }
@@ -185,7 +207,7 @@ struct ExpiryHTTPTests {
     earn("november-2026", 40, at: noon - 86_400)
     try await server.users.replace(user, with: state)
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       #expect(AccountTests.balance(try await browser.get("/points")) == "40pt")
       let history = try await browser.get("/points/history").html
       #expect(history.components(separatedBy: "有効期限切れによる失効（2025年10月獲得分）").count == 2, "written once")
@@ -226,7 +248,7 @@ struct ExchangeHistoryHTTPTests {
     #expect(held.archivedExchangeCount == 20 && held.exchanges.count == 25)
 
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       let csrf = try await browser.csrf(from: "/register")
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
       func numbers(_ html: String) -> [Int] {

@@ -180,7 +180,7 @@ struct FlowTests {
     state.progress = progress
     try await server.users.replace(user, with: state)
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       #expect(try await browser.get("/exchange/digital-gift-300").headers[.location] == "/login", "a guest signs in first")
       let token = try await browser.csrf(from: "/register")
       _ = try await browser.post("/register", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery")

@@ -7,7 +7,6 @@ import Testing
 /// A user whose history is long enough to be archived: pages and payments behave as for anyone,
 /// reading only the archive files they need.
 struct LongHistoryTests {
-  static let cookie = "pointapp_session=0123456789abcdef0123456789abcdef"
   static let user = UserID("0123456789abcdef0123456789abcdef")!
 
   /// Answered `breakfast` first, then `count - 1` surveys no longer in the catalog, one a minute.
@@ -44,7 +43,7 @@ struct LongHistoryTests {
     #expect(saved.progress.ledger.archivedCount == 180)
 
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: Self.cookie)
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: Self.user))
       let list = try await browser.get("/surveys").html
       #expect(list.contains("回答済み"))
       let csrf = try await browser.csrf(from: "/surveys/sweets")
@@ -64,7 +63,7 @@ struct LongHistoryTests {
     let server = try TestServer()
     try await server.users.replace(Self.user, with: Self.longHistory(200))
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: Self.cookie)
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: Self.user))
       let last = try await browser.get("/points/history?page=10")
       #expect(last.status == .ok)
       #expect(last.html.contains("10 / 10"))
@@ -94,7 +93,7 @@ struct LongHistoryTests {
     try JSONSerialization.data(withJSONObject: json).write(to: file)
 
     try await server.application().test(.router) { client in
-      var browser = Browser(client: client, cookie: Self.cookie)
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: Self.user))
       #expect(try await browser.get("/points").html.contains("139pt"))
       _ = try await browser.post("/missions/visit/claim", form: "csrf=\(try await browser.csrf(from: "/missions"))")
       #expect(try await browser.get("/points/history?page=6").html.contains("アンケート回答「朝ごはんアンケート」"))

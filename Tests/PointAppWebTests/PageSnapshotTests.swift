@@ -117,7 +117,7 @@ struct PageSnapshotTests {
     try await server.users.replace(user, with: state)
     let issuer = GiftCodeClient(issue: { _ in GiftCode("7K3M-Q9PZ-2HXD-W4RA") }, cancel: { _ in nil })
     try await server.application(giftCodes: issuer).test(.router) { client in
-      var browser = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       let csrf = try await browser.csrf(from: "/register")
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
       try await snapshot("/points", named: "points-rank-expiring", with: &browser)

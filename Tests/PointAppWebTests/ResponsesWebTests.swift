@@ -83,8 +83,7 @@ extension ResponsesWebTests {
 
       // The test server's key.
       let names = Sessions(
-        secret: secret, secureCookies: false, store: SessionRecords(InMemoryRecordStorage()), accounts: AccountRecords(InMemoryRecordStorage()),
-        users: InMemoryUserStateStore()
+        secret: secret, secureCookies: false, store: SessionRecords(InMemoryRecordStorage()), accounts: AccountRecords(InMemoryRecordStorage())
       )
       var console = try await AdminTests.signIn(client)
       let csv = try await console.get("/admin/surveys/food-001/responses.csv").html

@@ -59,7 +59,8 @@ struct TestServer {
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
     trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
-    storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil, logLevel: Logger.Level = .info
+    storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil, logLevel: Logger.Level = .info,
+    hasher: PasswordHasher = TestServer.hasher
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     configuration.logLevel = logLevel
@@ -73,7 +74,7 @@ struct TestServer {
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
     return try await buildApplication(configuration, users: databaseURL == nil ? store ?? users : store, sessions: sessions, secret: secret, logger: logger, metrics: metrics,
-      passwordHasher: Self.hasher, routes: routes
+      passwordHasher: hasher, routes: routes
     ) {
       $0.date.now = noon
       $0.uuid = .incrementing

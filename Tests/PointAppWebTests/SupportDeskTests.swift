@@ -35,7 +35,7 @@ struct SupportDeskTests {
     let (user, survey) = try await Self.seed(server)
     let issuer = GiftCodeClient(issue: { _ in throw GiftCodeError.unavailable }, cancel: { _ in nil })
     try await server.application(storeCatalog: true, giftCodes: issuer).test(.router) { client in
-      var member = Browser(client: client, cookie: "pointapp_session=\(user.rawValue)")
+      var member = Browser(client: client, cookie: try await server.guestCookie(for: user))
       let token = try await member.csrf(from: "/register")
       _ = try await member.post("/register", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery")
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One operator action as the audit log keeps it: who, what, when, the value before and after.
-/// Entries are only ever added: no page or form changes or removes one.
+/// Entries are only ever added: no page or form changes or removes one, and the log's hash chain
+/// shows a change made to its records by other means (`pointapp audit verify`).
 public struct AuditEntry: Codable, Equatable, Sendable {
   public let at: Date
   /// The operator's address.
@@ -23,7 +24,7 @@ public struct AuditEntry: Codable, Equatable, Sendable {
   }
 
   public enum Action: String, Codable, CaseIterable, Sendable {
-    case operatorCreated, signedIn, signedOut, surveyClosed, draftCreated, surveyPublished, draftDiscarded, responsesExported
+    case operatorCreated, signedIn, signInFailed, signedOut, surveyClosed, draftCreated, surveyPublished, draftDiscarded, responsesExported
     // The support desk's: subject is the user's id.
     case userViewed, pointsAdjusted, answerApproved, answerConfirmed, exchangeRetried, exchangeEnded
 
@@ -32,6 +33,7 @@ public struct AuditEntry: Codable, Equatable, Sendable {
       switch self {
       case .operatorCreated: "運営者を作成"
       case .signedIn: "ログイン"
+      case .signInFailed: "ログイン失敗"
       case .signedOut: "ログアウト"
       case .surveyClosed: "アンケートを締め切り"
       case .draftCreated: "下書きを作成"

@@ -10,6 +10,11 @@ import Synchronization
 /// session there once it has signed in: a second sign-in of the same session queued behind it
 /// (a double click, two tabs, a retry after a crash) finds it ended and changes nothing, so a
 /// guest is taken into one account once, and a session that registered never stays a guest.
+///
+/// What is slow is done before that lock (`prepare`): a login's limits are counted and its
+/// password checked, a registration's password hashed, outside the user's lock and any
+/// transaction, so that a burst of logins queues for bcrypt's threads without holding a user or a
+/// database connection. Inside, the client uses what was prepared.
 struct AccountService: Sendable {
   let accounts: AccountRecords
   let sessions: Sessions
@@ -21,8 +26,56 @@ struct AccountService: Sendable {
   /// The responses of the guest's answers that move into the account go under its name.
   let responses: ResponseStore
 
-  /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown).
-  func client(for session: Session, from client: String?, surveys: [SurveyID]) -> AccountClient {
+  /// What a sign-in form needs done before the user's update: for a login, the limits counted and
+  /// the password checked against the account as it is now; for a registration, the limit counted
+  /// and the password hashed. Only for a form the feature will send on (a well-formed address and
+  /// a password it accepts); `nil` for any other action.
+  func prepare(_ action: AppFeature.Action, from client: String?, now: Date) async throws -> Prepared? {
+    guard case let .signInForm(.submitted(kind, email, password)) = action, let address = EmailAddress(email) else { return nil }
+    switch kind {
+    case .logIn:
+      guard !password.value.isEmpty else { return nil }
+      return .logIn(email: address.value, try await checkLogin(address.value, password.value, from: client, now: now))
+    case .register:
+      guard PasswordPolicy.problem(with: password.value) == nil else { return nil }
+      return .register(email: address.value, try await hashForRegistration(password.value, from: client, now: now))
+    }
+  }
+
+  /// The login's limits counted and its password checked: the account it matched, or why not.
+  private func checkLogin(_ email: String, _ password: String, from client: String?, now: Date) async throws -> Result<Account, AccountError> {
+    do {
+      try await throttle.admit(email: email, client: client, now: now)
+    } catch AccountError.throttled {
+      return .failure(.throttled)
+    }
+    let account = try await accounts.read(AccountID(email: email))?.record
+    guard try await hasher.verify(password, against: account?.passwordHash), let account else { return .failure(.wrongCredentials) }
+    try await throttle.succeeded(email: email)
+    return .success(account)
+  }
+
+  /// The registration's attempt counted and its password hashed, or why not.
+  private func hashForRegistration(_ password: String, from client: String?, now: Date) async throws -> Result<String, AccountError> {
+    do {
+      try await throttle.admit(client: client, now: now)
+    } catch AccountError.throttled {
+      return .failure(.throttled)
+    }
+    return .success(try await hasher.hash(password))
+  }
+
+  /// A sign-in form's work done before the user's update.
+  enum Prepared: Sendable {
+    /// The account whose password the login's matched, or why it was refused.
+    case logIn(email: String, Result<Account, AccountError>)
+    /// The registration's password hashed, or why it was refused.
+    case register(email: String, Result<String, AccountError>)
+  }
+
+  /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown);
+  /// `prepared` what `prepare` did for this form.
+  func client(for session: Session, from client: String?, surveys: [SurveyID], prepared: Prepared? = nil) -> AccountClient {
     @Dependency(\.date.now) var now
     @Dependency(\.calendar) var calendar
 
@@ -39,22 +92,30 @@ struct AccountService: Sendable {
     return AccountClient(
       register: { email, password in
         let now = now
-        try await throttle.admit(client: client, now: now)
+        // Prepared before the lock; only a form sent some other way is hashed here.
+        let hash: Result<String, AccountError> =
+          if case let .register(prepared, result)? = prepared, prepared == email.value { result }
+          else { try await hashForRegistration(password, from: client, now: now) }
+        let passwordHash = try hash.get()
         try await stillCurrent()
-        let account = Account(email: email.value, passwordHash: try await hasher.hash(password), user: session.user, created: now)
+        let account = Account(email: email.value, passwordHash: passwordHash, user: session.user, created: now)
         guard try await accounts.create(account, as: account.id) else { throw AccountError.emailTaken }
         try await sessions.end(session.id, at: now)
         return SignIn(email: email)
       },
       logIn: { email, password in
         let now = now
-        try await throttle.admit(email: email.value, client: client, now: now)
+        // Checked before the lock; only a form sent some other way is checked here.
+        let check: Result<Account, AccountError> =
+          if case let .logIn(prepared, result)? = prepared, prepared == email.value { result }
+          else { try await checkLogin(email.value, password, from: client, now: now) }
+        let checked = try check.get()
         try await stillCurrent()
-        let account = try await accounts.read(AccountID(email: email.value))?.record
-        guard try await hasher.verify(password, against: account?.passwordHash), let account else {
+        // The password matched the account as it was read before the lock: one changed since (on
+        // another device) is not the one typed here.
+        guard let account = try await accounts.read(AccountID(email: email.value))?.record, account.passwordHash == checked.passwordHash else {
           throw AccountError.wrongCredentials
         }
-        try await throttle.succeeded(email: email.value)
         guard account.user != session.user else {
           try await sessions.end(session.id, at: now)
           return SignIn(email: email)

@@ -21,11 +21,15 @@ struct OperatorService: Sendable {
       signIn: { email, password in
         let now = now
         guard let address = EmailAddress(email) else { throw AccountError.wrongCredentials }
-        // An operator's failures are counted apart from a user's of the same address.
+        // An operator's failures are counted apart from a user's of the same address, and a
+        // client address's attempts apart from its members': a busy shared address never locks
+        // its operators out.
         let key = "operator \(address.value)"
-        try await throttle.admit(email: key, client: client, now: now)
+        try await throttle.admit(email: key, client: client.map { "operator \($0)" }, now: now)
         let found = try await operators.read(OperatorID(email: address.value))?.record
         guard try await hasher.verify(password.value, against: found?.passwordHash), let found else {
+          // Under the address typed, whether an operator has it or not.
+          try await audit.append(AuditEntry(at: now, operatorEmail: address.value, action: .signInFailed))
           throw AccountError.wrongCredentials
         }
         try await throttle.succeeded(email: key)

@@ -11,13 +11,17 @@ public struct PasswordHasher: Sendable {
   /// Checked when there is no account: made once, so that checking it costs one verification,
   /// as a real one does.
   private let decoy: String
+  /// Awaited before each hash or check: tests hold bcrypt there to see what waits for it.
+  private let pause: (@Sendable () async -> Void)?
 
-  public init(cost: UInt8 = 12) {
+  public init(cost: UInt8 = 12, pausingBeforeEach pause: (@Sendable () async -> Void)? = nil) {
     self.cost = cost
+    self.pause = pause
     decoy = Bcrypt.hash("decoy for addresses without an account", cost: cost)
   }
 
   func hash(_ password: String) async throws -> String {
+    await pause?()
     let cost = cost
     return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(Self.digest(password), cost: cost) }
   }
@@ -31,6 +35,7 @@ public struct PasswordHasher: Sendable {
   /// Whether `password` is the one `hash` was made of. With no hash (no such account) a decoy of
   /// the same cost is checked, so that an unknown address takes as long as a wrong password.
   func verify(_ password: String, against hash: String?) async throws -> Bool {
+    await pause?()
     let decoy = decoy
     return try await NIOThreadPool.singleton.runIfActive {
       let matches = Bcrypt.verify(Self.digest(password), hash: hash ?? decoy)

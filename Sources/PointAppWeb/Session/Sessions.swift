@@ -46,40 +46,27 @@ public struct Sessions: Sendable {
   /// The marks of the sessions seen lately: a page view checks its cookie's without an HMAC.
   private let marks = RecentlyUsedCache<SessionID, String>(generation: 5000)
   let accounts: AccountRecords
-  /// Where guests from before sessions were records keep their data: their cookie named it.
-  let users: any UserStateStore
 
-  public init(secret: Data, secureCookies: Bool, store: SessionRecords, accounts: AccountRecords, users: any UserStateStore) {
+  public init(secret: Data, secureCookies: Bool, store: SessionRecords, accounts: AccountRecords) {
     key = SymmetricKey(data: secret)
     self.secureCookies = secureCookies
     self.store = store
     self.accounts = accounts
-    self.users = users
   }
 
   /// The request's session. The cookie carries a session id and the server's mark that it issued
-  /// it (`<id>.<mark>`): an id it issued with no record yet is the second request of a new visitor,
-  /// whose record is made now, with a user of their own. A cookie of only an id is one from before
-  /// the mark: it stands for its record, or for a guest from before session records (the id named
-  /// their data: they keep it, while that data exists). Anything else (missing, malformed, marked
-  /// wrongly, made up, ended, expired) is a new visitor, under an id of the server's own.
+  /// it (`<id>.<mark>`), and nothing else is taken: an id it issued with no record yet is the
+  /// second request of a new visitor, whose record is made now, with a user of their own.
+  /// Anything else (missing, malformed, unmarked, marked wrongly, made up, ended, expired) is a
+  /// new visitor, under an id of the server's own: no id an operator, a log or the data folder
+  /// shows (a user's, a record's name) leads anywhere without the server's mark.
   public func session(for request: Request, now: Date) async throws -> Session {
-    let cookies = request.headers[values: .cookie]
-    let named = Self.sessionCookie(named: cookieName, in: cookies)
-    // Behind HTTPS a guest from before the `__Host-` name still has the plain one. It is taken
-    // from them only (a cookie that named their data), and replaced by the prefixed one: any
-    // other plain cookie may have been planted by a neighbour site, which the prefix prevents.
-    let plain = secureCookies && named == nil
-    guard let raw = named ?? (secureCookies ? Self.sessionCookie(named: Self.cookieName, in: cookies) : nil) else {
-      return newVisitor()
-    }
+    guard let raw = Self.sessionCookie(named: cookieName, in: request.headers[values: .cookie]) else { return newVisitor() }
     let parts = raw.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-    guard let id = SessionID(parts[0]) else { return newVisitor() }
-    let marked = parts.count == 2
-    guard !marked || isIssued(id, mark: parts[1]) else { return newVisitor() }
+    guard parts.count == 2, let id = SessionID(parts[0]), isIssued(id, mark: parts[1]) else { return newVisitor() }
     if let read = try await store.read(id) {
       let record = read.record
-      guard let user = record.user, !plain || user.rawValue == id.rawValue else { return newVisitor() }
+      guard let user = record.user else { return newVisitor() }
       var account: Account?
       if let accountID = record.account {
         guard let found = try await accounts.read(accountID)?.record, found.epoch == record.epoch else { return newVisitor() }
@@ -93,25 +80,11 @@ public struct Sessions: Sendable {
         // Written only over the record as read: a logout that came between is never undone.
         guard try await store.replace(id, with: touched, at: read.version) else { return try await session(for: request, now: now) }
       }
-      return Session(
-        id: id, user: user, account: account, isNew: false, setsCookie: plain || !marked,
-        passwordConfirmedAt: record.passwordConfirmedAt
-      )
+      return Session(id: id, user: user, account: account, isNew: false, setsCookie: false, passwordConfirmedAt: record.passwordConfirmedAt)
     }
-    // A guest from before keeps their cookie (a page open since then still sends its token): it
-    // is the one session whose id is its user's, until they register, log in or out, which
-    // ends it as any session.
-    let owner: UserID
-    if marked, !plain {
-      owner = .random()
-    } else if let legacy = UserID(parts[0]), try await users.read(legacy) != nil {
-      owner = legacy
-    } else {
-      return newVisitor()
-    }
-    let record = SessionRecord(user: owner, lastSeen: now)
+    let record = SessionRecord(user: .random(), lastSeen: now)
     guard try await store.create(record, as: id) else { return try await session(for: request, now: now) }
-    return Session(id: id, user: owner, account: nil, isNew: false, setsCookie: plain || !marked)
+    return Session(id: id, user: record.user!, account: nil, isNew: false, setsCookie: false)
   }
 
   /// Ends `session` and starts another for `identity`: at registration, login and logout, so
@@ -137,6 +110,16 @@ public struct Sessions: Sendable {
     let record = SessionRecord(user: user, account: account?.id, epoch: account?.epoch ?? 0, lastSeen: now, passwordConfirmedAt: account == nil ? nil : now)
     guard try await store.create(record, as: id) else { throw HTTPError(.internalServerError, message: "a new session id was taken") }
     return Session(id: id, user: user, account: account, isNew: false, setsCookie: true, passwordConfirmedAt: record.passwordConfirmedAt)
+  }
+
+  /// A guest's session of `user` started outside any request (the benchmark's seeded user): the
+  /// session cookie's value, as a response would set it.
+  public func startGuest(_ user: UserID, now: Date) async throws -> String {
+    let id = SessionID.random()
+    guard try await store.create(SessionRecord(user: user, lastSeen: now), as: id) else {
+      throw HTTPError(.internalServerError, message: "a new session id was taken")
+    }
+    return "\(id.rawValue).\(mark(id))"
   }
 
   /// Ends the session `id`, whatever was written to it meanwhile: its id is never taken up again.

@@ -60,14 +60,18 @@ struct RequestLoop: Sendable {
     guard let token = try? form.value("csrf"), sessions.isValid(csrfToken: token, for: session) else {
       throw HTTPError(.forbidden)
     }
-    return try await run(session, request: request, isForm: true, client: client, try decode(form))
+    let action = try decode(form)
+    // A sign-in's bcrypt and login limits, before the user's lock and outside any transaction.
+    let prepared = try await accounts.prepare(action, from: client, now: dependencies.date.now)
+    return try await run(session, request: request, isForm: true, client: client, prepared: prepared, action)
   }
 
   /// A page view first reads the user's file without the user's lock: most views change nothing,
   /// and those run side by side. A view that does change something (the day's first visit, a
   /// flash shown) is run again as an update, from the file as it is then.
   private func run(
-    _ session: Session, request: Request, isForm: Bool, client: String? = nil, _ action: AppFeature.Action
+    _ session: Session, request: Request, isForm: Bool, client: String? = nil, prepared: AccountService.Prepared? = nil,
+    _ action: AppFeature.Action
   ) async throws -> Response {
     let path = request.uri.path
     // What a request answers, the ledger before and after it when it saves, and who the browser
@@ -86,7 +90,7 @@ struct RequestLoop: Sendable {
       initial.passwordConfirmedAt = session.passwordConfirmedAt
       var dependencies = dependencies
       if isForm {
-        dependencies.accounts = accounts.client(for: session, from: client, surveys: surveys)
+        dependencies.accounts = accounts.client(for: session, from: client, surveys: surveys, prepared: prepared)
         dependencies.quotas = claimed.client(for: session.user, in: quotas)
       }
       if initial.progress.ledger.archivedCount > 0 {

@@ -91,6 +91,12 @@ struct SupportDeskFeatureTests {
     await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "10pt", reason: "x", id: TransactionID(UUID(9))))))
     await store.receive(.desk(.actionFinished(user: Self.user, .refused(.invalidAmount)))) { $0.desk.outcome = .refused(.invalidAmount) }
     await store.receive(\.desk.delegate.user) { $0.destination = .user(Self.user, .refused(.invalidAmount)) }
+    // Found by probing the console: a second sign was read as part of the number.
+    for typed in ["--5", "+-5", "−-5", "＋－５", "-+5", "- 5", "5-"] {
+      await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: typed, reason: "x", id: TransactionID(UUID(10))))))
+      await store.receive(.desk(.actionFinished(user: Self.user, .refused(.invalidAmount))))
+      await store.receive(\.desk.delegate.user)
+    }
     #expect(
       sent.value == [.adjust(points: 100, reason: "お詫び", id: TransactionID(UUID(7))), .adjust(points: -1_000, reason: "誤付与", id: TransactionID(UUID(8)))],
       "a number that is not one is never sent"

@@ -68,7 +68,7 @@ struct PostgresTests {
       secret: secret, passwordHasher: TestServer.hasher
     ) { $0.date.now = noon; $0.surveyClient = .catalog(testCatalog) }
     try await app.test(.router) { client in
-      let cookie = "\(Sessions.cookieName)=\(SessionID.random().rawValue)"
+      let cookie = TestServer.cookie(for: SessionID.random())
       let started = ContinuousClock.now
       let page = try await client.execute(uri: "/points", method: .get, headers: [.cookie: cookie])
       #expect(page.status == .serviceUnavailable)

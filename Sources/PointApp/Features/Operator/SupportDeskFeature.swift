@@ -138,7 +138,8 @@ public struct SupportDesk: Reducer, Sendable {
       sign = "+＋".contains(first) ? 1 : -1
       digits.removeFirst()
     }
-    guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCII), let value = Int(digits) else { return nil }
+    // Digits only after the one sign: `Int` itself would take a second one ("--5").
+    guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits) else { return nil }
     return sign * value
   }
 }
