@@ -276,8 +276,8 @@ struct Stores {
       try FileRecordStorage(data.appendingPathComponent("responses"), groupedSyncs: true),
       pending: try JournalRecordStorage.own(in: journals), orphans: { try JournalRecordStorage.orphans(in: journals) }
     )
-    // One process serves a data folder's logins: its memory is where they are counted.
-    throttle = InMemoryLoginThrottle()
+    // Shared by every process on the folder.
+    throttle = RecordLoginThrottle(try FileRecordStorage(data.appendingPathComponent("login-limits")))
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
     giftCodes = try FileRecordStorage(data.appendingPathComponent("gift-codes"))
     exchangeQueue = try FileRecordStorage(data.appendingPathComponent("exchanges-pending"))

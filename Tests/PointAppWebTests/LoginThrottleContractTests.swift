@@ -5,12 +5,15 @@ import Testing
 @testable import PointAppWeb
 
 extension StoreKind {
-  /// A login throttle of this kind, and a second one sharing its counts where there can be one
-  /// (another instance on the database). Files keep no counts: one process serves a folder.
+  /// A login throttle of this kind, and a second one sharing its counts where there can be one:
+  /// another process on the data folder, another instance on the database.
   func throttles() async throws -> (any LoginThrottle, (any LoginThrottle)?) {
     switch self {
-    case .memory, .files, .groupedFiles, .journal:
-      return (InMemoryLoginThrottle(), nil)
+    case .memory, .groupedFiles, .journal:
+      return (RecordLoginThrottle(InMemoryRecordStorage()), nil)
+    case .files:
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-limits-\(UUID().uuidString)")
+      return (RecordLoginThrottle(try FileRecordStorage(folder)), RecordLoginThrottle(try FileRecordStorage(folder)))
     case .cachedPostgres:
       preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
@@ -22,7 +25,7 @@ extension StoreKind {
 
 /// Password guessing is slowed the same wherever the counts are kept.
 struct LoginThrottleContractTests {
-  static let kinds = StoreKind.tested.filter { $0 != .files }
+  static let kinds = StoreKind.tested
 
   func refused(_ attempt: () async throws -> Void) async -> Bool {
     do {

@@ -1,11 +1,13 @@
+import Crypto
 import Foundation
 import PointApp
 import Synchronization
 
 /// Slows password guessing: after `failuresAllowed` failed logins for an address, its logins are
 /// refused for `lockout`; a client may try `attemptsPerMinute` logins a minute, whatever the
-/// addresses. Nothing above this protocol knows where the counts are kept: in the process's memory
-/// (`InMemoryLoginThrottle`, which a restart forgets), or in PostgreSQL, shared by every instance.
+/// addresses. Nothing above this protocol knows where the counts are kept: as records
+/// (`RecordLoginThrottle`: the data folder's, shared by every process on it, or memory), or in
+/// PostgreSQL, shared by every instance.
 public protocol LoginThrottle: Sendable {
   /// Counts a login attempt for `email` from `client`, or refuses it. The attempt counts as a
   /// failure until `succeeded` says otherwise: guesses sent side by side, each waiting for its
@@ -23,56 +25,83 @@ public enum LoginLimits {
   public static let attemptsPerMinute = 20
 }
 
-/// The counts in the process's memory.
-public final class InMemoryLoginThrottle: LoginThrottle {
-  static let failuresAllowed = LoginLimits.failuresAllowed
-  static let lockout = LoginLimits.lockout
-  static let attemptsPerMinute = LoginLimits.attemptsPerMinute
-
-  private struct Failures {
-    var count = 0
-    var last = Date.distantPast
+/// The counts as records (`data/login-limits/` on the file store, or memory): every process on a
+/// data folder shares them, each count a compare-and-swap of its record, so that guesses spread
+/// over processes or sent side by side are all counted. A record is named by a hash of what it
+/// counts (an address, a client), never the address itself.
+public final class RecordLoginThrottle: LoginThrottle {
+  struct Failures: Codable, Sendable {
+    var count: Int
+    var last: Date
   }
 
-  private struct Counts {
-    var failures: [String: Failures] = [:]
-    var attempts: [String: [Date]] = [:]
+  struct Attempts: Codable, Sendable {
+    var times: [Date]
   }
 
-  private let counts = Mutex(Counts())
-
-  public init() {}
-
-  public func admit(email: String, client: String?, now: Date) throws {
-    let admitted = counts.withLock { counts in
-      if let failures = counts.failures[email], now.timeIntervalSince(failures.last) >= Self.lockout {
-        counts.failures[email] = nil  // an old run of failures is forgotten
-      }
-      if (counts.failures[email]?.count ?? 0) >= Self.failuresAllowed { return false }
-      guard Self.admit(client, now: now, &counts) else { return false }
-      counts.failures[email, default: Failures()].count += 1
-      counts.failures[email]?.last = now
-      if counts.failures.count > 10_000 { counts.failures = counts.failures.filter { now.timeIntervalSince($0.value.last) < Self.lockout } }
-      return true
+  struct Name: RecordKey {
+    let recordName: String
+    init(_ kind: String, _ counted: String) {
+      recordName = kind + "-" + hex(SHA256.hash(data: Data(counted.utf8)).prefix(16))
     }
-    if !admitted { throw AccountError.throttled }
+    init?(recordName: String) { self.recordName = recordName }
   }
 
-  public func admit(client: String?, now: Date) throws {
-    guard counts.withLock({ Self.admit(client, now: now, &$0) }) else { throw AccountError.throttled }
+  let failures: Records<Name, Failures>
+  let attempts: Records<Name, Attempts>
+  /// Where the next pruning step starts.
+  private let pruned = Mutex<String?>(nil)
+
+  public init(_ storage: any RecordStorage) {
+    failures = Records(storage)
+    attempts = Records(storage)
   }
 
-  private static func admit(_ client: String?, now: Date, _ counts: inout Counts) -> Bool {
-    guard let client else { return true }
-    var recent = (counts.attempts[client] ?? []).filter { now.timeIntervalSince($0) < 60 }
-    guard recent.count < attemptsPerMinute else { return false }
-    recent.append(now)
-    counts.attempts[client] = recent
-    if counts.attempts.count > 10_000 { counts.attempts = counts.attempts.filter { now.timeIntervalSince($0.value.last!) < 60 } }
-    return true
+  public func admit(email: String, client: String?, now: Date) async throws {
+    let name = Name("f", email)
+    if let current = try await failures.read(name)?.record, Self.isLocked(current, now: now) { throw AccountError.throttled }
+    try await admit(client: client, now: now)
+    // Counted as a failure until it succeeds; refused if others reached the limit meanwhile.
+    try await failures.modify(name) { current in
+      if let current, Self.isLocked(current, now: now) { throw AccountError.throttled }
+      let fresh = current.map { now.timeIntervalSince($0.last) < LoginLimits.lockout } ?? false
+      return (Failures(count: fresh ? current!.count + 1 : 1, last: now), ())
+    }
+    if Int.random(in: 0..<50) == 0 { try await prune(now: now) }
   }
 
-  public func succeeded(email: String) {
-    counts.withLock { $0.failures[email] = nil }
+  public func admit(client: String?, now: Date) async throws {
+    guard let client else { return }
+    try await attempts.modify(Name("c", client)) { current in
+      let recent = (current?.times ?? []).filter { now.timeIntervalSince($0) < 60 }
+      guard recent.count < LoginLimits.attemptsPerMinute else { throw AccountError.throttled }
+      return (Attempts(times: recent + [now]), ())
+    }
+  }
+
+  public func succeeded(email: String) async throws {
+    let name = Name("f", email)
+    while let current = try await failures.read(name) {
+      if try await failures.delete(name, at: current.version) { return }
+    }
+  }
+
+  private static func isLocked(_ failures: Failures, now: Date) -> Bool {
+    failures.count >= LoginLimits.failuresAllowed && now.timeIntervalSince(failures.last) < LoginLimits.lockout
+  }
+
+  /// Deletes, among the next 200 records round the store, those too old to matter: one login in
+  /// fifty does a step.
+  func prune(now: Date) async throws {
+    let names = try await failures.storage.names(after: pruned.withLock { $0 }, limit: 200)
+    pruned.withLock { $0 = names.count < 200 ? nil : names.last }
+    for recordName in names {
+      let name = Name(recordName: recordName)!
+      if recordName.hasPrefix("f-"), let read = try await failures.read(name), now.timeIntervalSince(read.record.last) >= LoginLimits.lockout {
+        _ = try await failures.delete(name, at: read.version)
+      } else if recordName.hasPrefix("c-"), let read = try await attempts.read(name), read.record.times.allSatisfy({ now.timeIntervalSince($0) >= 60 }) {
+        _ = try await attempts.delete(name, at: read.version)
+      }
+    }
   }
 }

@@ -39,17 +39,18 @@ struct OperatorService: Sendable {
       closeSurvey: { id in
         guard let email = session.email else { throw OperatorError.notFound }
         let now = now
-        let (before, after) = try await catalog.modify { surveys -> (Survey, Survey) in
-          guard let index = surveys.firstIndex(where: { $0.id == id }) else { throw OperatorError.notFound }
-          let before = surveys[index]
-          surveys[index] = before.closed(at: now)
-          return (before, surveys[index])
-        }
+        // The entry first: no change to the catalog exists without one.
+        try await catalog.refresh()
+        guard let current = catalog.surveys.first(where: { $0.id == id }) else { throw OperatorError.notFound }
         try await audit.append(AuditEntry(
           at: now, operatorEmail: email, action: .surveyClosed, subject: id.rawValue,
-          before: Self.deadline(before), after: Self.deadline(after)
+          before: Self.deadline(current), after: Self.deadline(current.closed(at: now))
         ))
-        return after
+        return try await catalog.modify { surveys -> Survey in
+          guard let index = surveys.firstIndex(where: { $0.id == id }) else { throw OperatorError.notFound }
+          surveys[index] = surveys[index].closed(at: now)
+          return surveys[index]
+        }
       },
       auditPage: { cursor in try await audit.page(after: cursor) },
       drafts: { try await catalog.allDrafts() },
@@ -62,12 +63,16 @@ struct OperatorService: Sendable {
       },
       publish: { survey in
         guard let email = session.email else { throw OperatorError.notFound }
-        let (published, replaced) = try await catalog.publish(survey)
-        try await catalog.discardDraft(survey.id)
+        // The entry first, with the version it will be (another publication at once would make
+        // it the next one).
+        try await catalog.refresh()
+        let current = catalog.surveys.first { $0.id == survey.id }
         try await audit.append(AuditEntry(
           at: now, operatorEmail: email, action: .surveyPublished, subject: survey.id.rawValue,
-          before: replaced.map(Self.summary), after: Self.summary(published)
+          before: current.map(Self.summary), after: Self.summary(survey.numbered((current?.version ?? 0) + 1))
         ))
+        let (published, _) = try await catalog.publish(survey)
+        try await catalog.discardDraft(survey.id)
         return published
       },
       discardDraft: { id in
