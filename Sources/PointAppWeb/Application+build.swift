@@ -210,7 +210,7 @@ public func buildApplication(
   let console = OperatorLoop(
     sessions: operatorSessions,
     service: OperatorService(
-      operators: operatorSessions.operators, hasher: passwordHasher, throttle: stores.throttle, catalog: catalogStore,
+      sessions: operatorSessions, hasher: passwordHasher, throttle: stores.throttle, catalog: catalogStore,
       audit: AuditLog(stores.audit), responses: responses
     ),
     desk: SupportDeskService(users: users, accounts: accounts, audit: AuditLog(stores.audit), loop: loop),

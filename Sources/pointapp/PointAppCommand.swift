@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import PointApp
 import PointAppWeb
 
 /// PointApp's commands: `serve` (the default), `migrate`, `import-files`, `create-operator`, `audit verify`. Every option also
@@ -201,21 +202,27 @@ struct CreateOperator: AsyncParsableCommand {
   @Option(help: "The operator's email address.")
   var email: String
 
+  @Option(help: "administrator (管理者), editor (編集), support (サポート) or analyst (分析); the first operator of a store is an administrator, the default then.")
+  var role: String?
+
   @Option(help: "The data folder (POINTAPP_DATA), when the database is not used.")
   var data = ProcessInfo.processInfo.environment["POINTAPP_DATA"] ?? "data"
 
   @OptionGroup var database: DatabaseOptions
 
   func run() async throws {
+    let role = try role.map { name in
+      try OperatorRole(rawValue: name) ?? { throw ValidationError("unknown role \(name): administrator, editor, support or analyst") }()
+    }
     guard let password = Self.readPassword() else { throw ValidationError("no password was given on standard input") }
     do {
       try await database.withRecords(data: data) { records in
-        try await createOperator(email: email, password: password, operators: records("operators"), audit: records("audit"))
+        try await createOperator(email: email, password: password, role: role, operators: records("operators"), audit: records("audit"))
       }
     } catch {
       throw Self.explained(error)
     }
-    print("operator \(email) created: sign in at /admin/login")
+    print("operator \(email) created: sign in at /admin/login (an authenticator app is enrolled at the first sign-in)")
   }
 
   private static func explained(_ error: any Error) -> any Error {

@@ -231,7 +231,7 @@ struct AccountTests {
         statuses.append(try await browser.post("/login", form: "csrf=\(csrf)&email=user\(number)%40example.jp&password=guess+guess").status)
       }
       #expect(statuses.last == .tooManyRequests, "the members' budget of the address is spent")
-      _ = try await AdminTests.signIn(client)
+      _ = try await AdminTests.signIn(client, server)
     }
   }
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PointApp
+import Synchronization
 import Testing
 
 @testable import PointAppWeb
@@ -21,18 +22,54 @@ struct AdminTests {
       audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")),
       hasher: TestServer.hasher, now: noon - 3_600
     )
+    try await enrol(email, in: server)
     return server
   }
 
-  /// An operator's browser, signed in.
-  static func signIn(_ client: some TestClientProtocol) async throws -> Browser {
+  /// The authenticator and the recovery codes the tests' operators have.
+  static let totpSecret = Data("12345678901234567890".utf8)
+  static let recoveryCodes = (0..<10).map { "test\($0)-codes" }
+
+  /// Gives `email`'s operator the tests' authenticator and recovery codes, as enrolling would.
+  static func enrol(_ email: String, in server: TestServer) async throws {
+    let operators = OperatorRecords(try FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")))
+    try await operators.modify(OperatorID(email: email)) { found in
+      var found = found!
+      found.totp = TOTPEnrolment(secret: Base32.encode(totpSecret), lastStep: nil, enrolled: noon - 3_600)
+      found.recoveryCodes = recoveryCodes.map(OperatorService.recoveryHash)
+      return (found, ())
+    }
+  }
+
+  /// How many times each data folder's operators signed in: with the clock pinned, the first
+  /// two sign-ins take the authenticator's codes of noon and the step after (a code is never
+  /// taken twice), the others a recovery code each.
+  static let signIns = Mutex<[String: Int]>([:])
+
+  /// The second factor's code for the next sign-in to `server`.
+  static func nextCode(_ server: TestServer) -> String {
+    let index = signIns.withLock { counts in
+      defer { counts[server.dataDirectory.path, default: 0] += 1 }
+      return counts[server.dataDirectory.path, default: 0]
+    }
+    let step = TOTP.step(at: noon)
+    return index < 2 ? TOTP(secret: totpSecret).code(at: step + Int64(index)) : recoveryCodes[index - 2]
+  }
+
+  /// An operator's browser, signed in with the password and the second factor.
+  static func signIn(_ client: some TestClientProtocol, _ server: TestServer, as address: String = email) async throws -> Browser {
     var console = Browser.console(client)
     let form = try await console.get("/admin/login")
     #expect(form.status == .ok)
     let csrf = try console.csrf(in: form)
-    let signedIn = try await console.post("/admin/login", form: "csrf=\(csrf)&email=ops%40example.jp&password=correct+horse+battery")
+    let escaped = address.replacingOccurrences(of: "@", with: "%40")
+    let signedIn = try await console.post("/admin/login", form: "csrf=\(csrf)&email=\(escaped)&password=correct+horse+battery")
     #expect(signedIn.status == .seeOther)
-    #expect(signedIn.headers[.location] == "/admin/surveys")
+    #expect(signedIn.headers[.location] == "/admin/login/code")
+    let token = try console.csrf(in: try await console.get("/admin/login/code"))
+    let given = try await console.post("/admin/login/code", form: "csrf=\(token)&code=\(nextCode(server))")
+    #expect(given.status == .seeOther)
+    #expect(given.headers[.location] == "/admin/surveys" || given.headers[.location] == "/admin/users")
     return console
   }
 
@@ -101,7 +138,7 @@ struct AdminTests {
   @Test func anOperatorClosesASurveyEarlyAndTheAuditLogSaysWhoWhenAndWhat() async throws {
     let server = try await Self.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = try await Self.signIn(client)
+      var console = try await Self.signIn(client, server)
       let surveys = try await console.get("/admin/surveys")
       #expect(surveys.status == .ok)
       #expect(surveys.html.contains("朝ごはんに関するアンケート"))
@@ -129,7 +166,7 @@ struct AdminTests {
       #expect(try await console.get("/admin/surveys").status == .notFound)
     }
     let entries = try await AuditLog(FileRecordStorage(server.dataDirectory.appendingPathComponent("audit"))).page(after: nil).entries
-    #expect(entries.map(\.action) == [.signedOut, .surveyClosed, .signedIn, .operatorCreated])
+    #expect(entries.map(\.action) == [.signedOut, .surveyClosed, .secondFactorGiven, .signedIn, .operatorCreated])
     #expect(entries.allSatisfy { $0.operatorEmail == Self.email })
   }
 
@@ -144,7 +181,7 @@ struct AdminTests {
         var user = Browser(client: otherClient)
         try await user.get("/surveys")
         #expect(!(try await user.get("/surveys/food-002").html.contains("このアンケートの受付は終了しました")))
-        var console = try await Self.signIn(client)
+        var console = try await Self.signIn(client, server)
         let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
         #expect(try await console.post("/admin/surveys/food-002/close", form: "csrf=\(csrf)").headers[.location] == "/admin/surveys")
         let closed = ContinuousClock.now
@@ -163,7 +200,7 @@ struct AdminTests {
   @Test func anOperatorsSessionIsNeverAUsersAndEndsAfterEightIdleHours() async throws {
     let server = try await Self.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      let console = try await Self.signIn(client)
+      let console = try await Self.signIn(client, server)
       let value = try #require(console.cookie?.split(separator: "=", maxSplits: 1).last.map(String.init))
       var asUser = Browser(client: client, cookie: "\(Sessions.cookieName)=\(value)")
       #expect(AccountTests.balance(try await asUser.get("/points")) == "0pt")

@@ -191,7 +191,7 @@ struct PageSnapshotTests {
       }
       try await pin("/admin/login", "admin-login")
       try await pin("/admin/login?refused=1", "admin-login-refused")
-      console = try await AdminTests.signIn(client)
+      console = try await AdminTests.signIn(client, server)
       try await pin("/admin/surveys", "admin-surveys")
       let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
       _ = try await console.post("/admin/surveys/food-002/close", form: "csrf=\(csrf)")

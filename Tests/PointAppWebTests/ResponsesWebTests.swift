@@ -23,7 +23,7 @@ struct ResponsesWebTests {
       )
       #expect(answered.headers[.location] == "/surveys/food-001/complete")
 
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       let dashboard = try await console.get("/admin/surveys/food-001")
       #expect(dashboard.status == .ok)
       #expect(dashboard.html.contains("1件 / 目標"), "one complete against the quota")
@@ -85,7 +85,7 @@ extension ResponsesWebTests {
       let names = Sessions(
         secret: secret, secureCookies: false, store: SessionRecords(InMemoryRecordStorage()), accounts: AccountRecords(InMemoryRecordStorage())
       )
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       let csv = try await console.get("/admin/surveys/food-001/responses.csv").html
       let rows = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.dropFirst(2)
       #expect(rows.map { $0.components(separatedBy: ",")[0] } == [names.respondent(account, in: SurveyID("food-001"))])

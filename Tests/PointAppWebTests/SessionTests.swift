@@ -22,6 +22,20 @@ struct SessionTests {
     }
   }
 
+  /// Two processes starting on a new data folder: both read the key one of them made (each
+  /// keeping its own, found by running two, refused the other's cookies).
+  @Test func processesStartingTogetherShareOneSessionKey() async throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-key-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    let key = url.appendingPathComponent("session.key")
+    let keys = try await withThrowingTaskGroup(of: Data.self) { group in
+      for _ in 0..<8 { group.addTask { try Sessions.loadOrCreateSecret(at: key) } }
+      return try await group.reduce(into: Set<Data>()) { $0.insert($1) }
+    }
+    #expect(keys.count == 1 && keys.first?.count == 32)
+    #expect(try Data(contentsOf: key) == keys.first)
+  }
+
   /// Tried as a stranger would, with what an operator's screen, a log or the data folder shows:
   /// a user's id (in `/admin/users/<id>` and the audit log), the name of their session's record,
   /// that name with a made-up mark. Each is a new visitor with nothing, and none is ever written.

@@ -39,7 +39,7 @@ struct SupportDeskTests {
       let token = try await member.csrf(from: "/register")
       _ = try await member.post("/register", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery")
 
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       let search = try await console.get("/admin/users")
       #expect(search.status == .ok && search.html.contains("メールアドレスまたはユーザーID"))
       let found = try await console.get("/admin/users?q=Hanako%40Example.jp")
@@ -140,7 +140,7 @@ struct SupportDeskTests {
       #expect(try await member.post("/surveys/tech-002/answers", form: careless).headers[.location] == "/surveys/tech-002/complete")
       #expect(try await member.get("/surveys/tech-002/complete").html.contains("今回の回答は無効となりました"))
 
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       func exported() async throws -> [String] {
         try await console.get("/admin/surveys/tech-002/responses.csv").html.components(separatedBy: "\r\n").filter { !$0.isEmpty }
       }
@@ -165,7 +165,7 @@ struct SupportDeskTests {
     let server = try await AdminTests.server()
     let (user, _) = try await Self.seed(server)
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       func pin(_ uri: String, _ name: String, line: UInt = #line) async throws {
         let html = try await console.get(uri).html
         assertSnapshot(of: PageSnapshotTests().pinned(html), as: .lines, named: name, testName: "page", line: line)

@@ -35,7 +35,7 @@ struct SurveyEditorTests {
   @Test func anOperatorDraftsPreviewsAndPublishesASurveyThatAUserThenAnswers() async throws {
     let server = try await AdminTests.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
       let created = try await console.post("/admin/surveys/new", form: "csrf=\(csrf)")
       #expect(created.status == .seeOther)
@@ -97,7 +97,7 @@ struct SurveyEditorTests {
   @Test func anEditPublishesTheNextVersionAndSomeoneMidSurveyIsSentBackUnpaid() async throws {
     let server = try await AdminTests.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       var user = Browser(client: client)
       let before = try await user.get("/surveys/food-001").html
       #expect(before.contains(#"name="version" value="1""#))
@@ -140,7 +140,7 @@ struct SurveyEditorTests {
   @Test func aBrokenOrForgedEditorFormChangesNothing() async throws {
     let server = try await AdminTests.server()
     try await server.application(storeCatalog: true).test(.router) { client in
-      var console = try await AdminTests.signIn(client)
+      var console = try await AdminTests.signIn(client, server)
       let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
       let survey = try #require(try await TestServer.catalogStore(of: server).surveys.first { $0.id.rawValue == "food-001" })
       let whole = Self.fields(of: SurveyForm(survey), csrf: csrf, intent: "publish")

@@ -27,6 +27,8 @@ public struct AuditEntry: Codable, Equatable, Sendable {
     case operatorCreated, signedIn, signInFailed, signedOut, surveyClosed, draftCreated, surveyPublished, draftDiscarded, responsesExported
     // The support desk's: subject is the user's id.
     case userViewed, pointsAdjusted, answerApproved, answerConfirmed, exchangeRetried, exchangeEnded
+    // The second factor and the operators (`/admin/operators`): subject is the operator's address.
+    case secondFactorEnrolled, secondFactorGiven, operatorAdded, roleChanged, operatorDisabled, secondFactorReset
 
     /// The name the audit page shows.
     public var title: String {
@@ -46,6 +48,12 @@ public struct AuditEntry: Codable, Equatable, Sendable {
       case .answerConfirmed: "無効回答を確定"
       case .exchangeRetried: "交換の発行を再試行"
       case .exchangeEnded: "交換申請を終了"
+      case .secondFactorEnrolled: "二段階認証を登録"
+      case .secondFactorGiven: "二段階認証"
+      case .operatorAdded: "運営者を追加"
+      case .roleChanged: "役割を変更"
+      case .operatorDisabled: "運営者を無効化"
+      case .secondFactorReset: "二段階認証をリセット"
       }
     }
   }

@@ -25,6 +25,55 @@ struct AdminController {
       }
     }
 
+    admin.page("login/code") { request, context in
+      let query = request.uri.queryParameters
+      return try await loop.page(request, context, .secondFactorPageRequested(next: query["next"].map(String.init), refused: query["refused"] == "1"))
+    } form: { request, context in
+      try await loop.form(request, context) { form in
+        .secondFactorSubmitted(code: try form.value("code"), next: try form.optionalValue("next"))
+      }
+    }
+
+    admin.page("login/enrol") { request, context in
+      try await loop.page(request, context, .enrolmentPageRequested(refused: request.uri.queryParameters["refused"] == "1"))
+    } form: { request, context in
+      try await loop.form(request, context) { form in .enrolmentSubmitted(code: try form.value("code")) }
+    }
+
+    admin.page("login/recovery-codes") { request, context in
+      try await loop.page(request, context, .recoveryCodesPageRequested)
+    } form: { request, context in
+      try await loop.form(request, context) { _ in .recoveryCodesAcknowledged }
+    }
+
+    admin.page("operators") { request, context in
+      let query = request.uri.queryParameters
+      let outcome: OperatorTeam.Outcome? =
+        if let done = query["done"] { try TeamNotice(rawValue: String(done)).map(OperatorTeam.Outcome.done) ?? { throw HTTPError(.badRequest) }() }
+        else if let refused = query["refused"] { try TeamError(rawValue: String(refused)).map(OperatorTeam.Outcome.refused) ?? { throw HTTPError(.badRequest) }() }
+        else { nil }
+      return try await loop.page(request, context, .team(.pageRequested(outcome: outcome)))
+    } form: { request, context in
+      try await loop.form(request, context) { form in
+        .team(.changeSubmitted(.add(email: try form.value("email"), role: try Self.role(from: form))))
+      }
+    }
+
+    admin.form("operators/:id/role") { request, context in
+      let id = try context.parameters.require("id")
+      return try await loop.form(request, context) { form in .team(.changeSubmitted(.changeRole(id: id, try Self.role(from: form)))) }
+    }
+
+    admin.form("operators/:id/disable") { request, context in
+      let id = try context.parameters.require("id")
+      return try await loop.form(request, context) { _ in .team(.changeSubmitted(.disable(id: id))) }
+    }
+
+    admin.form("operators/:id/reset-second-factor") { request, context in
+      let id = try context.parameters.require("id")
+      return try await loop.form(request, context) { _ in .team(.changeSubmitted(.resetSecondFactor(id: id))) }
+    }
+
     admin.page("surveys") { request, context in
       try await loop.page(request, context, .surveysPageRequested)
     }
@@ -117,6 +166,13 @@ struct AdminController {
     admin.form("logout") { request, context in
       try await loop.form(request, context) { _ in .logoutButtonTapped }
     }
+  }
+
+  /// A role as a form names it (`administrator`, `editor`, `support`, `analyst`); anything else is
+  /// a 400.
+  static func role(from form: FormBody) throws -> OperatorRole {
+    guard let role = OperatorRole(rawValue: try form.value("role")) else { throw HTTPError(.badRequest, message: "not a role") }
+    return role
   }
 
   /// An export's filters: `outcome` (an outcome's name; empty: all), `from` and `to` (days as

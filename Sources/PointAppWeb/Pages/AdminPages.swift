@@ -1,16 +1,110 @@
 import Foundation
+import Hummingbird
 import PointApp
 
 extension Pages {
-  /// What every console page shows around its body: who is signed in.
+  /// What every console page shows around its body: who is signed in, as what, and the menu of
+  /// the parts their role reaches (once their second factor is given).
   static func adminLayout(_ state: OperatorFeature.State, csrf: String, body: [String: Any]) -> [String: Any] {
     var context = body
     context["isConsole"] = true
     if let email = state.signedIn {
-      context["operator"] = email
+      context["operator"] = state.role.map { "\(email)（\($0.title)）" } ?? email
       context["csrf"] = csrf
     }
+    if let role = state.role, case .given? = state.secondFactor {
+      let current: ConsoleArea? =
+        switch state.destination {
+        case .surveys?, .editor?, .preview?, .dashboard?, .export?: .surveys
+        case .users?, .user?: .desk
+        case .audit?: .audit
+        case .operators?: .operators
+        default: nil
+        }
+      let tabs: [(ConsoleArea, String, String)] = [
+        (.surveys, "/admin/surveys", "アンケート"), (.desk, "/admin/users", "ユーザー"), (.audit, "/admin/audit", "監査ログ"),
+        (.operators, "/admin/operators", "運営者"),
+      ]
+      context["tabs"] = tabs.filter { role.may($0.0) }.map { area, href, label in
+        ["href": href, "label": label, "current": area == current] as [String: Any]
+      }
+      context["hasTabs"] = true
+    }
     return context
+  }
+
+  /// An error of the console: a part the role does not reach says so.
+  static func consoleError(_ status: HTTPResponse.Status) -> [String: Any] {
+    guard status == .forbidden else { return error(status) }
+    return [
+      "status": 403, "title": "この画面を開く権限がありません",
+      "message": "あなたの役割ではこの画面や操作は使えません。必要な場合は管理者に役割の変更を依頼してください。",
+      "back": "/admin", "backLabel": "運営コンソールへ戻る", "isConsole": true,
+    ]
+  }
+
+  /// Whether `page` is where `revealed` is shown (and so forgotten after it).
+  static func shows(_ revealed: OperatorFeature.Revealed, on page: OperatorNavigation.Page) -> Bool {
+    switch revealed {
+    case .recoveryCodes: page == .recoveryCodes
+    case .initialPassword: page == .operators
+    }
+  }
+
+  /// The second factor's code: after the password, or asked again before `next`.
+  static func adminSecondFactor(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    var body: [String: Any] = ["csrf": csrf, "isAgain": state.secondFactor.map { if case .given = $0 { true } else { false } } ?? false]
+    if let next = state.next { body["next"] = next }
+    if let refusal = state.refusal { body["refusal"] = refusal == .wrongCredentials ? "確認コードが正しくありません。" : refusal.message }
+    return adminLayout(state, csrf: csrf, body: body)
+  }
+
+  /// Enrolling an authenticator: the QR code, the secret to type, the URI; a code to confirm.
+  static func adminEnrolment(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    var body: [String: Any] = ["csrf": csrf]
+    if let enrolment = state.enrolment {
+      body["secret"] = Base32.grouped(enrolment.secret)
+      body["uri"] = enrolment.uri
+      if let code = QRCode(Data(enrolment.uri.utf8)) { body["qr"] = code.dataURL() }
+    }
+    if let refusal = state.refusal { body["refusal"] = refusal == .wrongCredentials ? "確認コードが正しくありません。認証アプリに表示されている6桁を入力してください。" : refusal.message }
+    return adminLayout(state, csrf: csrf, body: body)
+  }
+
+  /// The recovery codes, shown once.
+  static func adminRecoveryCodes(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    var body: [String: Any] = ["csrf": csrf]
+    if case let .recoveryCodes(codes)? = state.revealed {
+      body["codes"] = codes
+      body["hasCodes"] = true
+    }
+    return adminLayout(state, csrf: csrf, body: body)
+  }
+
+  /// `/admin/operators`: every operator with a form for each change; a new one's password once.
+  static func adminOperators(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+    let roles = OperatorRole.allCases
+    let members: [[String: Any]] = state.team.members.map { member in
+      [
+        "id": member.id, "email": member.email, "role": member.role.title, "disabled": member.disabled,
+        "lastSignIn": member.lastSignIn.map(date) ?? "なし", "enrolled": member.enrolled ? "登録済み" : "未登録",
+        "isSelf": member.email == state.signedIn, "csrf": csrf,
+        "roles": roles.map { ["value": $0.rawValue, "title": $0.title, "selected": $0 == member.role] as [String: Any] },
+      ]
+    }
+    var body: [String: Any] = [
+      "csrf": csrf, "members": members, "count": members.count,
+      "roles": roles.map { ["value": $0.rawValue, "title": $0.title] },
+    ]
+    if case let .initialPassword(email, password)? = state.revealed {
+      body["issued"] = ["email": email, "password": password]
+    }
+    switch state.team.outcome {
+    case let .done(notice)?: body["done"] = notice.message
+    case let .refused(error)?: body["refused"] = error.message
+    case nil: break
+    }
+    return adminLayout(state, csrf: csrf, body: body)
   }
 
   /// The console's sign-in form; after a refused sign-in, why.

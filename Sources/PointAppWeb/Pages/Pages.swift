@@ -33,7 +33,7 @@ public enum Pages {
       case 503: ("ただいま混み合っています", "しばらく待ってからもう一度お試しください。")
       default: ("エラーが発生しました", "申し訳ありません。時間をおいてもう一度お試しください。入力内容やポイントは保存されていません。")
       }
-    return ["status": status.code, "title": title, "message": message]
+    return ["status": status.code, "title": title, "message": message, "back": "/surveys", "backLabel": "アンケート一覧へ戻る"]
   }
 
   // MARK: Formatting

@@ -2,12 +2,25 @@ import Foundation
 import Hummingbird
 import PointApp
 
-/// The session of a browser on the console (`/admin`): who is signed in (`nil`: nobody yet).
+/// The session of a browser on the console (`/admin`): who is signed in (`nil`: nobody yet), as
+/// what, and where their second factor stands.
 public struct OperatorSession: Sendable {
   public let id: SessionID
   public let email: String?
   /// The response sets the console's cookie: a new id.
   public let setsCookie: Bool
+  public var role: OperatorRole? = nil
+  /// Whether the operator has an authenticator enrolled.
+  public var enrolled = false
+  /// When the second factor was last given in this session (`nil`: not yet).
+  public var secondFactorAt: Date? = nil
+  public var revealed: OperatorFeature.Revealed? = nil
+
+  /// Where the second factor stands, as the console's feature reads it.
+  var secondFactor: OperatorFeature.SecondFactor? {
+    guard email != nil else { return nil }
+    return secondFactorAt.map { .given(at: $0) } ?? .pending(enrolled: enrolled)
+  }
 }
 
 /// Operators' sessions: records in the sessions store with an operator and no user, behind a
@@ -36,7 +49,7 @@ public struct OperatorSessions: Sendable {
     guard let read = try await sessions.store.read(id) else { return OperatorSession(id: id, email: nil, setsCookie: false) }
     let record = read.record
     guard record.user == nil, let operatorID = record.operator, let found = try await operators.read(operatorID)?.record,
-      found.epoch == record.epoch, now.timeIntervalSince(record.lastSeen) < Self.idleLimit
+      !found.disabled, found.epoch == record.epoch, now.timeIntervalSince(record.lastSeen) < Self.idleLimit
     else { return signedOut() }
     if now.timeIntervalSince(record.lastSeen) > Sessions.touchInterval / 6 {
       var touched = record
@@ -44,7 +57,20 @@ public struct OperatorSessions: Sendable {
       // Over the record as read: a sign-out that came between is never undone.
       guard try await sessions.store.replace(id, with: touched, at: read.version) else { return try await session(for: request, now: now) }
     }
-    return OperatorSession(id: id, email: found.email, setsCookie: false)
+    return OperatorSession(
+      id: id, email: found.email, setsCookie: false, role: found.role, enrolled: found.totp != nil,
+      secondFactorAt: record.secondFactorAt, revealed: record.revealed
+    )
+  }
+
+  /// Changes the session's record (what the second factor gave it, what it shows once), over
+  /// the record as it is: a sign-out that came between stays.
+  func update(_ session: OperatorSession, _ change: @escaping @Sendable (inout SessionRecord) throws -> Void) async throws {
+    try await sessions.store.modify(session.id) { record in
+      guard var record, record.operator != nil else { throw OperatorError.notFound }
+      try change(&record)
+      return (record, ())
+    }
   }
 
   /// Ends `session` (if it had a record) and starts another, signed in as `email`'s operator.

@@ -230,12 +230,17 @@ public struct Sessions: Sendable {
     return zip(expected, given).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
   }
 
-  /// Reads the server secret from `url`, creating it (32 random bytes, mode 0600) on first run.
+  /// Reads the server secret from `url`, creating it (32 random bytes, mode 0600) on first run:
+  /// of processes starting together on one data folder, one creates it and every one reads that
+  /// one (each writing its own would leave them refusing each other's cookies).
   public static func loadOrCreateSecret(at url: URL) throws -> Data {
     if let secret = try DurableFile.read(url.path), secret.count == 32 { return secret }
     var generator = SystemRandomNumberGenerator()
     let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    try DurableFile.write(secret, to: url.path)
+    guard try DurableFile.write(secret, to: url.path, exclusive: true) else {
+      guard let theirs = try DurableFile.read(url.path), theirs.count == 32 else { throw HTTPError(.internalServerError, message: "the session key at \(url.path) is not one") }
+      return theirs
+    }
     return secret
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PointApp
 
 /// What the server keeps of a session; the cookie carries only its id.
 public struct SessionRecord: Codable, Equatable, Sendable {
@@ -18,6 +19,15 @@ public struct SessionRecord: Codable, Equatable, Sendable {
   /// The operator signed in, for an operator's session (`/admin`, its own cookie), which never
   /// leads to a user (`user` is `nil`), as a user's never leads to an operator.
   public var `operator`: OperatorID?
+  /// An operator's session: when the second factor was last given in it (`nil`: not yet, only
+  /// the sign-in's second step is open).
+  public var secondFactorAt: Date?
+  /// An operator's session: the authenticator secret being enrolled (base 32), until a code of it
+  /// is typed; never shown again after.
+  public var pendingSecret: String?
+  /// An operator's session: what its next page shows once (recovery codes, a new operator's
+  /// password), then forgets.
+  public var revealed: OperatorFeature.Revealed?
 
   public init(
     user: UserID?, account: AccountID? = nil, epoch: Int = 0, lastSeen: Date, passwordConfirmedAt: Date? = nil, operator: OperatorID? = nil

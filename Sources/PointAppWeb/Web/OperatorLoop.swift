@@ -47,13 +47,15 @@ struct OperatorLoop: Sendable {
     var dependencies = dependencies
     dependencies.operators = service.client(for: session, from: client)
     dependencies.supportDesk = desk.client(for: session)
-    let store = Store(initialState: OperatorFeature.State(signedIn: session.email), reducer: app, dependencies: dependencies)
+    let initial = OperatorFeature.State(signedIn: session.email, role: session.role, secondFactor: session.secondFactor, revealed: session.revealed)
+    let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
     guard await store.send(action, deadline: effectDeadline) == .finished else {
       throw HTTPError(.serviceUnavailable, message: "effects timed out")
     }
     let state = store.state
     var response: Response
-    switch OperatorNavigation.reply(to: state, path: request.uri.path, isForm: isForm) {
+    let reply = OperatorNavigation.reply(to: state, path: request.uri.path, uri: request.uri.description, isForm: isForm)
+    switch reply {
     case .page(.export):
       guard case let .export(_, export)? = state.destination, let survey = state.survey else {
         throw HTTPError(.internalServerError, message: "an export without its survey")
@@ -66,7 +68,11 @@ struct OperatorLoop: Sendable {
     case .error(.internalServerError):
       throw HTTPError(.internalServerError, message: "\(action) led nowhere")
     case let .error(status):
-      response = .html(renderer.render("error", Pages.error(status)), status: status)
+      response = .html(renderer.render("error", Pages.consoleError(status)), status: status)
+    }
+    // What the session showed once is forgotten once a page has shown it.
+    if let revealed = session.revealed, case let .page(page) = reply, Pages.shows(revealed, on: page) {
+      try await sessions.update(session) { $0.revealed = nil }
     }
     let now = dependencies.date.now
     switch state.identityChange {

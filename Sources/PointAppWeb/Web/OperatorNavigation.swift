@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import PointApp
 
@@ -14,17 +15,47 @@ enum OperatorNavigation {
     case dashboard
     case users
     case user
+    case secondFactor
+    case enrolment
+    case recoveryCodes
+    case operators
     /// Not a page: the responses, streamed (`ResponseExporter`).
     case export
   }
 
-  static func reply(to state: OperatorFeature.State, path: String, isForm: Bool) -> Navigation.Reply<Page> {
+  /// `uri`: the request's path and query, where a second factor asked again leads back to.
+  static func reply(to state: OperatorFeature.State, path: String, uri: String, isForm: Bool) -> Navigation.Reply<Page> {
     let (page, url): (Page, String)
+    let refused = isForm && state.refusal != nil
     switch state.destination {
     case nil:
       return .error(.internalServerError)
     case .notFound?:
       return .error(.notFound)
+    case .forbidden?:
+      return .error(.forbidden)
+    case .secondFactor?:
+      var query = [refused ? "refused=1" : nil, state.next.map { "next=" + escaped($0) }].compactMap { $0 }.joined(separator: "&")
+      if !query.isEmpty { query = "?" + query }
+      if isForm || path != "/admin/login/code" { return .redirect("/admin/login/code" + query) }
+      (page, url) = (.secondFactor, path)
+    case .enrolment?:
+      (page, url) = (.enrolment, refused ? "/admin/login/enrol?refused=1" : "/admin/login/enrol")
+    case .recoveryCodes?:
+      (page, url) = (.recoveryCodes, "/admin/login/recovery-codes")
+    case .reconfirm?:
+      // A form is sent again from its page once the code is given; a page opens as asked.
+      return .redirect("/admin/login/code?next=" + escaped(isForm ? "/admin/operators" : uri))
+    case let .resume(next)?:
+      return .redirect(next)
+    case let .operators(outcome)?:
+      let query = switch outcome {
+      case let .done(notice)?: "?done=\(notice.rawValue)"
+      case let .refused(error)?: "?refused=\(error.rawValue)"
+      case nil: ""
+      }
+      if isForm { return .redirect("/admin/operators\(query)") }
+      (page, url) = (.operators, "/admin/operators")
     case .unavailable?:
       return .error(.serviceUnavailable)
     case .tooManyAttempts?:
@@ -56,7 +87,12 @@ enum OperatorNavigation {
     case let .export(id, export)?:
       (page, url) = (.export, "/admin/surveys/\(id.rawValue)/responses.\(export.format.rawValue)")
     }
-    return isForm || url != path ? .redirect(url) : .page(page)
+    return isForm || url.prefix { $0 != "?" } != path ? .redirect(url) : .page(page)
+  }
+
+  /// A console path as a query's value.
+  static func escaped(_ path: String) -> String {
+    path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~/"))) ?? "/admin"
   }
 }
 
@@ -71,6 +107,10 @@ extension Pages {
     case .dashboard: renderer.render("admin-dashboard", adminDashboard(state, csrf: csrf))
     case .users: renderer.render("admin-users", adminUsers(state, csrf: csrf))
     case .user: renderer.render("admin-user", adminUser(state, csrf: csrf))
+    case .secondFactor: renderer.render("admin-second-factor", adminSecondFactor(state, csrf: csrf))
+    case .enrolment: renderer.render("admin-enrolment", adminEnrolment(state, csrf: csrf))
+    case .recoveryCodes: renderer.render("admin-recovery-codes", adminRecoveryCodes(state, csrf: csrf))
+    case .operators: renderer.render("admin-operators", adminOperators(state, csrf: csrf))
     case .export: ""  // streamed by the loop, never rendered
     }
   }

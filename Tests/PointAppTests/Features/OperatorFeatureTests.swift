@@ -8,7 +8,7 @@ import Testing
 /// the audit log; and where each leads.
 struct OperatorFeatureTests {
   func makeStore(signedIn: String? = "ops@example.jp", _ operators: (inout OperatorClient) -> Void = { _ in }) -> TestStoreOf<OperatorFeature> {
-    TestStore(initialState: OperatorFeature.State(signedIn: signedIn)) {
+    TestStore(initialState: signedIn.map { OperatorFeature.State.console($0) } ?? OperatorFeature.State()) {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon
@@ -33,7 +33,7 @@ struct OperatorFeatureTests {
     await store.send(.loginSubmitted(email: "ops@example.jp", password: "correct horse battery"))
     await store.receive(\.loginFinished.success) {
       $0.identityChange = .signedIn("ops@example.jp")
-      $0.destination = .surveys
+      $0.destination = .secondFactor
     }
   }
 
@@ -135,7 +135,7 @@ struct SurveyStatusTests {
 /// A survey's dashboard and the export of its responses, as operator features.
 struct ResponsesFeatureTests {
   func makeStore(_ operators: (inout OperatorClient) -> Void = { _ in }) -> TestStoreOf<OperatorFeature> {
-    TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+    TestStore(initialState: OperatorFeature.State.console()) {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon

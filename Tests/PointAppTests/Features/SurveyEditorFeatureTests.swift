@@ -130,7 +130,7 @@ struct SurveyEditorFeatureTests {
 
   @Test func aNewSurveyIsADraftOpenedInTheEditor() async {
     let saved = LockIsolated<[EditorDraft]>([])
-    let store = TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+    let store = TestStore(initialState: OperatorFeature.State.console()) {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon
@@ -148,7 +148,7 @@ struct SurveyEditorFeatureTests {
 
   @Test func aDuplicateIsANewDraftWithTheSurveysForm() async {
     let saved = LockIsolated<[EditorDraft]>([])
-    let store = TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+    let store = TestStore(initialState: OperatorFeature.State.console()) {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon
@@ -168,7 +168,7 @@ struct SurveyEditorFeatureTests {
   /// Editing a published survey publishes it as its next version; the operator is back at the list.
   @Test func anEditIsPublishedAsTheNextVersion() async throws {
     let published = LockIsolated<[Survey]>([])
-    let store = TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+    let store = TestStore(initialState: OperatorFeature.State.console()) {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon
@@ -275,7 +275,7 @@ struct SurveyEditorFeatureTests {
   }
 
   @Test func aDraftIsDiscardedAndTheOperatorIsBackAtTheList() async {
-    let store = TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+    let store = TestStore(initialState: OperatorFeature.State.console()) {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon
@@ -300,7 +300,7 @@ struct SurveyEditorFeatureTests {
   }
 
   @Test func theEditorOfASurveyThatIsNeitherDraftedNorPublishedIsNotFound() async {
-    let store = TestStore(initialState: OperatorFeature.State(signedIn: "ops@example.jp")) {
+    let store = TestStore(initialState: OperatorFeature.State.console()) {
       OperatorFeature()
     } withDependencies: {
       $0.date.now = noon

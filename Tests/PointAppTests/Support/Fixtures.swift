@@ -141,3 +141,10 @@ extension UserProgress {
     return progress
   }
 }
+
+extension OperatorFeature.State {
+  /// An operator of `role` signed in with the second factor given at noon.
+  static func console(_ email: String = "ops@example.jp", role: OperatorRole = .administrator) -> Self {
+    Self(signedIn: email, role: role, secondFactor: .given(at: noon))
+  }
+}

@@ -10,6 +10,18 @@ public struct OperatorFeature: Reducer, Sendable {
   public struct State: Equatable, Sendable {
     /// The operator signed in: set by the web layer from the session; `nil` signed out.
     public var signedIn: String?
+    /// Their role, which decides what of the console they reach.
+    public var role: OperatorRole?
+    /// Where their second factor stands in this session: every part of the console waits for it.
+    public var secondFactor: SecondFactor?
+    /// The authenticator's secret the enrolment page shows.
+    public var enrolment: Enrolment?
+    /// What the session holds to show once (recovery codes, a new operator's password).
+    public var revealed: Revealed?
+    /// Where a second factor asked again leads back to.
+    public var next: String?
+    /// `/admin/operators`.
+    public var team = OperatorTeam.State()
     /// Why the last sign-in was refused (shown on the sign-in page once).
     public var refusal: AccountError?
     /// Who the browser is from now on, when a request changed it: the web layer gives the
@@ -36,11 +48,36 @@ public struct OperatorFeature: Reducer, Sendable {
     /// The support desk's pages.
     public var desk = SupportDesk.State()
 
-    public init(signedIn: String? = nil, refusal: AccountError? = nil) {
+    public init(
+      signedIn: String? = nil, role: OperatorRole? = nil, secondFactor: SecondFactor? = nil, revealed: Revealed? = nil,
+      refusal: AccountError? = nil
+    ) {
       self.signedIn = signedIn
+      self.role = role
+      self.secondFactor = secondFactor
+      self.revealed = revealed
       self.refusal = refusal
     }
   }
+
+  /// An operator's second factor in a session.
+  public enum SecondFactor: Equatable, Sendable {
+    /// Signed in with the password only: the code is asked next, or, with nothing enrolled, the
+    /// authenticator is enrolled first.
+    case pending(enrolled: Bool)
+    /// Given at this time in this session.
+    case given(at: Date)
+  }
+
+  /// What is shown once, kept with the session until its page has shown it.
+  public enum Revealed: Codable, Equatable, Sendable {
+    case recoveryCodes([String])
+    case initialPassword(email: String, password: String)
+  }
+
+  /// How long a second factor stands for the parts of the console that ask it again
+  /// (`ConsoleArea.asksSecondFactorAgain`: exports and operators).
+  public static let reconfirmAfter: TimeInterval = 15 * 60
 
   /// What the surveys page lists: the catalog, and the drafts.
   public struct Board: Equatable, Sendable {
@@ -82,6 +119,20 @@ public struct OperatorFeature: Reducer, Sendable {
 
   public enum Destination: Equatable, Sendable {
     case login
+    /// The second factor's code (after the password, or asked again).
+    case secondFactor
+    /// Enrolling an authenticator, at the first sign-in (or after a reset).
+    case enrolment
+    /// The recovery codes, shown once after enrolment.
+    case recoveryCodes
+    /// The second factor asked again before a part that needs it fresh: back to the request's
+    /// own URL afterwards.
+    case reconfirm
+    /// Back where a second factor asked again was asked (a console path).
+    case resume(String)
+    /// A part of the console the role does not reach (403).
+    case forbidden
+    case operators(OperatorTeam.Outcome?)
     case surveys
     case audit
     case editor(SurveyID)
@@ -135,6 +186,19 @@ public struct OperatorFeature: Reducer, Sendable {
     case auditLoaded(Result<AuditPage, OperatorError>)
     case logoutButtonTapped
     case desk(SupportDesk.Action)
+    /// The code page: after the password, or asked again before `next`.
+    case secondFactorPageRequested(next: String?, refused: Bool)
+    case secondFactorSubmitted(code: String, next: String?)
+    /// `nil`: taken; otherwise why not.
+    case secondFactorFinished(AccountError?, next: String?)
+    case enrolmentPageRequested(refused: Bool)
+    case enrolmentLoaded(Result<Enrolment, OperatorError>)
+    case enrolmentSubmitted(code: String)
+    case enrolmentFinished(AccountError?)
+    case recoveryCodesPageRequested
+    /// 保存しました: on to the console.
+    case recoveryCodesAcknowledged
+    case team(OperatorTeam.Action)
   }
 
   @Dependency(\.date.now) var now
@@ -145,32 +209,119 @@ public struct OperatorFeature: Reducer, Sendable {
   public init() {}
 
   public var body: some ReducerOf<Self> {
+    Admitted {
     Scope(state: \.desk, action: \.desk) { SupportDesk() }
+    Scope(state: \.team, action: \.team) { OperatorTeam() }
     Reduce { state, action in
-      // Everything but signing in is for a signed-in operator; the web layer answers 404 to
-      // anyone else before an action is sent, and this holds if one ever is.
-      switch action {
-      case .loginPageRequested, .loginSubmitted, .loginFinished, .homeRequested:
-        break
-      default:
-        guard state.signedIn != nil else {
-          state.destination = .notFound
-          return .none
-        }
-      }
       switch action {
       case .homeRequested:
-        if state.signedIn == nil {
-          state.destination = .login
-          return .none
-        }
-        return loadSurveys(&state)
+        return home(&state)
 
       case let .loginPageRequested(refused):
-        guard state.signedIn == nil else { return loadSurveys(&state) }
+        guard state.signedIn == nil else { return home(&state) }
         if refused { state.refusal = .wrongCredentials }
         state.destination = .login
         return .none
+
+      case let .secondFactorPageRequested(next, refused):
+        if refused { state.refusal = .wrongCredentials }
+        state.next = next.flatMap(Self.consolePath)
+        switch state.secondFactor {
+        case .pending(enrolled: false)?:
+          state.destination = .enrolment
+        case .given?:
+          // Asked again only on the way somewhere; otherwise there is nothing to ask.
+          guard state.next != nil else { return home(&state) }
+          state.destination = .secondFactor
+        case .pending(enrolled: true)?, nil:
+          state.destination = .secondFactor
+        }
+        return .none
+
+      case let .secondFactorSubmitted(code, next):
+        state.refusal = nil
+        let next = next.flatMap(Self.consolePath)
+        return .run { send in
+          do {
+            try await operators.verifySecondFactor(code)
+            await send(.secondFactorFinished(nil, next: next))
+          } catch {
+            await send(.secondFactorFinished(AccountError(error), next: next))
+          }
+        }
+
+      case let .secondFactorFinished(nil, next):
+        state.secondFactor = .given(at: now)
+        if let next {
+          state.destination = .resume(next)
+          return .none
+        }
+        return home(&state)
+
+      case let .secondFactorFinished(error?, next):
+        state.refusal = error
+        state.next = next
+        state.destination = error == .throttled ? .tooManyAttempts : .secondFactor
+        return .none
+
+      case let .enrolmentPageRequested(refused):
+        guard state.secondFactor == .pending(enrolled: false) else {
+          state.destination = .secondFactor
+          return .none
+        }
+        if refused { state.refusal = .wrongCredentials }
+        return .run { send in
+          do {
+            await send(.enrolmentLoaded(.success(try await operators.startEnrolment())))
+          } catch {
+            await send(.enrolmentLoaded(.failure(error as? OperatorError ?? .unavailable)))
+          }
+        }
+
+      case let .enrolmentLoaded(.success(enrolment)):
+        state.enrolment = enrolment
+        state.destination = .enrolment
+        return .none
+
+      case let .enrolmentLoaded(.failure(error)):
+        state.destination = error == .notFound ? .notFound : .unavailable
+        return .none
+
+      case let .enrolmentSubmitted(code):
+        guard state.secondFactor == .pending(enrolled: false) else {
+          state.destination = .secondFactor
+          return .none
+        }
+        state.refusal = nil
+        return .run { send in
+          do {
+            try await operators.confirmEnrolment(code)
+            await send(.enrolmentFinished(nil))
+          } catch {
+            await send(.enrolmentFinished(AccountError(error)))
+          }
+        }
+
+      case .enrolmentFinished(nil):
+        state.secondFactor = .given(at: now)
+        state.destination = .recoveryCodes
+        return .none
+
+      case let .enrolmentFinished(error?):
+        state.refusal = error
+        state.destination = error == .throttled ? .tooManyAttempts : .enrolment
+        return .none
+
+      case .recoveryCodesPageRequested:
+        guard case .given = state.secondFactor else {
+          state.destination = .secondFactor
+          return .none
+        }
+        state.destination = .recoveryCodes
+        return .none
+
+      case .recoveryCodesAcknowledged:
+        return home(&state)
 
       case let .loginSubmitted(email, password):
         state.refusal = nil
@@ -183,8 +334,9 @@ public struct OperatorFeature: Reducer, Sendable {
         }
 
       case let .loginFinished(.success(email)):
+        // The password only: the second factor is next, under the new session.
         state.identityChange = .signedIn(email)
-        state.destination = .surveys
+        state.destination = .secondFactor
         return .none
 
       case let .loginFinished(.failure(error)):
@@ -374,9 +526,66 @@ public struct OperatorFeature: Reducer, Sendable {
 
       case .desk:
         return .none
+
+      case let .team(.delegate(.page(outcome))):
+        state.destination = .operators(outcome)
+        return .none
+
+      case let .team(.delegate(.failed(error))):
+        state.destination = error == .notFound ? .notFound : .unavailable
+        return .none
+
+      case .team:
+        return .none
       }
     }
+    }
     .ifLet(\.editor, action: \.editor) { SurveyEditor() }
+  }
+
+  /// Why `action` is not for the operator of `state`, as where it leads instead (the second
+  /// factor, 403, the second factor asked again, 404 signed out); `nil`: it is.
+  static func refusal(of action: Action, in state: State, at now: Date) -> Destination? {
+    switch action {
+    case .loginPageRequested, .loginSubmitted, .loginFinished, .homeRequested:
+      return nil
+    default:
+      // Everything but signing in is for a signed-in operator; the web layer answers 404 to
+      // anyone else before an action is sent, and this holds if one ever is.
+      guard state.signedIn != nil else { return .notFound }
+    }
+    guard let area = action.area else { return nil }
+    guard case let .given(at) = state.secondFactor else { return .secondFactor }
+    guard state.role?.may(area) == true else { return .forbidden }
+    if area.asksSecondFactorAgain, now.timeIntervalSince(at) > reconfirmAfter { return .reconfirm }
+    return nil
+  }
+
+  /// Where the console opens: the sign-in, the second factor, or the role's first part.
+  private func home(_ state: inout State) -> Effect<Action> {
+    guard state.signedIn != nil else {
+      state.destination = .login
+      return .none
+    }
+    guard case .given = state.secondFactor else {
+      state.destination = .secondFactor
+      return .none
+    }
+    switch state.role?.home {
+    case .surveys?: return loadSurveys(&state)
+    default:
+      state.destination = .users
+      return .none
+    }
+  }
+
+  /// `path` if it is a page of the console to go back to (`/admin/…`, no other host, no
+  /// control characters), else `nil`.
+  public static func consolePath(_ path: String) -> String? {
+    guard path.hasPrefix("/admin/"), !path.contains("\\"), !path.contains("//"), !path.contains(".."),
+      path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+    else { return nil }
+    return path
   }
 
   /// A new survey's id: `s-` and 8 hexadecimal digits.
@@ -422,5 +631,41 @@ public struct OperatorFeature: Reducer, Sendable {
         await send(.surveysLoaded(.failure(.unavailable)))
       }
     }
+  }
+}
+
+extension OperatorFeature.Action {
+  /// The part of the console an action acts in, whose role and second factor it needs; `nil` for
+  /// signing in and out and for what effects send back.
+  public var area: ConsoleArea? {
+    switch self {
+    case .surveysPageRequested, .dashboardRequested: .surveys
+    case .newSurveyButtonTapped, .duplicateButtonTapped, .editorRequested, .previewRequested, .editorSubmitted, .closeSurveyButtonTapped: .catalog
+    case .exportRequested: .exports
+    case .auditPageRequested: .audit
+    case .desk(.searchRequested), .desk(.dossierRequested), .desk(.actionSubmitted): .desk
+    case .team(.pageRequested), .team(.changeSubmitted): .operators
+    default: nil
+    }
+  }
+}
+
+/// The console's parts, run only for an action its operator may send (`OperatorFeature.refusal`):
+/// any other leads where the refusal says, and nothing else happens.
+private struct Admitted<Reducers: Reducer>: Reducer
+where Reducers.State == OperatorFeature.State, Reducers.Action == OperatorFeature.Action {
+  let reducers: Reducers
+  @Dependency(\.date.now) var now
+
+  init(@ReducerBuilder<OperatorFeature.State, OperatorFeature.Action> _ build: () -> Reducers) {
+    reducers = build()
+  }
+
+  func reduce(into state: inout OperatorFeature.State, action: OperatorFeature.Action) -> Effect<OperatorFeature.Action> {
+    if let refusal = OperatorFeature.refusal(of: action, in: state, at: now) {
+      state.destination = refusal
+      return .none
+    }
+    return reducers.reduce(into: &state, action: action)
   }
 }
