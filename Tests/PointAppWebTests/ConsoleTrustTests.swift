@@ -153,4 +153,145 @@ struct ConsoleTrustWebTests {
       #expect(users.contains("support@example.jp（サポート）"))
     }
   }
+
+  /// The secret an enrolment page shows (its grouped `<code>`), as the bytes an app takes.
+  static func secret(on page: String) throws -> Data {
+    let marker = #"<p class="secret"><code>"#
+    let start = try #require(page.range(of: marker)).upperBound
+    let grouped = String(page[start...].prefix { $0 != "<" })
+    return try #require(Base32.decode(grouped))
+  }
+
+  /// A new operator's first sign-in: the password a 管理者 was shown once, then the enrolment page
+  /// (QR code, the secret, the URI), a code of that secret, the recovery codes once; the same
+  /// code again is refused; a recovery code signs in once.
+  @Test func aNewOperatorEnrolsAnAuthenticatorAtTheFirstSignIn() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var admin = try await AdminTests.signIn(client, server)
+      let csrf = try admin.csrf(in: try await admin.get("/admin/operators"))
+      let added = try await admin.post("/admin/operators", form: "csrf=\(csrf)&email=hanako%40example.jp&role=support")
+      #expect(added.headers[.location] == "/admin/operators?done=added")
+      let shown = try await admin.get("/admin/operators?done=added").html
+      #expect(shown.contains("hanako@example.jp") && shown.contains("初期パスワード"))
+      let marker = #"<p class="secret"><code>"#
+      let password = String(shown[try #require(shown.range(of: marker)).upperBound...].prefix { $0 != "<" })
+      #expect(password.count == 16)
+      #expect(!(try await admin.get("/admin/operators").html.contains(password)), "shown once")
+
+      var hanako = Browser.console(client)
+      let token = try hanako.csrf(in: try await hanako.get("/admin/login"))
+      let signedIn = try await hanako.post("/admin/login", form: "csrf=\(token)&email=hanako%40example.jp&password=\(password)")
+      #expect(signedIn.headers[.location] == "/admin/login/code")
+      #expect(try await hanako.get("/admin/users").headers[.location] == "/admin/login/code", "nothing before the second factor")
+      #expect(try await hanako.get("/admin/login/code").headers[.location] == "/admin/login/enrol")
+      let page = try await hanako.get("/admin/login/enrol")
+      #expect(page.status == .ok)
+      #expect(page.html.contains(#"<img src="data:image/svg+xml;base64,"#))
+      #expect(page.html.contains("otpauth://totp/PointApp:hanako%40example.jp?secret="))
+      let secret = try Self.secret(on: page.html)
+      #expect(try Self.secret(on: try await hanako.get("/admin/login/enrol").html) == secret, "the same secret until enrolled")
+      let enrolToken = try hanako.csrf(in: page)
+      let wrong = try await hanako.post("/admin/login/enrol", form: "csrf=\(enrolToken)&code=000000")
+      #expect(wrong.headers[.location] == "/admin/login/enrol?refused=1")
+      let step = TOTP.step(at: noon)
+      let code = TOTP(secret: secret).code(at: step)
+      let enrolled = try await hanako.post("/admin/login/enrol", form: "csrf=\(enrolToken)&code=\(code)")
+      #expect(enrolled.headers[.location] == "/admin/login/recovery-codes")
+      let codesPage = try await hanako.get("/admin/login/recovery-codes").html
+      let codes = codesPage.matches(of: /<li><code>([a-z0-9]{5}-[a-z0-9]{5})<\/code><\/li>/).map { String($0.output.1) }
+      #expect(codes.count == 10 && Set(codes).count == 10)
+      #expect(!(try await hanako.get("/admin/login/recovery-codes").html.contains(codes[0])), "shown once")
+      #expect(!(try await hanako.get("/admin/login/enrol").html.contains(Base32.encode(secret).prefix(8))), "the secret is never shown again")
+      #expect(try await hanako.get("/admin/users").status == .ok)
+
+      // Signed out, then in again: the code just used is refused; the next one is taken; a
+      // recovery code once.
+      func signIn(with code: String) async throws -> TestResponse {
+        var browser = Browser.console(client)
+        let token = try browser.csrf(in: try await browser.get("/admin/login"))
+        _ = try await browser.post("/admin/login", form: "csrf=\(token)&email=hanako%40example.jp&password=\(password)")
+        let codeToken = try browser.csrf(in: try await browser.get("/admin/login/code"))
+        return try await browser.post("/admin/login/code", form: "csrf=\(codeToken)&code=\(code)")
+      }
+      #expect(try await signIn(with: code).headers[.location] == "/admin/login/code?refused=1", "a code once taken is refused")
+      #expect(try await signIn(with: TOTP(secret: secret).code(at: step + 1)).headers[.location] == "/admin/users")
+      #expect(try await signIn(with: codes[3].uppercased()).headers[.location] == "/admin/users", "a recovery code, as typed")
+      #expect(try await signIn(with: codes[3]).headers[.location] == "/admin/login/code?refused=1", "once")
+    }
+    let entries = try await AuditLog(FileRecordStorage(server.dataDirectory.appendingPathComponent("audit"))).page(after: nil, limit: 20).entries
+    #expect(entries.contains { $0.action == .secondFactorEnrolled && $0.operatorEmail == "hanako@example.jp" })
+    #expect(entries.filter { $0.action == .signInFailed && $0.operatorEmail == "hanako@example.jp" }.count == 3)
+    #expect(entries.contains { $0.action == .operatorAdded && $0.subject == "hanako@example.jp" && $0.after == "サポート" })
+  }
+
+  /// A 管理者 changes a role (it applies at the next request), disables an operator (their
+  /// session ends at once), resets a second factor (they enrol again), and is refused
+  /// disabling themselves or leaving no 管理者.
+  @Test func aManagerChangesRolesDisablesAndResetsOperators() async throws {
+    let server = try await AdminTests.server()
+    try await createOperator(
+      email: "taro@example.jp", password: AdminTests.password, role: .editor,
+      operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
+      audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")), hasher: TestServer.hasher, now: noon - 60
+    )
+    try await AdminTests.enrol("taro@example.jp", in: server)
+    let taroID = OperatorID(email: "taro@example.jp").rawValue
+    let adminID = OperatorID(email: AdminTests.email).rawValue
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var admin = try await AdminTests.signIn(client, server)
+      var taro = try await AdminTests.signIn(client, server, as: "taro@example.jp")
+      #expect(try await taro.get("/admin/users").status == .forbidden)
+      let csrf = try admin.csrf(in: try await admin.get("/admin/operators"))
+      #expect(try await admin.post("/admin/operators/\(taroID)/role", form: "csrf=\(csrf)&role=support").headers[.location] == "/admin/operators?done=roleChanged")
+      #expect(try await taro.get("/admin/users").status == .ok, "the new role at the next request")
+      #expect(try await taro.get("/admin/surveys").status == .forbidden)
+      #expect(try await admin.post("/admin/operators/\(taroID)/role", form: "csrf=\(csrf)&role=boss").status == .badRequest)
+
+      #expect(try await admin.post("/admin/operators/\(adminID)/disable", form: "csrf=\(csrf)").headers[.location] == "/admin/operators?refused=yourself")
+      #expect(try await admin.post("/admin/operators/\(adminID)/role", form: "csrf=\(csrf)&role=analyst").headers[.location] == "/admin/operators?refused=lastAdministrator")
+      #expect(try await admin.post("/admin/operators/\(taroID)/disable", form: "csrf=\(csrf)").headers[.location] == "/admin/operators?done=disabled")
+      #expect(try await taro.get("/admin/users").status == .notFound, "signed out at once")
+      var again = Browser.console(client)
+      let token = try again.csrf(in: try await again.get("/admin/login"))
+      #expect(try await again.post("/admin/login", form: "csrf=\(token)&email=taro%40example.jp&password=correct+horse+battery").headers[.location] == "/admin/login?refused=1")
+      let list = try await admin.get("/admin/operators").html
+      #expect(list.contains("taro@example.jp") && list.contains("無効"))
+
+      #expect(try await admin.post("/admin/operators/\(adminID)/reset-second-factor", form: "csrf=\(csrf)").headers[.location] == "/admin/operators?done=secondFactorReset")
+      #expect(try await admin.get("/admin/operators").status == .notFound, "their own reset signed them out")
+      var fresh = Browser.console(client)
+      let freshToken = try fresh.csrf(in: try await fresh.get("/admin/login"))
+      _ = try await fresh.post("/admin/login", form: "csrf=\(freshToken)&email=ops%40example.jp&password=correct+horse+battery")
+      #expect(try await fresh.get("/admin/login/code").headers[.location] == "/admin/login/enrol", "enrolled anew")
+    }
+    let actions = try await AuditLog(FileRecordStorage(server.dataDirectory.appendingPathComponent("audit"))).page(after: nil, limit: 30).entries.map(\.action)
+    #expect(actions.contains(.roleChanged) && actions.contains(.operatorDisabled) && actions.contains(.secondFactorReset))
+  }
+
+  /// Fifteen minutes after the second factor, an export and `/admin/operators` ask for it again
+  /// and lead back once it is given; the other pages do not.
+  @Test func exportsAndOperatorsAskForTheSecondFactorAgain() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var admin = try await AdminTests.signIn(client, server)
+      let id = try #require(admin.cookie?.split(separator: "=").last?.split(separator: ".").first.map(String.init).flatMap(SessionID.init))
+      try await server.sessionRecords().modify(id) { record in
+        var record = record!
+        record.secondFactorAt = noon - 16 * 60
+        return (record, ())
+      }
+      #expect(try await admin.get("/admin/surveys").status == .ok)
+      let export = try await admin.get("/admin/surveys/food-001/responses.csv?outcome=")
+      #expect(export.headers[.location] == "/admin/login/code?next=/admin/surveys/food-001/responses.csv%3Foutcome%3D")
+      #expect(try await admin.get("/admin/operators").headers[.location] == "/admin/login/code?next=/admin/operators")
+      let page = try await admin.get("/admin/login/code?next=/admin/operators")
+      #expect(page.html.contains("もう一度本人確認") && page.html.contains(#"name="next" value="/admin/operators""#))
+      let given = try await admin.post("/admin/login/code", form: "csrf=\(try admin.csrf(in: page))&code=\(AdminTests.nextCode(server))&next=%2Fadmin%2Foperators")
+      #expect(given.headers[.location] == "/admin/operators")
+      #expect(try await admin.get("/admin/operators").status == .ok)
+      let elsewhere = try await admin.post("/admin/login/code", form: "csrf=\(try admin.csrf(in: page))&code=\(AdminTests.nextCode(server))&next=%2F%2Fevil.example")
+      #expect(elsewhere.headers[.location] == "/admin/surveys", "never away from the console")
+    }
+  }
 }
