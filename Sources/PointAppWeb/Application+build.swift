@@ -42,6 +42,8 @@ public struct AppConfiguration: Sendable {
   public var giftCodeRejectionRate = 0.0
   public var giftCodeUnavailableRate = 0.0
   public var giftCodeDelay = Duration.zero
+  /// When a support desk adjustment waits for a second operator.
+  public var adjustmentPolicy = AdjustmentPolicy()
 
   public init() {}
 
@@ -126,6 +128,7 @@ public func buildApplication(
       storage: stores.giftCodes, rejectionRate: configuration.giftCodeRejectionRate,
       unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
     ).client
+    $0.adjustmentPolicy = configuration.adjustmentPolicy
     dependencies(&$0)
   } operation: {
     DependencyValues._current
@@ -213,7 +216,9 @@ public func buildApplication(
       sessions: operatorSessions, hasher: passwordHasher, throttle: stores.throttle, catalog: catalogStore,
       audit: AuditLog(stores.audit), responses: responses
     ),
-    desk: SupportDeskService(users: users, accounts: accounts, audit: AuditLog(stores.audit), loop: loop),
+    desk: SupportDeskService(
+      users: users, accounts: accounts, audit: AuditLog(stores.audit), loop: loop, adjustments: AdjustmentStore(stores.adjustments)
+    ),
     renderer: renderer,
     exporter: ResponseExporter(responses: responses),
     dependencies: resolved,
@@ -257,6 +262,8 @@ struct Stores {
   /// The built-in issuer's codes, and the exchange requests left pending.
   let giftCodes: any RecordStorage
   let exchangeQueue: any RecordStorage
+  /// The support desk's adjustments as asked, and each operator's of a day.
+  let adjustments: any RecordStorage
   /// The key that signs cookies and CSRF tokens.
   let secret: @Sendable () async throws -> Data
 
@@ -281,6 +288,7 @@ struct Stores {
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
     giftCodes = try FileRecordStorage(data.appendingPathComponent("gift-codes"))
     exchangeQueue = try FileRecordStorage(data.appendingPathComponent("exchanges-pending"))
+    adjustments = try FileRecordStorage(data.appendingPathComponent("adjustments"))
     secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
   }
 
@@ -299,6 +307,7 @@ struct Stores {
     // Both in the transaction of the user's update that issues or queues.
     giftCodes = PostgresRecordStorage(database, table: "gift_codes")
     exchangeQueue = PostgresRecordStorage(database, table: "exchange_pending")
+    adjustments = PostgresRecordStorage(database, table: "adjustments")
     secret = { try await database.sessionSecret() }
   }
 }

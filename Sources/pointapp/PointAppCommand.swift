@@ -99,6 +99,12 @@ struct Serve: AsyncParsableCommand {
   @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
   var secureCookies = ProcessInfo.processInfo.environment["POINTAPP_SECURE_COOKIES"] == "1"
 
+  @Option(help: "A support desk adjustment of more points than this (either way) waits for a second operator's approval (POINTAPP_APPROVAL_ABOVE).")
+  var approvalAbove = Int(ProcessInfo.processInfo.environment["POINTAPP_APPROVAL_ABOVE"] ?? "") ?? 10_000
+
+  @Option(help: "An adjustment that takes its operator's adjustments of the day (JST) past this waits for approval too (POINTAPP_APPROVAL_DAILY).")
+  var approvalDaily = Int(ProcessInfo.processInfo.environment["POINTAPP_APPROVAL_DAILY"] ?? "") ?? 50_000
+
   @Flag(help: "Take the built-in issuer's fault settings from the environment (POINTAPP_GIFT_*, POINTAPP_EXCHANGE_SWEEP_SECONDS): for the crash test and the scale-out proof, never for real members (POINTAPP_TEST_FAULTS=1).")
   var testFaults = ProcessInfo.processInfo.environment["POINTAPP_TEST_FAULTS"] == "1"
 
@@ -112,6 +118,7 @@ struct Serve: AsyncParsableCommand {
     configuration.secureCookies = secureCookies
     configuration.databaseURL = database.databaseURL
     configuration.databasePoolSize = database.databasePoolSize
+    configuration.adjustmentPolicy = AdjustmentPolicy(singleLimit: approvalAbove, dailyLimit: approvalDaily)
     // For the crash test and the scale-out proof only: an issuer that rejects and is slow.
     let faults = configuration.applyTestFaults(from: ProcessInfo.processInfo.environment, enabled: testFaults)
     configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

@@ -25,6 +25,7 @@ struct ConsoleTrustWebTests {
     "/admin/users": .desk, "/admin/users/{id}": .desk, "/admin/users/{id}/adjust": .desk,
     "/admin/users/{id}/answers/{survey}/approve": .desk, "/admin/users/{id}/answers/{survey}/confirm": .desk,
     "/admin/users/{id}/exchanges/{number}/retry": .desk, "/admin/users/{id}/exchanges/{number}/end": .desk,
+    "/admin/adjustments/{id}/approve": .desk, "/admin/adjustments/{id}/refuse": .desk,
     "/admin/operators": .operators, "/admin/operators/{id}/role": .operators, "/admin/operators/{id}/disable": .operators,
     "/admin/operators/{id}/reset-second-factor": .operators,
   ]
@@ -42,7 +43,9 @@ struct ConsoleTrustWebTests {
   static func request(_ route: (method: String, path: String), csrf: String, operatorID: String) -> (path: String, body: String) {
     let path = route.path.split(separator: "/", omittingEmptySubsequences: false).map { part -> String in
       switch part {
-      case "{id}": route.path.hasPrefix("/admin/users") ? someUser : route.path.hasPrefix("/admin/operators") ? operatorID : "food-001"
+      case "{id}":
+        route.path.hasPrefix("/admin/users") ? someUser : route.path.hasPrefix("/admin/operators") ? operatorID
+          : route.path.hasPrefix("/admin/adjustments") ? "00000000-0000-0000-0000-000000000001" : "food-001"
       case "{survey}": "food-001"
       case "{number}": "1"
       default: String(part)
@@ -70,6 +73,7 @@ struct ConsoleTrustWebTests {
       "/admin/surveys/{id}/close", "/admin/users/{id}/adjust", "/admin/users/{id}/answers/{survey}/approve",
       "/admin/users/{id}/answers/{survey}/confirm", "/admin/users/{id}/exchanges/{number}/retry", "/admin/users/{id}/exchanges/{number}/end",
       "/admin/operators/{id}/role", "/admin/operators/{id}/disable", "/admin/operators/{id}/reset-second-factor",
+      "/admin/adjustments/{id}/approve", "/admin/adjustments/{id}/refuse",
     ]
     let pages: Set<String> = [
       "/admin", "/admin/login", "/admin/login/code", "/admin/login/enrol", "/admin/login/recovery-codes", "/admin/operators",

@@ -29,6 +29,8 @@ public struct AuditEntry: Codable, Equatable, Sendable {
     case userViewed, pointsAdjusted, answerApproved, answerConfirmed, exchangeRetried, exchangeEnded
     // The second factor and the operators (`/admin/operators`): subject is the operator's address.
     case secondFactorEnrolled, secondFactorGiven, operatorAdded, roleChanged, operatorDisabled, secondFactorReset
+    // Four eyes on adjustments: subject is the user's id.
+    case adjustmentRequested, adjustmentApproved, adjustmentRefused
 
     /// The name the audit page shows.
     public var title: String {
@@ -54,6 +56,9 @@ public struct AuditEntry: Codable, Equatable, Sendable {
       case .roleChanged: "役割を変更"
       case .operatorDisabled: "運営者を無効化"
       case .secondFactorReset: "二段階認証をリセット"
+      case .adjustmentRequested: "ポイント調整を依頼"
+      case .adjustmentApproved: "ポイント調整を承認"
+      case .adjustmentRefused: "ポイント調整を却下"
       }
     }
   }

@@ -14,7 +14,7 @@ public enum SupportAction: Equatable, Sendable {
 }
 
 /// Why the support desk's action was refused; nothing changed.
-public enum SupportError: String, Error, Equatable, CaseIterable, Sendable {
+public enum SupportError: String, Error, Codable, Equatable, CaseIterable, Sendable {
   case reasonRequired
   case reasonTooLong
   case invalidAmount
@@ -29,6 +29,10 @@ public enum SupportError: String, Error, Equatable, CaseIterable, Sendable {
   case alreadyDone
   /// The issuer could not be reached to end the request: it is still pending.
   case issuerUnavailable
+  /// The adjustment was decided already (approved, refused), or never asked.
+  case notWaiting
+  /// Four eyes: the operator who asked for an adjustment is not the one who approves it.
+  case ownRequest
 
   public var message: String {
     switch self {
@@ -41,6 +45,8 @@ public enum SupportError: String, Error, Equatable, CaseIterable, Sendable {
     case .notPending: "この交換申請は申請中ではありません。"
     case .alreadyDone: "この調整はすでに行われています（同じフォームが2回送信されました）。"
     case .issuerUnavailable: "発行元に接続できなかったため、申請中のままです。時間をおいてもう一度お試しください。"
+    case .notWaiting: "この調整はすでに承認または却下されています。"
+    case .ownRequest: "自分が依頼した調整は承認・却下できません。別の運営者（管理者またはサポート）に依頼してください。"
     }
   }
 }
@@ -48,6 +54,9 @@ public enum SupportError: String, Error, Equatable, CaseIterable, Sendable {
 /// What the support desk did, said on the user's page after the form.
 public enum SupportNotice: String, Equatable, CaseIterable, Sendable {
   case adjusted, approved, confirmed, retried, ended
+  /// Four eyes: a large adjustment waits for a second operator.
+  case awaitingApproval
+  case adjustmentApproved, adjustmentRefused
 
   public var message: String {
     switch self {
@@ -56,6 +65,9 @@ public enum SupportNotice: String, Equatable, CaseIterable, Sendable {
     case .confirmed: "回答が無効であることを確定しました。"
     case .retried: "コードの発行を再試行しました。結果は交換申請の状態をご確認ください。"
     case .ended: "交換申請を終了しました。発行済みのコードがあればそのコードで完了、なければポイントを返還しています。"
+    case .awaitingApproval: "この調整は承認待ちです。別の運営者（管理者またはサポート）が承認すると、ユーザーに反映されます。"
+    case .adjustmentApproved: "調整を承認し、ユーザーに反映しました。"
+    case .adjustmentRefused: "調整を却下しました。ユーザーのポイントは変わっていません。"
     }
   }
 }

@@ -364,14 +364,22 @@ extension UserProgress {
   public static let maxAdjustmentReason = 200
   public static let maxAdjustment = 1_000_000
 
+  /// The reason of an adjustment as kept (trimmed), once `points` and it are ones an adjustment
+  /// may have: a reason of 1 to 200 characters, a whole number of points up to ±1,000,000, not 0.
+  public static func checkedAdjustment(points: Int, reason: String) throws(SupportError) -> String {
+    let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !reason.isEmpty else { throw .reasonRequired }
+    guard reason.count <= Self.maxAdjustmentReason else { throw .reasonTooLong }
+    guard points != 0, points.magnitude <= Self.maxAdjustment else { throw .invalidAmount }
+    return reason
+  }
+
   /// Adds or takes `points` with `reason`, which the user reads in the history, as movement `id`;
   /// an id the ledger holds already was this adjustment, done. Never overdraws.
   public mutating func adjustPoints(by points: Int, reason: String, id: TransactionID, at date: Date) throws(SupportError) {
     guard !ledger.recent.contains(where: { $0.id == id }) else { throw .alreadyDone }
-    let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !reason.isEmpty else { throw .reasonRequired }
-    guard reason.count <= Self.maxAdjustmentReason else { throw .reasonTooLong }
-    guard points != 0, points.magnitude <= Self.maxAdjustment, let amount = PointAmount(Int(points.magnitude)) else { throw .invalidAmount }
+    let reason = try Self.checkedAdjustment(points: points, reason: reason)
+    guard let amount = PointAmount(Int(points.magnitude)) else { throw .invalidAmount }
     if points > 0 {
       ledger.credit(amount, for: .adjustmentCredit(reason), id: id, at: date)
     } else {

@@ -128,16 +128,21 @@ struct AdminController {
     }
 
     admin.page("users") { request, context in
-      try await loop.page(request, context, .desk(.searchRequested(request.uri.queryParameters["q"].map(String.init) ?? "")))
+      let outcome = try Self.outcome(of: request)
+      if outcome != nil { return try await loop.page(request, context, .desk(.waitingRequested(outcome: outcome))) }
+      return try await loop.page(request, context, .desk(.searchRequested(request.uri.queryParameters["q"].map(String.init) ?? "")))
     }
 
     admin.page("users/:id") { request, context in
-      let query = request.uri.queryParameters
-      let outcome: SupportOutcome? =
-        if let done = query["done"] { try SupportNotice(rawValue: String(done)).map(SupportOutcome.done) ?? { throw HTTPError(.badRequest) }() }
-        else if let refused = query["refused"] { try SupportError(rawValue: String(refused)).map(SupportOutcome.refused) ?? { throw HTTPError(.badRequest) }() }
-        else { nil }
+      let outcome = try Self.outcome(of: request)
       return try await loop.page(request, context, .desk(.dossierRequested(try context.parameters.require("id"), outcome: outcome)))
+    }
+
+    for (verb, approve) in [("approve", true), ("refuse", false)] {
+      admin.form("adjustments/:id/\(verb)") { request, context in
+        guard let id = UUID(uuidString: try context.parameters.require("id")) else { throw HTTPError(.notFound) }
+        return try await loop.form(request, context) { _ in .desk(.adjustmentDecided(TransactionID(id), approve: approve)) }
+      }
     }
 
     admin.form("users/:id/adjust") { request, context in
@@ -166,6 +171,15 @@ struct AdminController {
     admin.form("logout") { request, context in
       try await loop.form(request, context) { _ in .logoutButtonTapped }
     }
+  }
+
+  /// What the desk's form before did, from the page's query (`done=` a notice, `refused=` a
+  /// refusal); anything else is a 400.
+  static func outcome(of request: Request) throws -> SupportOutcome? {
+    let query = request.uri.queryParameters
+    if let done = query["done"] { return try SupportNotice(rawValue: String(done)).map(SupportOutcome.done) ?? { throw HTTPError(.badRequest) }() }
+    if let refused = query["refused"] { return try SupportError(rawValue: String(refused)).map(SupportOutcome.refused) ?? { throw HTTPError(.badRequest) }() }
+    return nil
   }
 
   /// A role as a form names it (`administrator`, `editor`, `support`, `analyst`); anything else is

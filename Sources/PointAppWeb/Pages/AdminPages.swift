@@ -357,7 +357,25 @@ extension Pages {
 extension Pages {
   /// The support desk's search: the query again, and whether it named nobody.
   static func adminUsers(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
-    adminLayout(state, csrf: csrf, body: ["query": state.desk.query, "notFound": state.desk.notFound])
+    var body: [String: Any] = [
+      "query": state.desk.query, "notFound": state.desk.notFound, "csrf": csrf,
+      "waiting": state.desk.waiting.map { request -> [String: Any] in
+        var row: [String: Any] = [
+          "id": request.id.rawValue.uuidString, "user": request.user, "points": (request.points > 0 ? "+" : "−") + "\(PointAmount.grouped(Int(request.points.magnitude)))pt",
+          "reason": request.reason, "requestedBy": request.requestedBy, "requestedAt": date(request.requestedAt), "csrf": csrf,
+          "isOwn": request.requestedBy == state.signedIn,
+        ]
+        if case let .approved(by, _) = request.status { row["approvedBy"] = by }
+        return row
+      },
+    ]
+    body["hasWaiting"] = !state.desk.waiting.isEmpty
+    switch state.desk.outcome {
+    case let .done(notice)?: body["done"] = notice.message
+    case let .refused(error)?: body["refused"] = error.message
+    case nil: break
+    }
+    return adminLayout(state, csrf: csrf, body: body)
   }
 
   /// A user at the support desk: points, exchange requests, answers, the newest movements, and

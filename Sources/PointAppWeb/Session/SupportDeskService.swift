@@ -11,6 +11,7 @@ struct SupportDeskService: Sendable {
   let accounts: AccountRecords
   let audit: AuditLog
   let loop: RequestLoop
+  let adjustments: AdjustmentStore
 
   func client(for session: OperatorSession) -> SupportDeskClient {
     @Dependency(\.date.now) var now
@@ -49,8 +50,42 @@ struct SupportDeskService: Sendable {
         let progress = try await dossier(of: id).progress
         guard progress.answered[survey]?.outcome == .invalid else { throw SupportError.notInvalid }
         try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .answerConfirmed, subject: id, after: survey.rawValue))
+      },
+      openAdjustment: { request, policy in
+        guard let email = session.email, request.requestedBy == email, UserID(request.user) != nil else { throw OperatorError.notFound }
+        let now = now
+        try await audit.append(AuditEntry(
+          at: now, operatorEmail: email, action: .adjustmentRequested, subject: request.user, after: Self.summary(request)
+        ))
+        return try await adjustments.open(request, on: Day(now, in: .tokyo), policy: policy)
+      },
+      adjustment: { id in try await adjustments.request(id) },
+      waitingAdjustments: { try await adjustments.open() },
+      decideAdjustment: { id, status in
+        guard let email = session.email else { throw OperatorError.notFound }
+        let now = now
+        // The entry first, for a decision of a second operator (the steps of one that needed
+        // none are the request's and the adjustment's own entries).
+        let request = try await adjustments.request(id)
+        let decision: AuditEntry.Action? =
+          switch status {
+          case let .approved(by, _) where by != request.requestedBy: .adjustmentApproved
+          case .refused: .adjustmentRefused
+          default: nil
+          }
+        if let decision {
+          try await audit.append(AuditEntry(
+            at: now, operatorEmail: email, action: decision, subject: request.user, before: "依頼 \(request.requestedBy)", after: Self.summary(request)
+          ))
+        }
+        _ = try await adjustments.move(id, to: status)
       }
     )
+  }
+
+  /// An adjustment as the audit log shows it.
+  static func summary(_ request: AdjustmentRequest) -> String {
+    "\(request.points > 0 ? "+" : "")\(PointAmount.grouped(request.points))pt：\(request.reason)"
   }
 
   private func dossier(of id: String) async throws -> Dossier {

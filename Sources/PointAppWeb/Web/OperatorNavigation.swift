@@ -74,20 +74,26 @@ enum OperatorNavigation {
     case let .dashboard(id)?:
       (page, url) = (.dashboard, "/admin/surveys/\(id.rawValue)")
     case .users?:
+      // After a decision, what it did goes in the URL of the page it leads to.
+      if isForm { return .redirect("/admin/users" + query(of: state.desk.outcome)) }
       (page, url) = (.users, "/admin/users")
     case let .user(user, outcome)?:
       // After a form, what it did goes in the URL of the page it leads to, which says so.
-      let query = switch outcome {
-      case let .done(notice)?: "?done=\(notice.rawValue)"
-      case let .refused(error)?: "?refused=\(error.rawValue)"
-      case nil: ""
-      }
-      if isForm { return .redirect("/admin/users/\(user)\(query)") }
+      if isForm { return .redirect("/admin/users/\(user)" + query(of: outcome)) }
       (page, url) = (.user, "/admin/users/\(user)")
     case let .export(id, export)?:
       (page, url) = (.export, "/admin/surveys/\(id.rawValue)/responses.\(export.format.rawValue)")
     }
     return isForm || url.prefix { $0 != "?" } != path ? .redirect(url) : .page(page)
+  }
+
+  /// What a desk's form did, as the query of the page it leads to.
+  static func query(of outcome: SupportOutcome?) -> String {
+    switch outcome {
+    case let .done(notice)?: "?done=\(notice.rawValue)"
+    case let .refused(error)?: "?refused=\(error.rawValue)"
+    case nil: ""
+    }
   }
 
   /// A console path as a query's value.

@@ -26,14 +26,19 @@ struct SupportDeskFeatureTests {
     }
   }
 
-  @Test func anEmptySearchShowsTheSearchPage() async {
-    let store = makeStore()
+  @Test func anEmptySearchShowsTheSearchPageWithWhatWaits() async {
+    let store = makeStore { $0.waitingAdjustments = { [] } }
     await store.send(.desk(.searchRequested("  ")))
+    await store.receive(\.desk.waitingRequested)
+    await store.receive(\.desk.waitingLoaded.success)
     await store.receive(\.desk.delegate.search) { $0.destination = .users }
   }
 
   @Test func aSearchLeadsToTheUserItNamesOrSaysNobody() async {
-    let store = makeStore { $0.find = { $0 == "hanako@example.jp" ? Self.user : nil } }
+    let store = makeStore {
+      $0.find = { $0 == "hanako@example.jp" ? Self.user : nil }
+      $0.waitingAdjustments = { [] }
+    }
     await store.send(.desk(.searchRequested(" hanako@example.jp "))) { $0.desk.query = "hanako@example.jp" }
     await store.receive(.desk(.searchFinished(.success(Self.user))))
     await store.receive(.desk(.delegate(.user(Self.user, nil)))) {
@@ -42,6 +47,8 @@ struct SupportDeskFeatureTests {
     }
     await store.send(.desk(.searchRequested("taro@example.jp"))) { $0.desk.query = "taro@example.jp" }
     await store.receive(.desk(.searchFinished(.success(nil)))) { $0.desk.notFound = true }
+    await store.receive(\.desk.waitingRequested)
+    await store.receive(\.desk.waitingLoaded.success)
     await store.receive(\.desk.delegate.search) { $0.destination = .users }
   }
 
@@ -72,7 +79,9 @@ struct SupportDeskFeatureTests {
 
   @Test func anAdjustmentIsSentWithItsPointsParsedAsTypedOrRefused() async {
     let sent = LockIsolated<[SupportAction]>([])
+    let kept = Adjustments()
     let store = makeStore {
+      kept.serve(&$0, as: "ops@example.jp")
       $0.perform = { _, action in
         sent.withValue { $0.append(action) }
         if case let .adjust(points, _, _) = action, points < -500 { throw SupportError.insufficientBalance }
@@ -101,6 +110,10 @@ struct SupportDeskFeatureTests {
       sent.value == [.adjust(points: 100, reason: "お詫び", id: TransactionID(UUID(7))), .adjust(points: -1_000, reason: "誤付与", id: TransactionID(UUID(8)))],
       "a number that is not one is never sent"
     )
+    #expect(kept.requests.value.mapValues(\.status) == [
+      TransactionID(UUID(7)): .applied(by: "ops@example.jp", at: noon),
+      TransactionID(UUID(8)): .failed(.insufficientBalance, by: "ops@example.jp", at: noon),
+    ])
   }
 
   @Test func anApprovalSendsTheSurveyAsTheCatalogHasIt() async {
@@ -170,6 +183,150 @@ struct SupportDeskFeatureTests {
     }
     await store.send(.desk(.dossierRequested(Self.user, outcome: nil))) { $0.destination = leads }
     await store.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "100", reason: "x", id: TransactionID(UUID(1))))))
+  }
+}
+
+/// The desk's adjustments as the store keeps them, for the feature's tests: each under its id
+/// once, each operator's day counted as the policy allows, decisions moved on as the store does.
+final class Adjustments: Sendable {
+  let requests = LockIsolated<[TransactionID: AdjustmentRequest]>([:])
+  let days = LockIsolated<[String: Int]>([:])
+
+  func serve(_ desk: inout SupportDeskClient, as email: String) {
+    desk.openAdjustment = { request, policy in
+      #expect(request.requestedBy == email)
+      return try self.requests.withValue { requests in
+        guard requests[request.id] == nil else { throw SupportError.alreadyDone }
+        requests[request.id] = request
+        return self.days.withValue { days in
+          guard policy.allowsAlone(request.points, after: days[email, default: 0]) else { return false }
+          days[email, default: 0] += Int(request.points.magnitude)
+          return true
+        }
+      }
+    }
+    desk.adjustment = { id in
+      guard let found = self.requests.value[id] else { throw SupportError.notWaiting }
+      return found
+    }
+    desk.waitingAdjustments = { self.requests.value.values.filter(\.isOpen).sorted { $0.requestedAt < $1.requestedAt } }
+    desk.decideAdjustment = { id, status in
+      try self.requests.withValue { requests in
+        guard var found = requests[id] else { throw SupportError.notWaiting }
+        switch (found.status, status) {
+        case (.waiting, .approved), (.waiting, .refused), (.approved, .applied), (.approved, .failed): break
+        default: throw SupportError.notWaiting
+        }
+        found.status = status
+        requests[id] = found
+      }
+    }
+  }
+}
+
+/// Four eyes on money: an adjustment above the single limit, or past the operator's day, waits
+/// for a second operator (never the one who asked) before it reaches the user.
+struct FourEyesTests {
+  static let user = "0123456789abcdef0123456789abcdef"
+
+  func store(_ email: String, _ kept: Adjustments, performed: LockIsolated<[SupportAction]>) -> TestStoreOf<OperatorFeature> {
+    TestStore(initialState: OperatorFeature.State.console(email, role: .support)) {
+      OperatorFeature()
+    } withDependencies: {
+      $0.date.now = noon
+      $0.adjustmentPolicy = AdjustmentPolicy(singleLimit: 10_000, dailyLimit: 50_000)
+      kept.serve(&$0.supportDesk, as: email)
+      $0.supportDesk.perform = { _, action in
+        performed.withValue { $0.append(action) }
+        return Dossier(user: Self.user, progress: UserProgress())
+      }
+    }
+  }
+
+  @Test func aLargeAdjustmentWaitsForASecondOperatorWhoApprovesIt() async {
+    let kept = Adjustments()
+    let performed = LockIsolated<[SupportAction]>([])
+    let asker = store("ops@example.jp", kept, performed: performed)
+    let id = TransactionID(UUID(20))
+    await asker.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "20000", reason: "キャンペーン補填", id: id))))
+    await asker.receive(\.desk.actionFinished) { $0.desk.outcome = .done(.awaitingApproval) }
+    await asker.receive(\.desk.delegate.user) {
+      $0.now = noon
+      $0.destination = .user(Self.user, .done(.awaitingApproval))
+    }
+    #expect(performed.value.isEmpty, "nothing reaches the user yet")
+    let request = AdjustmentRequest(id: id, user: Self.user, points: 20_000, reason: "キャンペーン補填", requestedBy: "ops@example.jp", requestedAt: noon)
+    await asker.send(.desk(.adjustmentDecided(id, approve: true)))
+    await asker.receive(\.desk.decisionFinished)
+    await asker.receive(\.desk.waitingRequested) { $0.desk.outcome = .refused(.ownRequest) }
+    await asker.receive(\.desk.waitingLoaded.success) { $0.desk.waiting = [request] }
+    await asker.receive(\.desk.delegate.search) { $0.destination = .users }
+    #expect(performed.value.isEmpty, "never approved by the one who asked")
+
+    let second = store("support@example.jp", kept, performed: performed)
+    await second.send(.desk(.adjustmentDecided(id, approve: true)))
+    await second.receive(\.desk.decisionFinished)
+    await second.receive(\.desk.waitingRequested) { $0.desk.outcome = .done(.adjustmentApproved) }
+    await second.receive(\.desk.waitingLoaded.success)
+    await second.receive(\.desk.delegate.search) { $0.destination = .users }
+    #expect(performed.value == [.adjust(points: 20_000, reason: "キャンペーン補填", id: id)])
+    #expect(kept.requests.value[id]?.status == .applied(by: "support@example.jp", at: noon))
+
+    // Decided: approving or refusing again does nothing.
+    await second.send(.desk(.adjustmentDecided(id, approve: false)))
+    await second.receive(\.desk.decisionFinished)
+    await second.receive(\.desk.waitingRequested) { $0.desk.outcome = .refused(.notWaiting) }
+    await second.receive(\.desk.waitingLoaded.success)
+    await second.receive(\.desk.delegate.search)
+    #expect(performed.value.count == 1)
+  }
+
+  @Test func aRefusedAdjustmentNeverReachesTheUser() async {
+    let kept = Adjustments()
+    let performed = LockIsolated<[SupportAction]>([])
+    let id = TransactionID(UUID(21))
+    let asker = store("ops@example.jp", kept, performed: performed)
+    await asker.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "-15000", reason: "誤付与の回収", id: id))))
+    await asker.receive(\.desk.actionFinished) { $0.desk.outcome = .done(.awaitingApproval) }
+    await asker.receive(\.desk.delegate.user) {
+      $0.now = noon
+      $0.destination = .user(Self.user, .done(.awaitingApproval))
+    }
+    let second = store("support@example.jp", kept, performed: performed)
+    await second.send(.desk(.adjustmentDecided(id, approve: false)))
+    await second.receive(\.desk.decisionFinished)
+    await second.receive(\.desk.waitingRequested) { $0.desk.outcome = .done(.adjustmentRefused) }
+    await second.receive(\.desk.waitingLoaded.success)
+    await second.receive(\.desk.delegate.search) { $0.destination = .users }
+    await second.send(.desk(.adjustmentDecided(id, approve: true)))
+    await second.receive(\.desk.decisionFinished)
+    await second.receive(\.desk.waitingRequested) { $0.desk.outcome = .refused(.notWaiting) }
+    await second.receive(\.desk.waitingLoaded.success)
+    await second.receive(\.desk.delegate.search)
+    #expect(performed.value.isEmpty)
+    #expect(kept.requests.value[id]?.status == .refused(by: "support@example.jp", at: noon))
+  }
+
+  /// Five adjustments of 10,000 alone make the day's 50,000; the sixth waits, however small.
+  @Test func theDaysLimitMakesTheNextAdjustmentWait() async {
+    let kept = Adjustments()
+    let performed = LockIsolated<[SupportAction]>([])
+    let asker = store("ops@example.jp", kept, performed: performed)
+    asker.exhaustivity = .off
+    for number in 0..<5 {
+      await asker.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "10000", reason: "補填", id: TransactionID(UUID(30 + number))))))
+      await asker.receive(\.desk.actionFinished) { $0.desk.outcome = .done(.adjusted) }
+    }
+    await asker.send(.desk(.actionSubmitted(user: Self.user, .adjust(points: "1", reason: "補填", id: TransactionID(UUID(40))))))
+    await asker.receive(\.desk.actionFinished) { $0.desk.outcome = .done(.awaitingApproval) }
+    #expect(performed.value.count == 5)
+    #expect(kept.days.value == ["ops@example.jp": 50_000], "what waits is not counted against the day")
+  }
+
+  @Test func thePolicy() {
+    let policy = AdjustmentPolicy(singleLimit: 10_000, dailyLimit: 50_000)
+    #expect(policy.allowsAlone(10_000) && policy.allowsAlone(-10_000) && !policy.allowsAlone(10_001) && !policy.allowsAlone(-10_001))
+    #expect(policy.allowsAlone(10_000, after: 40_000) && !policy.allowsAlone(1, after: 50_000) && !policy.allowsAlone(-2, after: 49_999))
   }
 }
 

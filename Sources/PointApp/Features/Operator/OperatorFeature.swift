@@ -53,6 +53,7 @@ public struct OperatorFeature: Reducer, Sendable {
       refusal: AccountError? = nil
     ) {
       self.signedIn = signedIn
+      desk = SupportDesk.State(operatorEmail: signedIn)
       self.role = role
       self.secondFactor = secondFactor
       self.revealed = revealed
@@ -643,7 +644,7 @@ extension OperatorFeature.Action {
     case .newSurveyButtonTapped, .duplicateButtonTapped, .editorRequested, .previewRequested, .editorSubmitted, .closeSurveyButtonTapped: .catalog
     case .exportRequested: .exports
     case .auditPageRequested: .audit
-    case .desk(.searchRequested), .desk(.dossierRequested), .desk(.actionSubmitted): .desk
+    case .desk(.searchRequested), .desk(.dossierRequested), .desk(.actionSubmitted), .desk(.waitingRequested), .desk(.adjustmentDecided): .desk
     case .team(.pageRequested), .team(.changeSubmitted): .operators
     default: nil
     }

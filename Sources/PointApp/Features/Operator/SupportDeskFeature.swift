@@ -17,8 +17,14 @@ public struct SupportDesk: Reducer, Sendable {
     public var adjustmentID: TransactionID?
     /// What the last form did, shown on the user's page after it.
     public var outcome: SupportOutcome?
+    /// The operator at the desk: who asks for adjustments, and who may not approve their own.
+    public var operatorEmail: String?
+    /// The adjustments waiting for a second operator, on the desk's first page.
+    public var waiting: [AdjustmentRequest] = []
 
-    public init() {}
+    public init(operatorEmail: String? = nil) {
+      self.operatorEmail = operatorEmail
+    }
   }
 
   @CasePathable
@@ -32,6 +38,13 @@ public struct SupportDesk: Reducer, Sendable {
     /// A form of the user's page: an adjustment, an approval, an exchange asked again or refunded.
     case actionSubmitted(user: String, Request)
     case actionFinished(user: String, SupportOutcome)
+    /// The desk's first page: the adjustments waiting for a second operator, and what the form
+    /// before did.
+    case waitingRequested(outcome: SupportOutcome?)
+    case waitingLoaded(Result<[AdjustmentRequest], OperatorError>)
+    /// 承認 or 却下 of an adjustment another operator asked for.
+    case adjustmentDecided(TransactionID, approve: Bool)
+    case decisionFinished(SupportOutcome)
     case failed(OperatorError)
     case delegate(Delegate)
 
@@ -57,6 +70,8 @@ public struct SupportDesk: Reducer, Sendable {
   @Dependency(\.supportDesk) var desk
   @Dependency(\.surveyClient) var surveyClient
   @Dependency(\.uuid) var uuid
+  @Dependency(\.date.now) var now
+  @Dependency(\.adjustmentPolicy) var policy
 
   public init() {}
 
@@ -65,7 +80,7 @@ public struct SupportDesk: Reducer, Sendable {
       switch action {
       case let .searchRequested(query):
         state.query = query.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !state.query.isEmpty else { return .send(.delegate(.search)) }
+        guard !state.query.isEmpty else { return .send(.waitingRequested(outcome: nil)) }
         return .run { [query = state.query] send in
           do {
             await send(.searchFinished(.success(try await desk.find(query))))
@@ -77,7 +92,50 @@ public struct SupportDesk: Reducer, Sendable {
         return .send(.delegate(.user(user, nil)))
       case .searchFinished(.success(nil)):
         state.notFound = true
+        return .send(.waitingRequested(outcome: nil))
+
+      case let .waitingRequested(outcome):
+        state.outcome = outcome
+        return .run { send in
+          do {
+            await send(.waitingLoaded(.success(try await desk.waitingAdjustments())))
+          } catch {
+            await send(.waitingLoaded(.failure(error as? OperatorError ?? .unavailable)))
+          }
+        }
+
+      case let .waitingLoaded(.success(waiting)):
+        state.waiting = waiting
         return .send(.delegate(.search))
+
+      case let .waitingLoaded(.failure(error)):
+        return .send(.delegate(.failed(error)))
+
+      case let .adjustmentDecided(id, approve):
+        guard let me = state.operatorEmail else { return .send(.delegate(.failed(.notFound))) }
+        return .run { [now] send in
+          do {
+            let request = try await desk.adjustment(id)
+            guard request.isOpen else { throw SupportError.notWaiting }
+            // Four eyes: whoever asked, never decides.
+            guard request.requestedBy != me else { throw SupportError.ownRequest }
+            guard approve else {
+              try await desk.decideAdjustment(id, .refused(by: me, at: now))
+              return await send(.decisionFinished(.done(.adjustmentRefused)))
+            }
+            // Approved by someone already (a stop before it was applied): applied now, once.
+            if case .waiting = request.status { try await desk.decideAdjustment(id, .approved(by: me, at: now)) }
+            try await apply(request, by: me)
+            await send(.decisionFinished(.done(.adjustmentApproved)))
+          } catch let refusal as SupportError {
+            await send(.decisionFinished(.refused(refusal)))
+          } catch {
+            await send(.failed(error as? OperatorError ?? .unavailable))
+          }
+        }
+
+      case let .decisionFinished(outcome):
+        return .send(.waitingRequested(outcome: outcome))
       case let .searchFinished(.failure(error)), let .dossierLoaded(.failure(error)), let .failed(error):
         return .send(.delegate(.failed(error)))
       case let .dossierRequested(user, outcome):
@@ -94,12 +152,18 @@ public struct SupportDesk: Reducer, Sendable {
         state.adjustmentID = TransactionID(uuid())
         return .send(.delegate(.user(dossier.user, state.outcome)))
       case let .actionSubmitted(user, request):
-        return .run { send in
+        return .run { [operatorEmail = state.operatorEmail, now] send in
           do {
             switch request {
             case let .adjust(points, reason, id):
-              guard let points = Self.points(points) else { throw SupportError.invalidAmount }
-              _ = try await desk.perform(user, .adjust(points: points, reason: reason, id: id))
+              guard let points = Self.points(points), let me = operatorEmail else { throw SupportError.invalidAmount }
+              let reason = try UserProgress.checkedAdjustment(points: points, reason: reason)
+              let request = AdjustmentRequest(id: id, user: user, points: points, reason: reason, requestedBy: me, requestedAt: now)
+              guard try await desk.openAdjustment(request, policy) else {
+                return await send(.actionFinished(user: user, .done(.awaitingApproval)))
+              }
+              try await desk.decideAdjustment(id, .approved(by: me, at: now))
+              try await apply(request, by: me)
               await send(.actionFinished(user: user, .done(.adjusted)))
             case let .approveAnswer(id):
               guard let survey = try await surveyClient.fetch(id) else { throw SupportError.notInvalid }
@@ -128,6 +192,20 @@ public struct SupportDesk: Reducer, Sendable {
         return .none
       }
     }
+  }
+
+  /// Applies an approved adjustment in the user's own update (its form's id is its movement's:
+  /// once), and says how it ended: applied, or failed (the balance could not take it).
+  private func apply(_ request: AdjustmentRequest, by approver: String) async throws {
+    do {
+      _ = try await desk.perform(request.user, .adjust(points: request.points, reason: request.reason, id: request.id))
+    } catch SupportError.alreadyDone {
+      // Applied before a stop that left it approved: in the ledger once.
+    } catch let refusal as SupportError {
+      try await desk.decideAdjustment(request.id, .failed(refusal, by: approver, at: now))
+      throw refusal
+    }
+    try await desk.decideAdjustment(request.id, .applied(by: approver, at: now))
   }
 
   /// `-100`, `＋１００`, `−50`: a whole number as an operator may type it; `nil` for anything else.

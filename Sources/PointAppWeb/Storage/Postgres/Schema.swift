@@ -109,6 +109,9 @@ public enum Schema {
       END $$
       """,
     ]),
+    Migration(version: 9, name: "support desk adjustments under four eyes", statements: [
+      #"CREATE TABLE adjustments (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }
