@@ -10,6 +10,9 @@ run on the same machine (the machine is shared and noisy: absolute numbers drift
   P4  server RSS after 10,000 distinct users have each made a request          target ≤ 80 MB
   E1  exporting 100,000 responses as CSV: rows/s, beside the raw read of the
       same response files (the limit); the server's RSS growth during it       ≥ 50,000 rows/s, < 20 MB
+  L1  60 logins at once, each from its own address, while 12 users browse and
+      answer (both stores): every login succeeds; the others see no 5xx and a
+      p99 under 250 ms
   and the in-process micro-benchmarks (reducer actions/s, pages/s).
 
 On PostgreSQL (`--postgres`, or `--database-url URL`) the server(s) keep everything in the
@@ -165,6 +168,104 @@ def p2(server, bench, seconds, users_count, store, surveys):
            "POST answers %.0f req/s (each a durable write, 16 connections, %d distinct user×survey pairs) vs %s; %d non-3xx%s"
            % (rate, len(measured), store.reference_detail % (raw, size, raw_before, raw_after) + store.reference_note(rate),
               bad, "" if not errors else "; socket errors " + errors))
+
+
+def post_form(port, path, cookie, fields, client):
+    """POSTs a form as a browser behind the trusted proxy at `client` would; (status, Location,
+    the session cookie it set or None, seconds)."""
+    conn = connection(port)
+    conn.timeout = 120
+    start = time.perf_counter()
+    conn.request("POST", path, body=urllib.parse.urlencode(fields), headers={
+        "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": client})
+    response = conn.getresponse(); response.read()
+    seconds = time.perf_counter() - start
+    session = next((h.split(";")[0] for h in response.msg.get_all("Set-Cookie") or [] if h.startswith("pointapp_session=")), None)
+    return response.status, response.getheader("Location"), session, seconds
+
+
+def login_burst(binary, store, logins=60, browsers=12):
+    """L1: `logins` accounts log in at once, each from its own address (X-Forwarded-For from the
+    trusted proxy 127.0.0.1), while `browsers` users keep browsing and answering; every login must
+    succeed, and the others see no 5xx and a p99 under 250 ms. bcrypt at its production cost (12)."""
+    server = crash.Server(binary, tempfile.mkdtemp(prefix="pointapp-bench-burst-"), crash.free_port(),
+                          list(store.extra) + ["--trusted-proxies", "127.0.0.1"])
+    server.start()
+    try:
+        import threading
+        password = "roguin basuto tesuto"
+        # The accounts, registered beforehand (each from its own address too: a client may
+        # try 20 a minute).
+        accounts = []
+        for number in range(logins):
+            user = crash.User(server.port)
+            email = "burst-%d@example.jp" % number
+            status, location, _, _ = post_form(server.port, "/register", user.cookie, [("csrf", user.csrf), ("email", email), ("password", password)],
+                                               "198.51.100.%d" % (number + 1))
+            if location != "/points":
+                raise SystemExit("L1: registering %s answered %d %s" % (email, status, location))
+            accounts.append(email)
+        guests = [crash.User(server.port) for _ in accounts]
+        surveys = answerable(browsers)
+        others = [crash.User(server.port) for _ in range(browsers)]
+        latencies, statuses, done = [], [], threading.Event()
+        lock = threading.Lock()
+
+        def browse(number):
+            user = others[number]
+            conn = connection(server.port)
+            step = 0
+            while not done.is_set():
+                if step % 3 == 2 and step // 3 < len(surveys):
+                    survey = surveys[(number + step // 3) % len(surveys)]
+                    body = urllib.parse.urlencode([("csrf", user.csrf)] + crash.answers(survey))
+                    took, status = timed(conn, "POST", "/surveys/%s/answers" % survey["id"], user.cookie, body)
+                else:
+                    took, status = timed(conn, "GET", ("/surveys", "/points")[step % 2], user.cookie)
+                with lock:
+                    latencies.append(took)
+                    statuses.append(status)
+                step += 1
+
+        outcomes = [None] * logins
+        start = threading.Barrier(logins + 1)
+
+        def log_in(number):
+            start.wait()
+            guest = guests[number]
+            outcomes[number] = post_form(server.port, "/login", guest.cookie,
+                                         [("csrf", guest.csrf), ("email", accounts[number]), ("password", password)],
+                                         "203.0.113.%d" % (number + 1))
+
+        browsing = [threading.Thread(target=browse, args=(n,)) for n in range(browsers)]
+        for thread in browsing:
+            thread.start()
+        time.sleep(1)  # the browsers' pace before the burst
+        burst = [threading.Thread(target=log_in, args=(n,)) for n in range(logins)]
+        for thread in burst:
+            thread.start()
+        began = time.perf_counter()
+        start.wait()
+        for thread in burst:
+            thread.join()
+        burst_seconds = time.perf_counter() - began
+        done.set()
+        for thread in browsing:
+            thread.join()
+        succeeded = sum(1 for status, location, session, _ in outcomes if status == 303 and location == "/points" and session)
+        slowest = max(seconds for *_, seconds in outcomes)
+        server_errors = sum(1 for status in statuses if status >= 500)
+        ordered = sorted(latencies)
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+        ok = succeeded == logins and server_errors == 0 and p99 < 250
+        record("L1", "%d/%d logins, others' p99 %.0f ms" % (succeeded, logins, p99), "all, no 5xx, p99 < 250 ms", ok,
+               "%d logins at once, each from its own address, in %.1f s (the slowest answered after %.1f s); meanwhile %d users "
+               "browsing and answering made %d requests, %d of them 5xx, p50 %.1f ms, p99 %.1f ms"
+               % (logins, burst_seconds, slowest, browsers, len(latencies), server_errors,
+                  ordered[len(ordered) // 2] * 1000 if ordered else 0, p99))
+    finally:
+        server.stop()
+        shutil.rmtree(server.data)
 
 
 class Files:
@@ -590,7 +691,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="with --p1-against: runs of each")
     parser.add_argument("--responses", type=int, default=100_000, help="responses E1 exports")
     parser.add_argument("--only-e1", action="store_true", help="only E1 (the export)")
-    parser.add_argument("--only", metavar="LIST", help="only these of p1,p2,p3,p4,e1 (comma-separated), e.g. --only p1,p2")
+    parser.add_argument("--only", metavar="LIST", help="only these of p1,p2,p3,l1,p4,e1 (comma-separated), e.g. --only p1,l1")
     args = parser.parse_args()
     binary, bench = (os.path.join(ROOT, ".build/release", name) for name in ("pointapp", "pointapp-bench"))
     if not shutil.which("wrk"):
@@ -619,7 +720,7 @@ def main():
             print("database: PostgreSQL %s, %s" % (store.psql("SHOW server_version")[0][0], where), flush=True)
         else:
             store = Files()
-        only = {"e1"} if args.only_e1 else set(args.only.split(",")) if args.only else {"micro", "p1", "p2", "p3", "p4", "e1"}
+        only = {"e1"} if args.only_e1 else set(args.only.split(",")) if args.only else {"micro", "p1", "p2", "p3", "l1", "p4", "e1"}
         if "micro" in only:
             subprocess.run([bench, "micro", "--templates", os.path.join(ROOT, "Templates")], check=True)
         if only & {"p1", "p2", "p3"}:
@@ -637,6 +738,8 @@ def main():
             finally:
                 server.stop()
                 shutil.rmtree(server.data)
+        if "l1" in only:
+            login_burst(binary, store)
         if "p4" in only:
             p4(binary, args.users, store)
         if "e1" in only:

@@ -15,7 +15,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-from helpers import Browser
+from helpers import Authenticator, Browser
 from servers import Server, server_binary
 
 WINDOWS = {"phone": (390, 844), "desktop": (1280, 800)}
@@ -102,3 +102,12 @@ def devices(request, screenshots):
     yield open_device
     for driver in drivers:
         driver.quit()
+
+
+@pytest.fixture(scope="session")
+def console_admin(server):
+    """The session's server's first operator, a 管理者 (as a store's first must be), and their
+    authenticator, enrolled at their first sign-in: (address, password, authenticator)."""
+    email, password = "ops@example.jp", "correct horse battery"
+    server.create_operator(email, password)
+    return email, password, Authenticator(server)

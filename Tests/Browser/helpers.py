@@ -7,11 +7,16 @@ walk needs in order to go on (an element to click) is asserted at once.
 """
 
 import base64
+import io
 import re
+import time
 import uuid
 from pathlib import Path
 
 import axe_selenium_python
+import pyotp
+import zxingcpp
+from PIL import Image
 from selenium.common.exceptions import NoSuchElementException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -247,3 +252,56 @@ class Browser:
                     self.problem(line)
                 else:
                     print(f"note [{self.page_name}] {line}")
+
+
+class Authenticator:
+    """An operator's authenticator app: pyotp (a real TOTP client) with the secret the enrolment
+    page gave, its codes made for the server's clock (`--faketime` too), each step used once (as
+    the server allows: the current one, or the next within its drift); and the recovery codes the
+    page showed once."""
+
+    def __init__(self, server):
+        self.server = server
+        self.totp = None
+        self.last_step = None
+        self.recovery_codes: list[str] = []
+
+    def code(self) -> str:
+        while True:
+            step = int(self.server.now().timestamp() // 30)
+            use = step if self.last_step is None or step > self.last_step else self.last_step + 1
+            if use <= step + 1:
+                self.last_step = use
+                return self.totp.at(use * 30)
+            time.sleep(1)
+
+    def enrol(self, console: Browser, slug: str):
+        """On the enrolment page: the QR code read as a phone would (zxing-cpp), the same secret
+        as the text beside it; a code of it; the recovery codes kept; on to the console."""
+        secret = console.find("main .secret code").text.replace(" ", "")
+        uri = console.find("main .uri code").get_attribute("textContent")
+        image = Image.open(io.BytesIO(console.find("main .qr img").screenshot_as_png)).convert("RGB")
+        read = [result.text for result in zxingcpp.read_barcodes(image)]
+        console.expect(read == [uri], f"the QR code reads as the enrolment URI: {read} for {uri}")
+        console.expect(f"secret={secret}" in uri, "the secret typed by hand is the QR code's")
+        self.totp = pyotp.TOTP(secret)
+        console.find("#code").send_keys(self.code())
+        console.follow(console.link("登録する", console.find("main")), f"{slug}-recovery-codes")
+        self.recovery_codes = [code.text for code in console.find_all("main .recovery-codes code")]
+        console.expect(len(self.recovery_codes) == 10, f"ten recovery codes: {self.recovery_codes}")
+
+
+def sign_in_operator(console: Browser, email: str, password: str, authenticator: Authenticator, slug: str, code: str | None = None):
+    """From the console's sign-in page: the password, then the second factor (enrolling the
+    authenticator at the first sign-in), and on to the console's first page."""
+    for field, value in (("#email", email), ("#password", password)):
+        console.find(field).clear()
+        console.find(field).send_keys(value)
+    console.follow(console.link("ログイン", console.find("main")), f"{slug}-second-factor")
+    if console.driver.current_url.endswith("/admin/login/enrol"):
+        authenticator.enrol(console, slug)
+        console.follow(console.link("コンソールへ進む", console.find("main")), slug)
+        return
+    console.expect(console.driver.current_url.endswith("/admin/login/code"), f"the code is asked: {console.driver.current_url}")
+    console.find("#code").send_keys(code or authenticator.code())
+    console.follow(console.link("確認する", console.find("main")), slug)

@@ -111,10 +111,10 @@ class Server:
             self.process.wait()
             pytest.fail(f"the server did not stop within 15s of SIGTERM:\n{self.log_tail()}", pytrace=False)
 
-    def create_operator(self, email: str, password: str):
+    def create_operator(self, email: str, password: str, role: str = "administrator"):
         """Makes an operator as the README says, with the password on standard input, in the
         server's own store."""
-        subprocess.run(self.launch + [str(self.binary), "create-operator", "--email", email, *self.store],
+        subprocess.run(self.launch + [str(self.binary), "create-operator", "--email", email, "--role", role, *self.store],
                        input=password + "\n", text=True, check=True, capture_output=True, env=self.env)
 
     def now(self) -> datetime:

@@ -2,23 +2,14 @@
 early, and a user's list shows it 受付終了 at once; the audit log names the operator and the
 deadline before and after. Every console page is screenshotted and checked with axe."""
 
-import pytest
+from helpers import Browser, sign_in_operator
 
-from helpers import Browser
-
-PASSWORD = "correct horse battery"
 # Screened surveys anyone may see, and which no other walk needs: each window closes its own.
 CLOSED_BY = {"phone": ("life-002", "洗剤の選び方"), "desktop": ("money-002", "家計簿のつけ方")}
 
 
-@pytest.fixture(scope="module")
-def operator(server):
-    email = "ops@example.jp"
-    server.create_operator(email, PASSWORD)
-    return email
-
-
-def test_an_operator_closes_a_survey_early(devices, window, operator):
+def test_an_operator_closes_a_survey_early(devices, window, console_admin):
+    operator, password, authenticator = console_admin
     survey, title = CLOSED_BY[window]
     console: Browser = devices(window)
     user: Browser = devices(window)
@@ -35,9 +26,7 @@ def test_an_operator_closes_a_survey_early(devices, window, operator):
     console.find("#password").send_keys("wrong guess here")
     console.follow(console.link("ログイン", console.find("main")), "admin-login-refused")
     console.expect("メールアドレスまたはパスワードが正しくありません。" in console.text(), "a refused sign-in says why")
-    console.find("#email").send_keys(operator)
-    console.find("#password").send_keys(PASSWORD)
-    console.follow(console.link("ログイン", console.find("main")), "admin-surveys")
+    sign_in_operator(console, operator, password, authenticator, "admin-surveys")
     console.expect(console.driver.current_url.endswith("/admin/surveys"), "signed in, the surveys")
     console.expect(operator in console.find("header").text, "the header names the operator")
     for state in ("公開中", "満了", "終了"):
@@ -61,6 +50,11 @@ def test_an_operator_closes_a_survey_early(devices, window, operator):
     console.expect("アンケートを締め切り" in entries and survey in entries and "変更前: 締切なし" in entries,
                    "the audit log holds the closing with its deadline before and after")
     console.expect("ログイン" in entries and operator in entries, "and the sign-in, by whom")
+    # The operators, for a 管理者: each with the role and the second factor enrolled.
+    console.follow(console.link("運営者", console.find("nav.tabs")), "admin-operators")
+    rows = [row.text for row in console.find_all("main .admin-table tbody tr")]
+    console.expect(any(operator in row and "管理者" in row and "登録済み" in row for row in rows),
+                   f"the operators list the 管理者 with the second factor enrolled: {rows}")
     console.follow(console.link("ログアウト"), "admin-signed-out")
     console.expect(console.driver.current_url.endswith("/admin/login"), "signed out, the sign-in page")
     console.open("/admin/surveys", "admin-after-sign-out", expected_status=404)

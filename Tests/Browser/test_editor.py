@@ -26,7 +26,7 @@ import pytest
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select
 
-from helpers import Browser, points
+from helpers import Authenticator, Browser, points, sign_in_operator
 from servers import REPO, Server, server_binary
 
 EMAIL = "ops@example.jp"
@@ -67,6 +67,7 @@ def import_pgcluster():
 class Instances:
     console: Server  # where the operator works
     site: Server  # where the user answers
+    authenticator: Authenticator  # the operator's, enrolled at the first sign-in
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +90,7 @@ def instances(request):
         for server in servers:
             server.wait_until_healthy()
         servers[0].create_operator(EMAIL, PASSWORD)
-        yield Instances(*servers)
+        yield Instances(*servers, Authenticator(servers[0]))
         for server in servers:
             server.assert_alive()
     finally:
@@ -109,7 +110,7 @@ def test_a_survey_made_in_the_console_is_answered_and_closed_on_another_instance
     title = f"朝ごはんの習慣について（{window}）"  # each window makes its own survey
     email = f"hanako-{window}@example.jp"  # and its own user
 
-    sign_in(console)
+    sign_in(console, instances.authenticator)
     survey = create_survey_with_a_grid(console, title)
     preview_and_publish(console, user, survey, title)
     register_on_the_other_instance(user, email)
@@ -125,12 +126,10 @@ def test_a_survey_made_in_the_console_is_answered_and_closed_on_another_instance
 
 # The console.
 
-def sign_in(console: Browser):
+def sign_in(console: Browser, authenticator: Authenticator):
     console.open("/admin", "admin-editor-login")
     console.expect(console.driver.current_url.endswith("/admin/login"), "/admin leads a signed-out browser to sign in")
-    console.find("#email").send_keys(EMAIL)
-    console.find("#password").send_keys(PASSWORD)
-    console.follow(console.link("ログイン", console.find("main")), "admin-editor-surveys")
+    sign_in_operator(console, EMAIL, PASSWORD, authenticator, "admin-editor-surveys")
     console.expect(console.driver.current_url.endswith("/admin/surveys"), "signed in, the surveys")
 
 

@@ -4,7 +4,7 @@ changes), and finds the adjustment in the audit log. Each window has its own use
 
 import pytest
 
-from helpers import Browser, points
+from helpers import Authenticator, Browser, points, sign_in_operator
 from test_accounts import fill_in
 from test_exchange import amount, register
 
@@ -16,10 +16,10 @@ REASON_REQUIRED = "調整の理由を入力してください。"
 
 
 @pytest.fixture(scope="module")
-def desk_operator(server):
+def desk_operator(server, console_admin):
     email = "desk@example.jp"
     server.create_operator(email, OPERATOR_PASSWORD)
-    return email
+    return email, Authenticator(server)
 
 
 def fact(b: Browser, term: str) -> str:
@@ -46,6 +46,7 @@ def adjustments(b: Browser) -> list:
 
 
 def test_the_support_desk_adjusts_a_users_points(devices, window, server, desk_operator):
+    desk_operator, authenticator = desk_operator
     user: Browser = devices(window)
     console: Browser = devices(window)
     email = f"desk-user-{window}@example.jp"
@@ -60,8 +61,7 @@ def test_the_support_desk_adjusts_a_users_points(devices, window, server, desk_o
 
     # The operator signs in and opens ユーザー.
     console.open("/admin", "desk-login")
-    fill_in(console, desk_operator, OPERATOR_PASSWORD)
-    console.follow(console.link("ログイン", console.find("main")), "desk-surveys")
+    sign_in_operator(console, desk_operator, OPERATOR_PASSWORD, authenticator, "desk-surveys")
     console.follow(console.link("ユーザー", console.find("nav.tabs")), "desk-users")
     console.expect(console.driver.current_url.endswith("/admin/users"), f"ユーザー leads to /admin/users: {console.driver.current_url}")
     tab = console.link("ユーザー", console.find("nav.tabs"))

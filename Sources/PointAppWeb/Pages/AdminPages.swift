@@ -35,7 +35,7 @@ extension Pages {
 
   /// An error of the console: a part the role does not reach says so.
   static func consoleError(_ status: HTTPResponse.Status) -> [String: Any] {
-    guard status == .forbidden else { return error(status) }
+    guard status == .forbidden else { return error(status).merging(["back": "/admin", "backLabel": "運営コンソールへ戻る"]) { $1 } }
     return [
       "status": 403, "title": "この画面を開く権限がありません",
       "message": "あなたの役割ではこの画面や操作は使えません。必要な場合は管理者に役割の変更を依頼してください。",

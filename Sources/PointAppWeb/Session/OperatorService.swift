@@ -106,7 +106,8 @@ struct OperatorService: Sendable {
         guard let email = session.email, !session.enrolled else { throw OperatorError.notFound }
         let now = now
         let key = "operator-code \(email)"
-        try await throttle.admit(email: key, client: client, now: now)
+        // Counted for the operator only: the password before it was counted for the client.
+        try await throttle.admit(email: key, client: nil, now: now)
         guard let pending = try await sessions.sessions.store.read(session.id)?.record.pendingSecret, let secret = Base32.decode(pending),
           let step = TOTP(secret: secret).acceptedStep(code, at: now, after: nil)
         else {
@@ -134,7 +135,8 @@ struct OperatorService: Sendable {
         guard let email = session.email, session.enrolled else { throw OperatorError.notFound }
         let now = now
         let key = "operator-code \(email)"
-        try await throttle.admit(email: key, client: client, now: now)
+        // Counted for the operator only: the password before it was counted for the client.
+        try await throttle.admit(email: key, client: nil, now: now)
         // Over the operator as it is: of two requests with one code, one takes it.
         let used: String? = try await operators.modify(OperatorID(email: email)) { found in
           guard var found, !found.disabled, let totp = found.totp, let secret = Base32.decode(totp.secret) else { throw AccountError.sessionEnded }

@@ -26,6 +26,8 @@ public enum FileImport {
     /// exchange requests left pending, which the database's instances take up.
     public var giftCodeRecords = 0
     public var pendingExchanges = 0
+    /// The support desk's adjustments as asked (each form's id kept) and operators' day counts.
+    public var adjustments = 0
     /// Users whose balance is not the sum of their ledger's movements, with why.
     public var mismatches: [String] = []
     /// Users whose ledger was checked.
@@ -86,6 +88,7 @@ public enum FileImport {
     report.pendingExchanges = try await copyRecords(
       from: data.appendingPathComponent("exchanges-pending"), table: "exchange_pending", into: database
     ) { _ in true }
+    report.adjustments = try await copyRecords(from: data.appendingPathComponent("adjustments"), table: "adjustments", into: database) { _ in true }
     if let secret = try DurableFile.read(data.appendingPathComponent("session.key").path), secret.count == 32 {
       try await database.query("INSERT INTO settings (name, value) VALUES ('session-secret', \(secret)) ON CONFLICT (name) DO NOTHING")
     }
