@@ -52,7 +52,7 @@ def test_an_operator_closes_a_survey_early(devices, window, console_admin):
     console.expect("ログイン" in entries and operator in entries, "and the sign-in, by whom")
     # The operators, for a 管理者: each with the role and the second factor enrolled.
     console.follow(console.link("運営者", console.find("nav.tabs")), "admin-operators")
-    rows = [row.text for row in console.find_all("main .admin-table tbody tr")]
+    rows = [row.text for row in console.find_all("main .operator-row")]
     console.expect(any(operator in row and "管理者" in row and "登録済み" in row for row in rows),
                    f"the operators list the 管理者 with the second factor enrolled: {rows}")
     console.follow(console.link("ログアウト"), "admin-signed-out")
