@@ -692,8 +692,11 @@ def main():
     parser.add_argument("--responses", type=int, default=100_000, help="responses E1 exports")
     parser.add_argument("--only-e1", action="store_true", help="only E1 (the export)")
     parser.add_argument("--only", metavar="LIST", help="only these of p1,p2,p3,l1,p4,e1 (comma-separated), e.g. --only p1,l1")
+    parser.add_argument("--binary", metavar="PATH", help="the server to measure instead of .build/release/pointapp (e.g. an earlier commit's, for L1)")
     args = parser.parse_args()
     binary, bench = (os.path.join(ROOT, ".build/release", name) for name in ("pointapp", "pointapp-bench"))
+    if args.binary:
+        binary = os.path.abspath(args.binary)
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: apt-get install wrk")
     if args.p1_against:

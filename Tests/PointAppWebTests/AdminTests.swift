@@ -26,6 +26,17 @@ struct AdminTests {
     return server
   }
 
+  /// Another operator of `role` in `server`'s store, with the tests' authenticator when
+  /// `enrolled`.
+  static func addOperator(_ address: String, role: OperatorRole, enrolled: Bool, to server: TestServer) async throws {
+    try await createOperator(
+      email: address, password: password, role: role,
+      operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
+      audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")), hasher: TestServer.hasher, now: noon - 60
+    )
+    if enrolled { try await enrol(address, in: server) }
+  }
+
   /// The authenticator and the recovery codes the tests' operators have.
   static let totpSecret = Data("12345678901234567890".utf8)
   static let recoveryCodes = (0..<10).map { "test\($0)-codes" }

@@ -90,21 +90,10 @@ struct ConsoleTrustWebTests {
   func everyRouteAnswersEachRoleAsDesigned(role: OperatorRole) async throws {
     let server = try await AdminTests.server()
     let address = "\(role.rawValue)@example.jp"
-    if role != .administrator {
-      try await createOperator(
-        email: address, password: AdminTests.password, role: role,
-        operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
-        audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")), hasher: TestServer.hasher, now: noon - 60
-      )
-      try await AdminTests.enrol(address, in: server)
-    }
+    if role != .administrator { try await AdminTests.addOperator(address, role: role, enrolled: true, to: server) }
     // The operator the operators' forms name (never the one signed in, whose reset would end
     // the session the test goes on with).
-    try await createOperator(
-      email: "victim@example.jp", password: AdminTests.password, role: .editor,
-      operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
-      audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")), hasher: TestServer.hasher, now: noon - 60
-    )
+    try await AdminTests.addOperator("victim@example.jp", role: .editor, enrolled: false, to: server)
     let routes = RouteList()
     try await server.application(storeCatalog: true, routes: routes).test(.router) { client in
       let console = try await AdminTests.signIn(client, server, as: role == .administrator ? AdminTests.email : address)
@@ -143,12 +132,7 @@ struct ConsoleTrustWebTests {
   /// The menu shows a role its own parts only.
   @Test func theMenuShowsTheRolesPartsOnly() async throws {
     let server = try await AdminTests.server()
-    try await createOperator(
-      email: "support@example.jp", password: AdminTests.password, role: .support,
-      operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
-      audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")), hasher: TestServer.hasher, now: noon - 60
-    )
-    try await AdminTests.enrol("support@example.jp", in: server)
+    try await AdminTests.addOperator("support@example.jp", role: .support, enrolled: true, to: server)
     try await server.application(storeCatalog: true).test(.router) { client in
       var support = try await AdminTests.signIn(client, server, as: "support@example.jp")
       let users = try await support.get("/admin/users").html
@@ -234,12 +218,7 @@ struct ConsoleTrustWebTests {
   /// disabling themselves or leaving no 管理者.
   @Test func aManagerChangesRolesDisablesAndResetsOperators() async throws {
     let server = try await AdminTests.server()
-    try await createOperator(
-      email: "taro@example.jp", password: AdminTests.password, role: .editor,
-      operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
-      audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")), hasher: TestServer.hasher, now: noon - 60
-    )
-    try await AdminTests.enrol("taro@example.jp", in: server)
+    try await AdminTests.addOperator("taro@example.jp", role: .editor, enrolled: true, to: server)
     let taroID = OperatorID(email: "taro@example.jp").rawValue
     let adminID = OperatorID(email: AdminTests.email).rawValue
     try await server.application(storeCatalog: true).test(.router) { client in

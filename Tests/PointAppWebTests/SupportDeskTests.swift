@@ -187,12 +187,7 @@ struct SupportDeskTests {
   @Test func aLargeAdjustmentReachesTheUserOnlyOnceASecondOperatorApproves() async throws {
     let server = try await AdminTests.server()
     let (user, _) = try await Self.seed(server)
-    try await createOperator(
-      email: "support@example.jp", password: AdminTests.password, role: .support,
-      operators: FileRecordStorage(server.dataDirectory.appendingPathComponent("operators")),
-      audit: FileRecordStorage(server.dataDirectory.appendingPathComponent("audit")), hasher: TestServer.hasher, now: noon - 60
-    )
-    try await AdminTests.enrol("support@example.jp", in: server)
+    try await AdminTests.addOperator("support@example.jp", role: .support, enrolled: true, to: server)
     try await server.application(storeCatalog: true).test(.router) { client in
       var asker = try await AdminTests.signIn(client, server)
       let base = "/admin/users/\(user.rawValue)"

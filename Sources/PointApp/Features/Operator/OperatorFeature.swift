@@ -211,335 +211,335 @@ public struct OperatorFeature: Reducer, Sendable {
 
   public var body: some ReducerOf<Self> {
     Admitted {
-    Scope(state: \.desk, action: \.desk) { SupportDesk() }
-    Scope(state: \.team, action: \.team) { OperatorTeam() }
-    Reduce { state, action in
-      switch action {
-      case .homeRequested:
-        return home(&state)
+      Scope(state: \.desk, action: \.desk) { SupportDesk() }
+      Scope(state: \.team, action: \.team) { OperatorTeam() }
+      Reduce { state, action in
+        switch action {
+        case .homeRequested:
+          return home(&state)
 
-      case let .loginPageRequested(refused):
-        guard state.signedIn == nil else { return home(&state) }
-        if refused { state.refusal = .wrongCredentials }
-        state.destination = .login
-        return .none
-
-      case let .secondFactorPageRequested(next, refused):
-        if refused { state.refusal = .wrongCredentials }
-        state.next = next.flatMap(Self.consolePath)
-        switch state.secondFactor {
-        case .pending(enrolled: false)?:
-          state.destination = .enrolment
-        case .given?:
-          // Asked again only on the way somewhere; otherwise there is nothing to ask.
-          guard state.next != nil else { return home(&state) }
-          state.destination = .secondFactor
-        case .pending(enrolled: true)?, nil:
-          state.destination = .secondFactor
-        }
-        return .none
-
-      case let .secondFactorSubmitted(code, next):
-        state.refusal = nil
-        let next = next.flatMap(Self.consolePath)
-        return .run { send in
-          do {
-            try await operators.verifySecondFactor(code)
-            await send(.secondFactorFinished(nil, next: next))
-          } catch {
-            await send(.secondFactorFinished(AccountError(error), next: next))
-          }
-        }
-
-      case let .secondFactorFinished(nil, next):
-        state.secondFactor = .given(at: now)
-        if let next {
-          state.destination = .resume(next)
+        case let .loginPageRequested(refused):
+          guard state.signedIn == nil else { return home(&state) }
+          if refused { state.refusal = .wrongCredentials }
+          state.destination = .login
           return .none
-        }
-        return home(&state)
 
-      case let .secondFactorFinished(error?, next):
-        state.refusal = error
-        state.next = next
-        state.destination = error == .throttled ? .tooManyAttempts : .secondFactor
-        return .none
-
-      case let .enrolmentPageRequested(refused):
-        guard state.secondFactor == .pending(enrolled: false) else {
-          state.destination = .secondFactor
-          return .none
-        }
-        if refused { state.refusal = .wrongCredentials }
-        return .run { send in
-          do {
-            await send(.enrolmentLoaded(.success(try await operators.startEnrolment())))
-          } catch {
-            await send(.enrolmentLoaded(.failure(error as? OperatorError ?? .unavailable)))
+        case let .secondFactorPageRequested(next, refused):
+          if refused { state.refusal = .wrongCredentials }
+          state.next = next.flatMap(Self.consolePath)
+          switch state.secondFactor {
+          case .pending(enrolled: false)?:
+            state.destination = .enrolment
+          case .given?:
+            // Asked again only on the way somewhere; otherwise there is nothing to ask.
+            guard state.next != nil else { return home(&state) }
+            state.destination = .secondFactor
+          case .pending(enrolled: true)?, nil:
+            state.destination = .secondFactor
           }
-        }
-
-      case let .enrolmentLoaded(.success(enrolment)):
-        state.enrolment = enrolment
-        state.destination = .enrolment
-        return .none
-
-      case let .enrolmentLoaded(.failure(error)):
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
-
-      case let .enrolmentSubmitted(code):
-        guard state.secondFactor == .pending(enrolled: false) else {
-          state.destination = .secondFactor
           return .none
-        }
-        state.refusal = nil
-        return .run { send in
-          do {
-            try await operators.confirmEnrolment(code)
-            await send(.enrolmentFinished(nil))
-          } catch {
-            await send(.enrolmentFinished(AccountError(error)))
-          }
-        }
 
-      case .enrolmentFinished(nil):
-        state.secondFactor = .given(at: now)
-        state.destination = .recoveryCodes
-        return .none
-
-      case let .enrolmentFinished(error?):
-        state.refusal = error
-        state.destination = error == .throttled ? .tooManyAttempts : .enrolment
-        return .none
-
-      case .recoveryCodesPageRequested:
-        guard case .given = state.secondFactor else {
-          state.destination = .secondFactor
-          return .none
-        }
-        state.destination = .recoveryCodes
-        return .none
-
-      case .recoveryCodesAcknowledged:
-        return home(&state)
-
-      case let .loginSubmitted(email, password):
-        state.refusal = nil
-        return .run { send in
-          do {
-            await send(.loginFinished(.success(try await operators.signIn(email, password))))
-          } catch {
-            await send(.loginFinished(.failure(AccountError(error))))
-          }
-        }
-
-      case let .loginFinished(.success(email)):
-        // The password only: the second factor is next, under the new session.
-        state.identityChange = .signedIn(email)
-        state.destination = .secondFactor
-        return .none
-
-      case let .loginFinished(.failure(error)):
-        state.refusal = error
-        state.destination = error == .throttled ? .tooManyAttempts : .login
-        return .none
-
-      case .surveysPageRequested:
-        return loadSurveys(&state)
-
-      case let .surveysLoaded(.success(board)):
-        state.surveys = SurveySort.newest.sorted(board.surveys)
-        state.drafts = board.drafts.sorted { $0.savedAt > $1.savedAt }
-        state.destination = .surveys
-        return .none
-
-      case .surveysLoaded(.failure):
-        state.destination = .unavailable
-        return .none
-
-      case .newSurveyButtonTapped:
-        var form = SurveyForm()
-        form.publishAt = SurveyForm.formatted(now)
-        form.deadline = SurveyForm.formatted(now.addingTimeInterval(14 * 86_400))
-        form.addQuestion(.single)
-        return create(EditorDraft(id: newSurveyID(), form: form, savedAt: now))
-
-      case let .duplicateButtonTapped(id):
-        let (draft, now) = (newSurveyID(), now)
-        return .run { [surveyClient, operators] send in
-          do {
-            guard let original = try await surveyClient.fetch(id) else {
-              return await send(.draftCreated(.failure(.notFound)))
+        case let .secondFactorSubmitted(code, next):
+          state.refusal = nil
+          let next = next.flatMap(Self.consolePath)
+          return .run { send in
+            do {
+              try await operators.verifySecondFactor(code)
+              await send(.secondFactorFinished(nil, next: next))
+            } catch {
+              await send(.secondFactorFinished(AccountError(error), next: next))
             }
-            var form = SurveyForm(original)
-            form.title = String((form.title + "（コピー）").prefix(80))
-            try await operators.saveDraft(EditorDraft(id: draft, form: form, savedAt: now))
-            await send(.draftCreated(.success(draft)))
-          } catch {
-            await send(.draftCreated(.failure(error as? OperatorError ?? .unavailable)))
           }
-        }
 
-      case let .draftCreated(.success(id)):
-        state.destination = .editor(id)
-        return .none
-
-      case let .draftCreated(.failure(error)), let .editor(.delegate(.failed(error))):
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
-
-      case let .editorRequested(id):
-        state.destination = .editor(id)
-        return loadEditor(id)
-
-      case let .previewRequested(id, mainQuestions):
-        state.destination = .preview(id)
-        state.previewsMainQuestions = mainQuestions
-        return loadEditor(id)
-
-      case let .editorSubmitted(id, form, intent):
-        state.destination = .editor(id)
-        state.submission = Submission(form: form, intent: intent)
-        return loadEditor(id)
-
-      case let .editorLoaded(.success(editor)):
-        state.editor = editor
-        if let submission = state.submission {
-          state.submission = nil
-          return .send(.editor(.submitted(submission.form ?? editor.draft.form, submission.intent)))
-        }
-        // A draft with mistakes has no preview: its form shows them.
-        if case .preview? = state.destination, case let .failure(errors) = editor.survey {
-          state.editor?.errors = errors
-          state.destination = .editor(editor.id)
-        }
-        return .none
-
-      case let .editorLoaded(.failure(error)):
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
-
-      case let .editor(.delegate(delegate)):
-        guard let id = state.editor?.id else { return .none }
-        switch delegate {
-        case .editing: state.destination = .editor(id)
-        case .previewing: state.destination = .preview(id)
-        case .published, .discarded: return loadSurveys(&state)
-        case .failed: break
-        }
-        return .none
-
-      case .editor:
-        return .none
-
-      case let .dashboardRequested(id):
-        state.now = now
-        return .run { [surveyClient, operators] send in
-          do {
-            guard let survey = try await surveyClient.fetch(id) else { return await send(.dashboardLoaded(.failure(.notFound))) }
-            await send(.dashboardLoaded(.success(Dashboard(survey: survey, counts: try await operators.responseCounts(id)))))
-          } catch {
-            await send(.dashboardLoaded(.failure(error as? OperatorError ?? .unavailable)))
+        case let .secondFactorFinished(nil, next):
+          state.secondFactor = .given(at: now)
+          if let next {
+            state.destination = .resume(next)
+            return .none
           }
-        }
+          return home(&state)
 
-      case let .dashboardLoaded(.success(dashboard)):
-        state.survey = dashboard.survey
-        state.counts = dashboard.counts
-        state.destination = .dashboard(dashboard.survey.id)
-        return .none
+        case let .secondFactorFinished(error?, next):
+          state.refusal = error
+          state.next = next
+          state.destination = error == .throttled ? .tooManyAttempts : .secondFactor
+          return .none
 
-      case let .dashboardLoaded(.failure(error)), let .exportStarted(.failure(error), _):
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
-
-      case let .exportRequested(id, export):
-        // Who took which answers out is in the audit log before a byte is sent.
-        return .run { [surveyClient, operators] send in
-          do {
-            guard let survey = try await surveyClient.fetch(id) else { return await send(.exportStarted(.failure(.notFound), export)) }
-            try await operators.exportStarted(id, export)
-            await send(.exportStarted(.success(survey), export))
-          } catch {
-            await send(.exportStarted(.failure(error as? OperatorError ?? .unavailable), export))
+        case let .enrolmentPageRequested(refused):
+          guard state.secondFactor == .pending(enrolled: false) else {
+            state.destination = .secondFactor
+            return .none
           }
-        }
-
-      case let .exportStarted(.success(survey), export):
-        state.survey = survey
-        state.destination = .export(survey.id, export)
-        return .none
-
-      case let .closeSurveyButtonTapped(id):
-        return .run { send in
-          do {
-            await send(.surveyClosed(.success(try await operators.closeSurvey(id))))
-          } catch {
-            await send(.surveyClosed(.failure(error as? OperatorError ?? .unavailable)))
+          if refused { state.refusal = .wrongCredentials }
+          return .run { send in
+            do {
+              await send(.enrolmentLoaded(.success(try await operators.startEnrolment())))
+            } catch {
+              await send(.enrolmentLoaded(.failure(error as? OperatorError ?? .unavailable)))
+            }
           }
-        }
 
-      case .surveyClosed(.success):
-        return loadSurveys(&state)
+        case let .enrolmentLoaded(.success(enrolment)):
+          state.enrolment = enrolment
+          state.destination = .enrolment
+          return .none
 
-      case let .surveyClosed(.failure(error)):
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
+        case let .enrolmentLoaded(.failure(error)):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
 
-      case let .auditPageRequested(cursor):
-        state.auditCursor = cursor
-        return .run { send in
-          do {
-            await send(.auditLoaded(.success(try await operators.auditPage(cursor))))
-          } catch {
-            await send(.auditLoaded(.failure(error as? OperatorError ?? .unavailable)))
+        case let .enrolmentSubmitted(code):
+          guard state.secondFactor == .pending(enrolled: false) else {
+            state.destination = .secondFactor
+            return .none
           }
+          state.refusal = nil
+          return .run { send in
+            do {
+              try await operators.confirmEnrolment(code)
+              await send(.enrolmentFinished(nil))
+            } catch {
+              await send(.enrolmentFinished(AccountError(error)))
+            }
+          }
+
+        case .enrolmentFinished(nil):
+          state.secondFactor = .given(at: now)
+          state.destination = .recoveryCodes
+          return .none
+
+        case let .enrolmentFinished(error?):
+          state.refusal = error
+          state.destination = error == .throttled ? .tooManyAttempts : .enrolment
+          return .none
+
+        case .recoveryCodesPageRequested:
+          guard case .given = state.secondFactor else {
+            state.destination = .secondFactor
+            return .none
+          }
+          state.destination = .recoveryCodes
+          return .none
+
+        case .recoveryCodesAcknowledged:
+          return home(&state)
+
+        case let .loginSubmitted(email, password):
+          state.refusal = nil
+          return .run { send in
+            do {
+              await send(.loginFinished(.success(try await operators.signIn(email, password))))
+            } catch {
+              await send(.loginFinished(.failure(AccountError(error))))
+            }
+          }
+
+        case let .loginFinished(.success(email)):
+          // The password only: the second factor is next, under the new session.
+          state.identityChange = .signedIn(email)
+          state.destination = .secondFactor
+          return .none
+
+        case let .loginFinished(.failure(error)):
+          state.refusal = error
+          state.destination = error == .throttled ? .tooManyAttempts : .login
+          return .none
+
+        case .surveysPageRequested:
+          return loadSurveys(&state)
+
+        case let .surveysLoaded(.success(board)):
+          state.surveys = SurveySort.newest.sorted(board.surveys)
+          state.drafts = board.drafts.sorted { $0.savedAt > $1.savedAt }
+          state.destination = .surveys
+          return .none
+
+        case .surveysLoaded(.failure):
+          state.destination = .unavailable
+          return .none
+
+        case .newSurveyButtonTapped:
+          var form = SurveyForm()
+          form.publishAt = SurveyForm.formatted(now)
+          form.deadline = SurveyForm.formatted(now.addingTimeInterval(14 * 86_400))
+          form.addQuestion(.single)
+          return create(EditorDraft(id: newSurveyID(), form: form, savedAt: now))
+
+        case let .duplicateButtonTapped(id):
+          let (draft, now) = (newSurveyID(), now)
+          return .run { [surveyClient, operators] send in
+            do {
+              guard let original = try await surveyClient.fetch(id) else {
+                return await send(.draftCreated(.failure(.notFound)))
+              }
+              var form = SurveyForm(original)
+              form.title = String((form.title + "（コピー）").prefix(80))
+              try await operators.saveDraft(EditorDraft(id: draft, form: form, savedAt: now))
+              await send(.draftCreated(.success(draft)))
+            } catch {
+              await send(.draftCreated(.failure(error as? OperatorError ?? .unavailable)))
+            }
+          }
+
+        case let .draftCreated(.success(id)):
+          state.destination = .editor(id)
+          return .none
+
+        case let .draftCreated(.failure(error)), let .editor(.delegate(.failed(error))):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
+        case let .editorRequested(id):
+          state.destination = .editor(id)
+          return loadEditor(id)
+
+        case let .previewRequested(id, mainQuestions):
+          state.destination = .preview(id)
+          state.previewsMainQuestions = mainQuestions
+          return loadEditor(id)
+
+        case let .editorSubmitted(id, form, intent):
+          state.destination = .editor(id)
+          state.submission = Submission(form: form, intent: intent)
+          return loadEditor(id)
+
+        case let .editorLoaded(.success(editor)):
+          state.editor = editor
+          if let submission = state.submission {
+            state.submission = nil
+            return .send(.editor(.submitted(submission.form ?? editor.draft.form, submission.intent)))
+          }
+          // A draft with mistakes has no preview: its form shows them.
+          if case .preview? = state.destination, case let .failure(errors) = editor.survey {
+            state.editor?.errors = errors
+            state.destination = .editor(editor.id)
+          }
+          return .none
+
+        case let .editorLoaded(.failure(error)):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
+        case let .editor(.delegate(delegate)):
+          guard let id = state.editor?.id else { return .none }
+          switch delegate {
+          case .editing: state.destination = .editor(id)
+          case .previewing: state.destination = .preview(id)
+          case .published, .discarded: return loadSurveys(&state)
+          case .failed: break
+          }
+          return .none
+
+        case .editor:
+          return .none
+
+        case let .dashboardRequested(id):
+          state.now = now
+          return .run { [surveyClient, operators] send in
+            do {
+              guard let survey = try await surveyClient.fetch(id) else { return await send(.dashboardLoaded(.failure(.notFound))) }
+              await send(.dashboardLoaded(.success(Dashboard(survey: survey, counts: try await operators.responseCounts(id)))))
+            } catch {
+              await send(.dashboardLoaded(.failure(error as? OperatorError ?? .unavailable)))
+            }
+          }
+
+        case let .dashboardLoaded(.success(dashboard)):
+          state.survey = dashboard.survey
+          state.counts = dashboard.counts
+          state.destination = .dashboard(dashboard.survey.id)
+          return .none
+
+        case let .dashboardLoaded(.failure(error)), let .exportStarted(.failure(error), _):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
+        case let .exportRequested(id, export):
+          // Who took which answers out is in the audit log before a byte is sent.
+          return .run { [surveyClient, operators] send in
+            do {
+              guard let survey = try await surveyClient.fetch(id) else { return await send(.exportStarted(.failure(.notFound), export)) }
+              try await operators.exportStarted(id, export)
+              await send(.exportStarted(.success(survey), export))
+            } catch {
+              await send(.exportStarted(.failure(error as? OperatorError ?? .unavailable), export))
+            }
+          }
+
+        case let .exportStarted(.success(survey), export):
+          state.survey = survey
+          state.destination = .export(survey.id, export)
+          return .none
+
+        case let .closeSurveyButtonTapped(id):
+          return .run { send in
+            do {
+              await send(.surveyClosed(.success(try await operators.closeSurvey(id))))
+            } catch {
+              await send(.surveyClosed(.failure(error as? OperatorError ?? .unavailable)))
+            }
+          }
+
+        case .surveyClosed(.success):
+          return loadSurveys(&state)
+
+        case let .surveyClosed(.failure(error)):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
+        case let .auditPageRequested(cursor):
+          state.auditCursor = cursor
+          return .run { send in
+            do {
+              await send(.auditLoaded(.success(try await operators.auditPage(cursor))))
+            } catch {
+              await send(.auditLoaded(.failure(error as? OperatorError ?? .unavailable)))
+            }
+          }
+
+        case let .auditLoaded(.success(page)):
+          state.auditPage = page
+          state.destination = .audit
+          return .none
+
+        case let .auditLoaded(.failure(error)):
+          // A cursor that no page gave is no page.
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
+        case .logoutButtonTapped:
+          state.identityChange = .signedOut
+          state.destination = .login
+          return .none
+
+        case .desk(.delegate(.search)):
+          state.destination = .users
+          return .none
+
+        case let .desk(.delegate(.user(user, outcome))):
+          state.now = now  // what expires, and the rank, as of now
+          state.destination = .user(user, outcome)
+          return .none
+
+        case let .desk(.delegate(.failed(error))):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
+        case .desk:
+          return .none
+
+        case let .team(.delegate(.page(outcome))):
+          state.destination = .operators(outcome)
+          return .none
+
+        case let .team(.delegate(.failed(error))):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
+        case .team:
+          return .none
         }
-
-      case let .auditLoaded(.success(page)):
-        state.auditPage = page
-        state.destination = .audit
-        return .none
-
-      case let .auditLoaded(.failure(error)):
-        // A cursor that no page gave is no page.
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
-
-      case .logoutButtonTapped:
-        state.identityChange = .signedOut
-        state.destination = .login
-        return .none
-
-      case .desk(.delegate(.search)):
-        state.destination = .users
-        return .none
-
-      case let .desk(.delegate(.user(user, outcome))):
-        state.now = now  // what expires, and the rank, as of now
-        state.destination = .user(user, outcome)
-        return .none
-
-      case let .desk(.delegate(.failed(error))):
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
-
-      case .desk:
-        return .none
-
-      case let .team(.delegate(.page(outcome))):
-        state.destination = .operators(outcome)
-        return .none
-
-      case let .team(.delegate(.failed(error))):
-        state.destination = error == .notFound ? .notFound : .unavailable
-        return .none
-
-      case .team:
-        return .none
       }
-    }
     }
     .ifLet(\.editor, action: \.editor) { SurveyEditor() }
   }
