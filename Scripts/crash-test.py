@@ -20,7 +20,7 @@
 
 Prints its figures and exits non-zero on any violation. Loopback only; bounded in time.
 """
-import argparse, datetime, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import argparse, base64, datetime, hashlib, hmac, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -162,10 +162,13 @@ class User:
 
     def sign_in(self, port, path, email, password):
         """Registers or logs in; True when acknowledged (303 to /points), the user then carrying
-        the new session. Any other outcome retires the user: their session may have ended."""
+        the new session. Any other outcome retires the user: their session may have ended. Each
+        user comes from an address of their own on the loopback (127.x.y.z), as people do: the
+        login limits, kept with the data across restarts, count each client's attempts."""
         body = urllib.parse.urlencode([("csrf", self.csrf), ("email", email), ("password", password)])
+        client = bytes.fromhex(self.id[:6])
         try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.%d.%d.%d" % (client[0], client[1], max(1, client[2])), 0))
             c.request("POST", path, body=body, headers={
                 "Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded",
                 "Origin": "http://127.0.0.1:%d" % port})
@@ -238,8 +241,57 @@ class User:
             return None
 
 
+def totp(secret, step):
+    """RFC 6238's code of `step` (SHA-1, 6 digits) for the base-32 `secret`, as an authenticator
+    app makes it."""
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    mac = hmac.new(key, struct.pack(">Q", step), hashlib.sha1).digest()
+    offset = mac[-1] & 0x0F
+    return "%06d" % ((struct.unpack(">I", mac[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+
+
+class Authenticator:
+    """An operator's authenticator: the secret the enrolment page gave, and the last step whose
+    code was taken (never twice: the next one, within the server's step of drift)."""
+
+    def __init__(self):
+        self.secret, self.last_step, self.recovery_codes = None, None, []
+
+    def code(self):
+        """The next code the server takes: the authenticator's, or (its steps used up for now) a
+        recovery code, once each."""
+        while True:
+            step = int(time.time() // 30)
+            use = step if self.last_step is None or step > self.last_step else self.last_step + 1
+            if use <= step + 1:
+                self.last_step = use
+                return totp(self.secret, use)
+            if self.recovery_codes:
+                return self.recovery_codes.pop()
+            time.sleep(1)
+
+    def give(self, request):
+        """After the password was taken (303 to /admin/login/code): enrols at the first sign-in,
+        else gives the next code. `request(method, path, form)` answers (status, location, page)
+        with the browser's cookie kept. None when the console opened, else what went wrong."""
+        status, location, page = request("GET", "/admin/login/code", None)
+        if (status, location) == (303, "/admin/login/enrol"):
+            page = request("GET", "/admin/login/enrol", None)[2]
+            self.secret = re.search(r'<p class="secret"><code>([A-Z2-7 ]+)</code>', page).group(1).replace(" ", "")
+            csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+            status, location, _ = request("POST", "/admin/login/enrol", [("csrf", csrf), ("code", self.code())])
+            if (status, location) != (303, "/admin/login/recovery-codes"):
+                return "enrolling answered %s %s" % (status, location)
+            self.recovery_codes = re.findall(r"<li><code>([a-z0-9]{5}-[a-z0-9]{5})</code></li>", request("GET", location, None)[2])
+            return None
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+        status, location, _ = request("POST", "/admin/login/code", [("csrf", csrf), ("code", self.code())])
+        return None if (status, location) == (303, "/admin/surveys") else "the code answered %s %s" % (status, location)
+
+
 class Console:
     """An operator on the console, made with `create-operator` as the README says."""
+    authenticator = Authenticator()
     EMAIL, PASSWORD = "ops@example.jp", "correct horse battery"
 
     @classmethod
@@ -253,8 +305,11 @@ class Console:
         page = self.request("GET", "/admin/login")[2]
         csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
         status, location, _ = self.request("POST", "/admin/login", [("csrf", csrf), ("email", self.EMAIL), ("password", self.PASSWORD)])
-        if (status, location) != (303, "/admin/surveys"):
+        if (status, location) != (303, "/admin/login/code"):
             raise RuntimeError("the operator's sign-in answered %s %s" % (status, location))
+        problem = self.authenticator.give(self.request)
+        if problem:
+            raise RuntimeError("the operator's second factor: " + problem)
         self.csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', self.request("GET", "/admin/surveys")[2]).group(1)
 
     def request(self, method, path, form=None):

@@ -302,12 +302,14 @@ class Timeline:
 
 
 class Operator(crash.Console):
-    """crash-test's operator on the console, another one than `catalog_change`'s."""
+    """crash-test's operator on the console, another one than `catalog_change`'s, with an
+    authenticator of its own."""
     EMAIL = "exchanges@example.jp"
+    authenticator = crash.Authenticator()
 
     @classmethod
     def create(cls, binary, url):
-        made = subprocess.run([binary, "create-operator", "--email", cls.EMAIL, "--database-url", url],
+        made = subprocess.run([binary, "create-operator", "--email", cls.EMAIL, "--role", "administrator", "--database-url", url],
                               input=cls.PASSWORD + "\n", text=True, capture_output=True)
         if made.returncode != 0:
             raise RuntimeError("create-operator exited with %d: %s" % (made.returncode, (made.stderr or made.stdout).strip()[-500:]))
@@ -782,7 +784,7 @@ def catalog_change(binary, url, instances):
     seconds, with no restart (each instance reads the catalog again once a second when its
     version moved)."""
     password = "correct horse battery"
-    subprocess.run([binary, "create-operator", "--email", "ops@example.jp", "--database-url", url],
+    subprocess.run([binary, "create-operator", "--email", "ops@example.jp", "--role", "administrator", "--database-url", url],
                    input=password + "\n", text=True, check=True, capture_output=True)
     one, other = instances[0].port, instances[1].port
     c = http.client.HTTPConnection("127.0.0.1", one, timeout=HANG)
@@ -804,8 +806,17 @@ def catalog_change(binary, url, instances):
     _, _, page, cookie = request("GET", "/admin/login", None)
     csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
     status, location, _, cookie = request("POST", "/admin/login", cookie, [("csrf", csrf), ("email", "ops@example.jp"), ("password", password)])
-    if (status, location) != (303, "/admin/surveys"):
+    if (status, location) != (303, "/admin/login/code"):
         return ["the operator's sign-in through :%d answered %s %s" % (one, status, location)]
+
+    def keeping_cookie(method, path, form):
+        nonlocal cookie
+        status, location, page, cookie = request(method, path, cookie, form)
+        return status, location, page
+
+    problem = crash.Authenticator().give(keeping_cookie)
+    if problem:
+        return ["the operator's second factor through :%d: %s" % (one, problem)]
     _, _, page, cookie = request("GET", "/admin/surveys", cookie)
     csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
     survey = "travel-004"  # open, no quota: the quota check that follows is not touched

@@ -54,10 +54,14 @@ struct SupportDeskService: Sendable {
       openAdjustment: { request, policy in
         guard let email = session.email, request.requestedBy == email, UserID(request.user) != nil else { throw OperatorError.notFound }
         let now = now
+        // Kept first: a form sent again is refused there, and leaves no entry. (The points move
+        // later, each with an entry of its own.)
+        let alone = try await adjustments.open(request, on: Day(now, in: .tokyo), policy: policy)
         try await audit.append(AuditEntry(
-          at: now, operatorEmail: email, action: .adjustmentRequested, subject: request.user, after: Self.summary(request)
+          at: now, operatorEmail: email, action: .adjustmentRequested, subject: request.user,
+          after: Self.summary(request) + (alone ? "" : "（承認待ち）")
         ))
-        return try await adjustments.open(request, on: Day(now, in: .tokyo), policy: policy)
+        return alone
       },
       adjustment: { id in try await adjustments.request(id) },
       waitingAdjustments: { try await adjustments.open() },
