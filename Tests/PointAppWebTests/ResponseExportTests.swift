@@ -117,7 +117,7 @@ struct ResponseExportTests {
   /// The file as LibreOffice Calc opens it (converted to xlsx, headless) and openpyxl reads it
   /// back: Japanese intact, formulas shown as their text, numbers as numbers, one row per response.
   @Test(.enabled(if: spreadsheetAvailable, "needs LibreOffice Calc (apt-get install libreoffice-calc-nogui) and openpyxl"))
-  func aSpreadsheetOpensTheCSVAsItIs() throws {
+  func aSpreadsheetOpensTheCSVAsItIs() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-csv-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -125,9 +125,9 @@ struct ResponseExportTests {
     try Data(Self.csv.utf8).write(to: file)
     // Comma-separated, `"` quoted, UTF-8 (76), from the first line: what Excel assumes of a CSV
     // with a byte order mark.
-    try run("soffice", ["--headless", "-env:UserInstallation=file://\(folder.path)/profile", "--infilter=CSV:44,34,76,1",
+    try await run("soffice", ["--headless", "-env:UserInstallation=file://\(folder.path)/profile", "--infilter=CSV:44,34,76,1",
                         "--convert-to", "xlsx", "--outdir", folder.path, file.path])
-    let read = try run("python3", ["-c", """
+    let read = try await run("python3", ["-c", """
       import json, sys, openpyxl
       sheet = openpyxl.load_workbook(sys.argv[1]).active
       print(json.dumps([[c.value for c in row] for row in sheet.iter_rows()], ensure_ascii=False, default=str))
@@ -153,9 +153,13 @@ struct ResponseExportTests {
     #expect(cell("Q7", in: rows[4]) as? String == "'+81 90 0000 0000")
   }
 
-  /// Runs a program found on the PATH; its standard output.
+  /// Runs a program found on the PATH, waited for on a thread of its own; its standard output.
   @discardableResult
-  func run(_ program: String, _ arguments: [String]) throws -> String {
+  func run(_ program: String, _ arguments: [String]) async throws -> String {
+    try await offThePool { try Self.runWaiting(program, arguments) }
+  }
+
+  static func runWaiting(_ program: String, _ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [program] + arguments

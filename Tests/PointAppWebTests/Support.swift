@@ -170,3 +170,13 @@ struct Browser {
 extension TestResponse {
   var html: String { String(buffer: body) }
 }
+
+/// Runs `body`, which blocks its thread (a child process waited for), on a thread of its own. The
+/// tests' tasks share a cooperative pool of one thread a core: two blocked for seconds (a
+/// PostgreSQL cluster starting, LibreOffice converting) stalled every other test, and an unrelated
+/// store's 5 s deadline passed (seen once in CI).
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread { continuation.resume(with: Result { try body() }) }.start()
+  }
+}

@@ -57,7 +57,11 @@ enum TestDatabase {
     .appendingPathComponent("pointapp-tests-postgres-\(ProcessInfo.processInfo.processIdentifier)").path
 
   /// The cluster's own database, where new ones are made (one at a time each: many tests may wait).
-  static let admin = Task { try Database(url: url, poolSize: 2, waitLimit: .seconds(60), logger: logger) }
+  static let admin = Task {
+    // Starting the cluster waits for a child process: on a thread of its own, not the pool's.
+    let url = try await offThePool { TestDatabase.url }
+    return try Database(url: url, poolSize: 2, waitLimit: .seconds(60), logger: logger)
+  }
 
   /// A new, empty database (migrated unless `migrated` is false), with a pool of its own.
   static func make(migrated: Bool = true, poolSize: Int = 4, waitLimit: Duration = .seconds(10)) async throws -> Database {
