@@ -165,7 +165,7 @@ struct PendingExchangeTests {
     #expect(try queued().isEmpty)
   }
 
-  @Test(.enabled(if: TestDatabase.enabled, "PostgreSQL's server is not installed (apt-get install postgresql)"))
+  @Test(.enabled(if: TestDatabase.enabled, TestDatabase.notInstalled))
   func onPostgreSQLTheQueueIsWrittenWithTheStateAndAnotherInstanceFulfils() async throws {
     let database = try await TestDatabase.make()
     let server = try TestServer()

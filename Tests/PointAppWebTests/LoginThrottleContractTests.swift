@@ -17,7 +17,7 @@ extension StoreKind {
     case .cachedPostgres:
       preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
-      let database = try await TestDatabase.shared.value
+      let database = try await TestDatabase.database()
       return (PostgresLoginThrottle(database), PostgresLoginThrottle(try TestDatabase.another(database)))
     }
   }

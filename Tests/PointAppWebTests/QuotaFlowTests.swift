@@ -60,7 +60,7 @@ struct QuotaFlowTests {
     #expect(states.reduce(0) { $0 + $1.progress.ledger.balance.value } == 400)
   }
 
-  @Test(.enabled(if: TestDatabase.enabled, "PostgreSQL's server is not installed (apt-get install postgresql)"))
+  @Test(.enabled(if: TestDatabase.enabled, TestDatabase.notInstalled))
   func aHundredSubmittersForTenPlacesAcrossTwoInstances() async throws {
     let database = try await TestDatabase.make()
     let server = try TestServer()

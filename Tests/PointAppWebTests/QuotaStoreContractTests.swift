@@ -20,7 +20,7 @@ extension StoreKind {
     case .cachedPostgres:
       preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
-      let database = try await TestDatabase.shared.value
+      let database = try await TestDatabase.database()
       let another = try TestDatabase.another(database)
       return (PostgresQuotaStore(database), PostgresUserStateStore(database), { PostgresQuotaStore(another) })
     }

@@ -28,7 +28,7 @@ extension StoreKind {
     case .cachedPostgres:
       preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
-      let database = try await TestDatabase.shared.value
+      let database = try await TestDatabase.database()
       let records = PostgresRecordStorage(database, table: "responses")
       return (ResponseStore(records, pending: nil), PostgresUserStateStore(database), { ResponseStore(records, pending: nil) })
     }
@@ -225,7 +225,12 @@ struct ResponseStoreContractTests {
     let mine = (0..<5).map { response("r-\($0)") }
     try await users.update(user) { _ in
       try await responses.record(mine + [response("r-9", in: other)], of: user)
-      try await responses.record([mine[0]], of: user)  // the same answer again: kept as it was
+      // The same respondent's answer sent again, changed meanwhile: the first one stays.
+      let again = SurveyResponse(
+        surveyID: survey, version: 2, respondent: mine[0].respondent, outcome: .completed,
+        answers: [SurveyAnswer(questionID: QuestionID("satisfaction"), value: .rating(1))], shownAt: noon, sentAt: noon + 60, paid: 99
+      )
+      try await responses.record([again], of: user)
       return (nil, ())
     }
     try await responses.settle(mine + [response("r-9", in: other)], of: user, saved: true)

@@ -16,17 +16,17 @@ extension StoreKind {
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
       return (try JSONFileUserStateStore(directory: folder), try JSONFileUserStateStore(directory: folder))
     case .postgres:
-      let database = try await TestDatabase.shared.value
+      let database = try await TestDatabase.database()
       return (PostgresUserStateStore(database), PostgresUserStateStore(try TestDatabase.another(database)))
     case .cachedPostgres:
-      let database = try await TestDatabase.shared.value
+      let database = try await TestDatabase.database()
       let cached = CachedUserStateStore(base: PostgresUserStateStore(database), cache: try await SharedFeed.live.value.users)
       return (ServedCachedUsers(base: cached), PostgresUserStateStore(try TestDatabase.another(database)))
     }
   }
 
   /// The user stores' kinds, and PostgreSQL's as an instance reads it through its cache.
-  static let testedUsers = tested + (TestDatabase.enabled ? [.cachedPostgres] : [])
+  static let testedUsers = tested + [.cachedPostgres]
 }
 
 /// As `ServedCached`, for users' states: each read twice, the second from the cache.

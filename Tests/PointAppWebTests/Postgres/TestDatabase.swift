@@ -9,14 +9,30 @@ import Testing
 /// `Scripts/pgcluster.py` starts on first use (Debian's `postgresql` package) and stops when the
 /// tests end. Each test that needs a database of its own gets a new, empty one on it.
 ///
-/// Where the server is not installed the PostgreSQL cases are left out, visibly; CI sets
-/// `POINTAPP_TEST_POSTGRES=required`, which makes them run, and fail, whatever is installed.
+/// Where the server is not installed (or `POINTAPP_TEST_POSTGRES=off`) the PostgreSQL cases are
+/// reported skipped, with the reason; CI sets `POINTAPP_TEST_POSTGRES=required`, which makes them
+/// run, and fail, whatever is installed.
 enum TestDatabase {
   static let environment = ProcessInfo.processInfo.environment
 
   static var enabled: Bool {
-    environment["POINTAPP_TEST_DATABASE_URL"] != nil || environment["POINTAPP_TEST_POSTGRES"] == "required"
+    if environment["POINTAPP_TEST_POSTGRES"] == "off" { return false }
+    return environment["POINTAPP_TEST_DATABASE_URL"] != nil || environment["POINTAPP_TEST_POSTGRES"] == "required"
       || FileManager.default.fileExists(atPath: "/usr/lib/postgresql")
+  }
+
+  static let notInstalled: Comment = "PostgreSQL's server is not installed (apt-get install postgresql)"
+
+  /// The shared database (`shared`); where there is none, the test case asking is skipped
+  /// (cancelled), and says so with the reason on standard error: the test library's console
+  /// counts a cancelled case among those passed and prints nothing of it.
+  static func database() async throws -> Database {
+    guard enabled else {
+      let name = Test.current.map { "\($0.name) on PostgreSQL" } ?? "a PostgreSQL case"
+      FileHandle.standardError.write(Data("⊘ \(name) skipped: \(notInstalled.rawValue)\n".utf8))
+      try Test.cancel(notInstalled)
+    }
+    return try await shared.value
   }
 
   static let logger: Logger = {
