@@ -39,16 +39,13 @@ public final class RecordLoginThrottle: LoginThrottle {
     var times: [Date]
   }
 
-  struct Name: RecordKey {
-    let recordName: String
-    init(_ kind: String, _ counted: String) {
-      recordName = kind + "-" + hex(SHA256.hash(data: Data(counted.utf8)).prefix(16))
-    }
-    init?(recordName: String) { self.recordName = recordName }
+  /// `<kind>-<hash of what is counted>`: an address or a client never names a file.
+  static func name(_ kind: String, _ counted: String) -> RecordName {
+    RecordName(kind + "-", hex(SHA256.hash(data: Data(counted.utf8)).prefix(16)))
   }
 
-  let failures: Records<Name, Failures>
-  let attempts: Records<Name, Attempts>
+  let failures: Records<RecordName, Failures>
+  let attempts: Records<RecordName, Attempts>
   /// Where the next pruning step starts.
   private let pruned = Mutex<String?>(nil)
 
@@ -58,7 +55,7 @@ public final class RecordLoginThrottle: LoginThrottle {
   }
 
   public func admit(email: String, client: String?, now: Date) async throws {
-    let name = Name("f", email)
+    let name = Self.name("f", email)
     if let current = try await failures.read(name)?.record, Self.isLocked(current, now: now) { throw AccountError.throttled }
     try await admit(client: client, now: now)
     // Counted as a failure until it succeeds; refused if others reached the limit meanwhile.
@@ -72,7 +69,7 @@ public final class RecordLoginThrottle: LoginThrottle {
 
   public func admit(client: String?, now: Date) async throws {
     guard let client else { return }
-    try await attempts.modify(Name("c", client)) { current in
+    try await attempts.modify(Self.name("c", client)) { current in
       let recent = (current?.times ?? []).filter { now.timeIntervalSince($0) < 60 }
       guard recent.count < LoginLimits.attemptsPerMinute else { throw AccountError.throttled }
       return (Attempts(times: recent + [now]), ())
@@ -80,7 +77,7 @@ public final class RecordLoginThrottle: LoginThrottle {
   }
 
   public func succeeded(email: String) async throws {
-    let name = Name("f", email)
+    let name = Self.name("f", email)
     while let current = try await failures.read(name) {
       if try await failures.delete(name, at: current.version) { return }
     }
@@ -96,7 +93,7 @@ public final class RecordLoginThrottle: LoginThrottle {
     let names = try await failures.storage.names(after: pruned.withLock { $0 }, limit: 200)
     pruned.withLock { $0 = names.count < 200 ? nil : names.last }
     for recordName in names {
-      let name = Name(recordName: recordName)!
+      let name = RecordName(recordName: recordName)!
       if recordName.hasPrefix("f-"), let read = try await failures.read(name), now.timeIntervalSince(read.record.last) >= LoginLimits.lockout {
         _ = try await failures.delete(name, at: read.version)
       } else if recordName.hasPrefix("c-"), let read = try await attempts.read(name), read.record.times.allSatisfy({ now.timeIntervalSince($0) >= 60 }) {

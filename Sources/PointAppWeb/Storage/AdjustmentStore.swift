@@ -6,17 +6,11 @@ import PointApp
 /// the record layer (`data/adjustments/`, the `adjustments` table, or memory). Every change is a
 /// compare-and-swap of its record: of two decisions at once, one is taken.
 struct AdjustmentStore: Sendable {
-  struct Name: RecordKey {
-    let recordName: String
-    init?(recordName: String) { self.recordName = recordName }
-    init(_ name: String) { recordName = name }
+  static func requestName(_ id: TransactionID) -> RecordName { RecordName("r-", id.rawValue.uuidString.lowercased()) }
+  static func totalName(of email: String, on day: Day) -> RecordName { RecordName("t-", "\(OperatorID(email: email).rawValue)-\(day.iso)") }
 
-    static func request(_ id: TransactionID) -> Name { Name("r-" + id.rawValue.uuidString.lowercased()) }
-    static func total(of email: String, on day: Day) -> Name { Name("t-\(OperatorID(email: email).rawValue)-\(day.iso)") }
-  }
-
-  let requests: Records<Name, AdjustmentRequest>
-  let totals: Records<Name, Int>
+  let requests: Records<RecordName, AdjustmentRequest>
+  let totals: Records<RecordName, Int>
 
   init(_ storage: any RecordStorage) {
     requests = Records(storage)
@@ -26,31 +20,31 @@ struct AdjustmentStore: Sendable {
   /// Keeps `request` unless its id was sent before (`SupportError.alreadyDone`), and counts it in
   /// its operator's day when `policy` lets them make it alone; whether it did.
   func open(_ request: AdjustmentRequest, on day: Day, policy: AdjustmentPolicy) async throws -> Bool {
-    guard try await requests.create(request, as: .request(request.id)) else { throw SupportError.alreadyDone }
+    guard try await requests.create(request, as: Self.requestName(request.id)) else { throw SupportError.alreadyDone }
     guard policy.allowsAlone(request.points) else { return false }
-    return try await totals.modify(.total(of: request.requestedBy, on: day)) { total in
+    return try await totals.modify(Self.totalName(of: request.requestedBy, on: day)) { total in
       guard policy.allowsAlone(request.points, after: total ?? 0) else { return (nil, false) }
       return ((total ?? 0) + Int(request.points.magnitude), true)
     }
   }
 
   func request(_ id: TransactionID) async throws -> AdjustmentRequest {
-    guard let found = try await requests.read(.request(id))?.record else { throw SupportError.notWaiting }
+    guard let found = try await requests.read(Self.requestName(id))?.record else { throw SupportError.notWaiting }
     return found
   }
 
   /// Every request still open, oldest first.
   func open() async throws -> [AdjustmentRequest] {
     var found: [AdjustmentRequest] = []
-    var after: Name?
+    var after: String?
     while true {
-      let page = try await requests.storage.records(prefixed: "r-", after: after?.recordName, limit: 200)
+      let page = try await requests.storage.records(prefixed: "r-", after: after, limit: 200)
       for (_, data) in page {
         let request = try SavedJSON.decode(AdjustmentRequest.self, from: data)
         if request.isOpen { found.append(request) }
       }
       guard page.count == 200, let last = page.last else { break }
-      after = Name(last.name)
+      after = last.name
     }
     return found.sorted { ($0.requestedAt, $0.id.rawValue.uuidString) < ($1.requestedAt, $1.id.rawValue.uuidString) }
   }
@@ -58,7 +52,7 @@ struct AdjustmentStore: Sendable {
   /// Moves the request on to `status` if the move is one a request makes (waiting → approved or
   /// refused; approved → applied or failed); the request as it was, or `SupportError.notWaiting`.
   func move(_ id: TransactionID, to status: AdjustmentRequest.Status) async throws -> AdjustmentRequest {
-    try await requests.modify(.request(id)) { found in
+    try await requests.modify(Self.requestName(id)) { found in
       guard var found else { throw SupportError.notWaiting }
       let before = found
       switch (found.status, status) {

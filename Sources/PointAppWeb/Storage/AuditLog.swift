@@ -95,8 +95,8 @@ public struct AuditLog: Sendable {
   }
 
   private func moveHead(to head: Head) async throws {
-    let heads = Records<HeadKey, Head>(storage)
-    try await heads.modify(HeadKey()) { current in
+    let heads = Records<RecordName, Head>(storage)
+    try await heads.modify(RecordName(Self.headName)) { current in
       guard (current?.number ?? 0) < head.number else { return (nil, ()) }
       return (head, ())
     }
@@ -153,15 +153,6 @@ public struct AuditLog: Sendable {
 
   static func hash(_ bytes: Data) -> String {
     hex(SHA256.hash(data: bytes))
-  }
-
-  /// The head's name, as a key of the record layer.
-  struct HeadKey: RecordKey {
-    init() {}
-    init?(recordName: String) {
-      guard recordName == AuditLog.headName else { return nil }
-    }
-    var recordName: String { AuditLog.headName }
   }
 }
 

@@ -29,33 +29,15 @@ public final class CatalogStore: Sendable {
     let byID: [SurveyID: Survey]
   }
 
-  /// A survey being edited: `draft-<id>`.
-  struct DraftName: RecordKey {
-    let id: SurveyID
-    var recordName: String { "draft-" + id.rawValue }
-    init(_ id: SurveyID) { self.id = id }
-    init?(recordName: String) {
-      guard recordName.hasPrefix("draft-") else { return nil }
-      id = SurveyID(String(recordName.dropFirst(6)))
-    }
-  }
-
-  /// A version of a survey as it was published, kept once it is replaced: `<id>@<version>`.
-  struct VersionName: RecordKey {
-    let id: SurveyID
-    let version: Int
-    var recordName: String { "\(id.rawValue)@\(version)" }
-    init(_ id: SurveyID, _ version: Int) { (self.id, self.version) = (id, version) }
-    init?(recordName: String) {
-      guard let at = recordName.lastIndex(of: "@"), let version = Int(recordName[recordName.index(after: at)...]) else { return nil }
-      (id, self.version) = (SurveyID(String(recordName[..<at])), version)
-    }
-  }
+  /// A survey being edited: `draft-<id>`; a version of a survey as it was published, kept once
+  /// it is replaced: `<id>@<version>`.
+  static func draftName(_ id: SurveyID) -> RecordName { RecordName("draft-", id.rawValue) }
+  static func versionName(_ id: SurveyID, _ version: Int) -> RecordName { RecordName(id.rawValue, "@\(version)") }
 
   private let storage: any RecordStorage
   private let records: Records<Name, SavedCatalog>
-  private let drafts: Records<DraftName, EditorDraft>
-  private let versions: Records<VersionName, Survey>
+  private let drafts: Records<RecordName, EditorDraft>
+  private let versions: Records<RecordName, Survey>
   private let loaded = Mutex<Loaded?>(nil)
 
   public init(_ storage: any RecordStorage) {
@@ -106,7 +88,7 @@ public final class CatalogStore: Sendable {
     while true {
       try await refresh()
       let current = loaded.withLock { $0?.byID[survey.id] }
-      if let current { _ = try await versions.create(current.numbered(current.version), as: VersionName(survey.id, current.version)) }
+      if let current { _ = try await versions.create(current.numbered(current.version), as: Self.versionName(survey.id, current.version)) }
       let next = survey.numbered((current?.version ?? 0) + 1)
       let landed = try await modify { surveys -> Bool in
         let index = surveys.firstIndex { $0.id == survey.id }
@@ -125,7 +107,7 @@ public final class CatalogStore: Sendable {
     var after = "draft-"
     while case let names = try await storage.names(after: after, limit: 200), let last = names.last {
       for name in names {
-        guard let key = DraftName(recordName: name) else { return found }  // past the drafts
+        guard let key = RecordName(recordName: name), key.after("draft-") != nil else { return found }  // past the drafts
         if let draft = try await drafts.read(key)?.record { found.append(draft) }
       }
       after = last
@@ -134,26 +116,26 @@ public final class CatalogStore: Sendable {
   }
 
   public func draft(_ id: SurveyID) async throws -> EditorDraft? {
-    try await drafts.read(DraftName(id))?.record
+    try await drafts.read(Self.draftName(id))?.record
   }
 
   /// Keeps `draft` over the one of its survey; whether it is the first.
   public func save(_ draft: EditorDraft) async throws -> Bool {
-    try await drafts.modify(DraftName(draft.id)) { kept in (draft, kept == nil) }
+    try await drafts.modify(Self.draftName(draft.id)) { kept in (draft, kept == nil) }
   }
 
   /// Ends the draft of survey `id`; the draft it was, `nil` when there was none.
   @discardableResult
   public func discardDraft(_ id: SurveyID) async throws -> EditorDraft? {
     while true {
-      guard let kept = try await drafts.read(DraftName(id)) else { return nil }
-      if try await drafts.delete(DraftName(id), at: kept.version) { return kept.record }
+      guard let kept = try await drafts.read(Self.draftName(id)) else { return nil }
+      if try await drafts.delete(Self.draftName(id), at: kept.version) { return kept.record }
     }
   }
 
   /// A version of a survey as it was published before it was replaced.
   public func version(_ version: Int, of id: SurveyID) async throws -> Survey? {
-    try await versions.read(VersionName(id, version))?.record
+    try await versions.read(Self.versionName(id, version))?.record
   }
 
   /// The catalog as last loaded.

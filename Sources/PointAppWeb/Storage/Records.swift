@@ -9,6 +9,20 @@ public protocol RecordKey: Hashable, Sendable {
   init?(recordName: String)
 }
 
+/// A record's name as its kind's prefix and what tells it from the others of that kind
+/// (`draft-<survey>`, `#counts~<survey>`, `r-<request>`): the one key for records looked up by
+/// name.
+public struct RecordName: RecordKey {
+  public let recordName: String
+  public init(_ prefix: String, _ rest: String = "") { recordName = prefix + rest }
+  public init?(recordName: String) { self.recordName = recordName }
+
+  /// What follows `prefix`; `nil` for a name of another kind.
+  public func after(_ prefix: String) -> String? {
+    recordName.hasPrefix(prefix) ? String(recordName.dropFirst(prefix.count)) : nil
+  }
+}
+
 extension RandomID: RecordKey {
   public var recordName: String { rawValue }
   public init?(recordName: String) { self.init(recordName) }

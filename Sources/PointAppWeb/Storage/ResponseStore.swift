@@ -44,15 +44,7 @@ public final class ResponseStore: Sendable {
   }
 
   /// A survey's counts, beside its responses: `#counts~<survey>` (no survey id starts with `#`).
-  struct CountsKey: RecordKey {
-    let survey: SurveyID
-    var recordName: String { "#counts~" + survey.rawValue }
-    init(_ survey: SurveyID) { self.survey = survey }
-    init?(recordName: String) {
-      guard recordName.hasPrefix("#counts~") else { return nil }
-      survey = SurveyID(String(recordName.dropFirst(8)))
-    }
-  }
+  static func countsName(_ survey: SurveyID) -> RecordName { RecordName("#counts~", survey.rawValue) }
 
   /// The counts, and the pending responses counted whose markers may still be there: a response
   /// settled again after a crash is not counted twice.
@@ -62,7 +54,7 @@ public final class ResponseStore: Sendable {
   }
 
   private let responses: Records<Key, SurveyResponse>
-  private let counts: Records<CountsKey, StoredCounts>
+  private let counts: Records<RecordName, StoredCounts>
   /// `nil`: responses commit with the user's update.
   private let pending: Records<Pending, Marker>?
   /// The pending responses whose answers were saved, for the next settling.
@@ -98,7 +90,7 @@ public final class ResponseStore: Sendable {
   /// A survey's counts, those of the responses saved so far.
   public func counts(of survey: SurveyID) async throws -> ResponseCounts {
     try await settleSaved()
-    return try await counts.read(CountsKey(survey))?.record.counts ?? ResponseCounts()
+    return try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts()
   }
 
   public var commitsWithUpdate: Bool { pending == nil }
@@ -112,7 +104,7 @@ public final class ResponseStore: Sendable {
         _ = try await pending.create(Marker(response: response), as: Pending(user, key))
       } else if try await responses.create(response, as: key) {
         // The record commits with the update, and so do its counts.
-        try await counts.modify(CountsKey(response.surveyID)) { stored in
+        try await counts.modify(Self.countsName(response.surveyID)) { stored in
           var stored = stored ?? StoredCounts()
           stored.counts.add(response)
           return (stored, ())
@@ -155,7 +147,7 @@ public final class ResponseStore: Sendable {
   private func approveNow(_ key: Key, paying paid: PointAmount, counted name: String?) async throws {
     guard let old = try await responses.read(key), old.record.outcome == .invalid else { return }
     let new = old.record.approved(paying: paid)
-    try await counts.modify(CountsKey(key.survey)) { stored in
+    try await counts.modify(Self.countsName(key.survey)) { stored in
       var stored = stored ?? StoredCounts()
       if let name {
         guard stored.applied.insert(name).inserted else { return (nil, ()) }
@@ -244,7 +236,7 @@ public final class ResponseStore: Sendable {
     // Among the responses already: settled before, its marker's removal lost in a crash.
     let listed = Set(try await Self.together(kept) { [responses] in try await responses.read($0.marker.response) == nil ? nil : $0.marker.recordName }.compactMap { $0 })
     _ = try await Self.together(bySurvey) { [counts] survey, kept in
-      try await counts.modify(CountsKey(survey)) { stored in
+      try await counts.modify(Self.countsName(survey)) { stored in
         var stored = stored ?? StoredCounts()
         let new = kept.filter { !stored.applied.contains($0.marker.recordName) && !listed.contains($0.marker.recordName) }
         guard !new.isEmpty else { return (nil, ()) }
@@ -259,7 +251,7 @@ public final class ResponseStore: Sendable {
     _ = try await Self.together(kept.map { ($0.marker, $0.version) } + done) { try await pending.delete($0.marker, at: $0.version) }
     let counted = Array(Dictionary(grouping: kept.map(\.marker) + approved, by: \.response.survey))
     _ = try await Self.together(counted) { [counts] survey, markers in
-      try await counts.modify(CountsKey(survey)) { stored in
+      try await counts.modify(Self.countsName(survey)) { stored in
         guard var stored else { return (nil, ()) }
         let before = stored.applied.count
         stored.applied.subtract(markers.map(\.recordName))
