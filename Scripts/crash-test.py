@@ -444,11 +444,14 @@ def with_field(fields, name, value):
 
 
 def saved_catalog(data):
-    """The catalog as the store keeps it: its version line, then the whole catalog (a torn file
-    raises)."""
-    with open(os.path.join(data, "catalog", "surveys.json"), encoding="utf-8") as f:
-        f.readline()
-        return {s["id"]: s for s in json.load(f)["surveys"]}
+    """The catalog as the store keeps it, whole (a torn file raises)."""
+    return {s["id"]: s for s in record(os.path.join(data, "catalog", "surveys.json"))["surveys"]}
+
+
+def record(path):
+    """A record as the record layer keeps it in a file: `{"version": n, "record": …}`."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["record"]
 
 
 def check_published(data, published, edited):
@@ -531,9 +534,7 @@ def check_responses(data):
     responses = os.path.join(data, "responses")
     for name in os.listdir(responses) if os.path.isdir(responses) else []:
         if name.endswith(".json") and not name.startswith((".", "#")):
-            with open(os.path.join(responses, name), encoding="utf-8") as f:
-                f.readline()  # the record's version
-                response = json.load(f)
+            response = record(os.path.join(responses, name))
             key = (response["surveyID"], response["outcome"])
             recorded[key] = recorded.get(key, 0) + 1
     for key in sorted(set(answered) | set(recorded)):
@@ -578,10 +579,7 @@ def ledger(folder, user, state):
 
 def user_of(data, session):
     """The user whose data a session leads to: its record names it (the cookie never does)."""
-    with open(os.path.join(data, "sessions", session + ".json"), encoding="utf-8") as f:
-        # The record's version, then the record.
-        f.readline()
-        return json.load(f)["user"]
+    return record(os.path.join(data, "sessions", session + ".json"))["user"]
 
 
 def check(data, acknowledged):
@@ -741,8 +739,12 @@ def check_exchanges(data, acknowledged, wait=15.0):
     for name in os.listdir(records) if os.path.isdir(records) else []:
         if name.endswith(".json") and not name.startswith("."):
             with open(os.path.join(records, name), encoding="utf-8") as f:
-                f.readline()  # the record's version
-                issued[name[:-len(".json")]] = f.read()
+                text = f.read()
+            try:
+                text = json.dumps(json.loads(text)["record"], ensure_ascii=False)
+            except (ValueError, KeyError, TypeError):
+                pass  # a file that does not parse is reported as such
+            issued[name[:-len(".json")]] = text
     ledgers = {user: ledger(folder, user, state) for user, state in states.items()}
     return exchange_problems(states, ledgers, issued, queued, acknowledged)
 

@@ -267,4 +267,28 @@ struct RecordStoreContractTests {
     #expect(try await here.replace(id, with: live, at: read.version) == false)
     #expect(try await there.read(id)?.record == ended)
   }
+
+  /// A record's file is JSON, as its name says: its version and the record, which any JSON tool
+  /// reads; the files earlier programs wrote (a version line then the record, or the record
+  /// alone) are read as the versions they hold.
+  @Test func aRecordFileIsJSONAndOlderFilesAreRead() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)")
+    let storage = try FileRecordStorage(folder)
+    let record = Data(#"{"note":"ポイ活 \"quoted\"","n":[1,2]}"#.utf8)
+    #expect(try await storage.create("plain", record))
+    #expect(try await storage.replace("plain", record, at: 1))
+    let file = try Data(contentsOf: folder.appendingPathComponent("plain.json"))
+    let parsed = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
+    #expect(parsed["version"] as? Int == 2)
+    let inner = try JSONSerialization.data(withJSONObject: try #require(parsed["record"]), options: .sortedKeys)
+    #expect(inner == (try JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: record), options: .sortedKeys)))
+    #expect(try await storage.read("plain")?.data == record)
+    try Data("7\n".utf8 + record).write(to: folder.appendingPathComponent("lined.json"))
+    try record.write(to: folder.appendingPathComponent("bare.json"))
+    #expect(try await storage.read("lined").map { [$0.version] } == [7])
+    #expect(try await storage.read("lined")?.data == record)
+    #expect(try await storage.read("bare").map { [$0.version] } == [1])
+    #expect(try await storage.replace("lined", record, at: 7), "an older file is written anew at the next version")
+    #expect(try await storage.read("lined")?.version == 8)
+  }
 }

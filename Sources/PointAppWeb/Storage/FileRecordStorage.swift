@@ -3,9 +3,10 @@ import Glibc
 import NIOPosix
 import Synchronization
 
-/// Records as files in one folder (`<name>.json`), each its version on the first line and its
-/// bytes after it, written durably on the user store's file threads. (A file from before versions,
-/// bytes only, is version 1.)
+/// Records as files in one folder (`<name>.json`), each `{"version":<n>,"record":<its JSON>}`, so
+/// that any JSON tool reads them (`jq .record`), written durably on the user store's file threads.
+/// (Files of earlier programs are read too: a version line, then the bytes; or the bytes alone,
+/// version 1.)
 ///
 /// A new record is created with `link(2)`, which refuses an existing name. A replacement or a
 /// deletion checks the version under the folder's lock (in this process, then a `flock` on
@@ -188,17 +189,34 @@ public final class FileRecordStorage: RecordStorage {
     return "\(folder)/\(name).json"
   }
 
+  private static let versionKey = Array(#"{"version":"#.utf8)
+  private static let recordKey = Array(#","record":"#.utf8)
+
   private static func file(_ data: Data, version: Int64) -> Data {
-    var file = Data("\(version)\n".utf8)
+    var file = Data(versionKey)
+    file.append(contentsOf: String(version).utf8)
+    file.append(contentsOf: recordKey)
     file.append(data)
+    file.append(UInt8(ascii: "}"))
     return file
   }
 
   private static func parse(_ file: Data, path: String) throws -> (data: Data, version: Int64) {
+    let malformed = FileError("parse a record's version in", path, code: EINVAL)
+    if file.starts(with: versionKey) {
+      var index = file.startIndex + versionKey.count
+      var version: Int64 = 0
+      while index < file.endIndex, (0x30...0x39).contains(file[index]), version < Int64.max / 10 {
+        version = version * 10 + Int64(file[index] - 0x30)
+        index += 1
+      }
+      guard version > 0, file[index...].starts(with: recordKey), file.last == UInt8(ascii: "}") else { throw malformed }
+      return (Data(file[(index + recordKey.count)..<(file.endIndex - 1)]), version)
+    }
     guard file.first != UInt8(ascii: "{") else { return (file, 1) }
     guard let newline = file.firstIndex(of: UInt8(ascii: "\n")),
       let version = Int64(String(decoding: file[file.startIndex..<newline], as: UTF8.self))
-    else { throw FileError("parse a record's version in", path, code: EINVAL) }
+    else { throw malformed }
     return (Data(file[(newline + 1)...]), version)
   }
 }
