@@ -16,8 +16,12 @@ import Synchronization
 /// Every request reads its session's record: a record read shortly before is answered from
 /// memory after one `stat` on the caller's thread, while the file is the same version
 /// (`FileVersion`, as the user store does), so a write by another process is never missed.
-public final class FileRecordStorage: RecordStorage {
-  private let folder: String
+public final class FileRecordStorage: RecordStorage, HeldTable {
+  let folder: String
+  /// Its folder's name in the data folder, for a table of a `FileBackend` (whose holdings its
+  /// calls then take part in).
+  let place: String
+  private let backend: ObjectIdentifier?
   private let threadPool: NIOThreadPool
   private let recent = Mutex(RecentlyUsed<String, (file: FileVersion, data: Data, version: Int64)>(generation: 500))
   private let writers = KeyedMutex<String>()
@@ -30,8 +34,14 @@ public final class FileRecordStorage: RecordStorage {
   /// `groupedSyncs`: a write waits for syncs shared with the writes of the same moment (of the
   /// file system, then of the folder) rather than syncing its file and the folder itself: many
   /// written at once (responses settled a second's worth at a time) cost two syncs, not two each.
-  public init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads, groupedSyncs: Bool) throws {
+  public convenience init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads, groupedSyncs: Bool) throws {
+    try self.init(directory, threadPool: threadPool, groupedSyncs: groupedSyncs, backend: nil)
+  }
+
+  init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads, groupedSyncs: Bool = false, backend: ObjectIdentifier?) throws {
     folder = directory.path
+    place = directory.lastPathComponent
+    self.backend = backend
     self.threadPool = threadPool
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     grouped =
@@ -49,6 +59,19 @@ public final class FileRecordStorage: RecordStorage {
   }
 
   public func read(_ name: String) async throws -> (data: Data, version: Int64)? {
+    if let pending = PendingWrites.of(backend) { return try await pending.read(self, name) }
+    return try await stored(name)
+  }
+
+  public func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? {
+    if let pending = PendingWrites.of(backend) { return try await pending.touch(self, name) }
+    return try await stored(name)
+  }
+
+  func hold(_ name: String) async { await writers.acquire(name) }
+  func letGo(_ name: String) async { await writers.release(name) }
+
+  func stored(_ name: String) async throws -> (data: Data, version: Int64)? {
     let path = path(name)
     if let kept = recent.withLock({ $0[name] }), FileVersion(path: path) == kept.file {
       return (kept.data, kept.version)
@@ -67,10 +90,12 @@ public final class FileRecordStorage: RecordStorage {
   }
 
   public func create(_ name: String, _ data: Data) async throws -> Bool {
+    if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, data, ifAt: nil) }
     let path = path(name)
     let file = Self.file(data, version: 1)
     guard let grouped else {
-      return try await threadPool.runIfActive { try DurableFile.write(file, to: path, exclusive: true) }
+      // After any holding that holds the name.
+      return try await writers.withLock(name) { try await threadPool.runIfActive { try DurableFile.write(file, to: path, exclusive: true) } }
     }
     let temporary = try await written(file, for: path, grouped.bytes)
     guard try await threadPool.runIfActive({ try DurableFile.place(temporary, at: path, exclusive: true) }) else { return false }
@@ -79,6 +104,7 @@ public final class FileRecordStorage: RecordStorage {
   }
 
   public func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
+    if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, data, ifAt: version) }
     let path = path(name)
     let file = Self.file(data, version: version + 1)
     guard let grouped else {
@@ -115,6 +141,7 @@ public final class FileRecordStorage: RecordStorage {
   }
 
   public func delete(_ name: String, at version: Int64) async throws -> Bool {
+    if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, nil, ifAt: version) }
     let path = path(name)
     let (folder, grouped) = (folder, grouped)
     let deleted = try await locked(name) {
@@ -180,11 +207,11 @@ public final class FileRecordStorage: RecordStorage {
   }
 
   /// The version of the record at `path` (`nil`: none).
-  private static func version(at path: String) throws -> Int64? {
+  static func version(at path: String) throws -> Int64? {
     try DurableFile.read(path).map { try parse($0, path: path).version }
   }
 
-  private func path(_ name: String) -> String {
+  func path(_ name: String) -> String {
     precondition(!name.isEmpty && !name.contains("/") && !name.hasPrefix("."), "bad record name \(name)")
     return "\(folder)/\(name).json"
   }
@@ -192,7 +219,7 @@ public final class FileRecordStorage: RecordStorage {
   private static let versionKey = Array(#"{"version":"#.utf8)
   private static let recordKey = Array(#","record":"#.utf8)
 
-  private static func file(_ data: Data, version: Int64) -> Data {
+  static func file(_ data: Data, version: Int64) -> Data {
     var file = Data(versionKey)
     file.append(contentsOf: String(version).utf8)
     file.append(contentsOf: recordKey)

@@ -3,6 +3,15 @@
 final class KeyedMutex<Key: Hashable & Sendable>: Sendable {
   private let state = Waiters()
 
+  /// Waits for `key`, for work that ends elsewhere (`release`): a holding's records.
+  func acquire(_ key: Key) async {
+    await state.acquire(key)
+  }
+
+  func release(_ key: Key) async {
+    await state.release(key)
+  }
+
   func withLock<T: Sendable>(_ key: Key, _ body: () async throws -> T) async throws -> T {
     await state.acquire(key)
     do {

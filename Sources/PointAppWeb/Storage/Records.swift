@@ -169,42 +169,70 @@ private final class DecodedRecords<Record: Sendable>: Sendable where Record: Dec
   }
 }
 
-/// Records in memory, for tests.
-public final class InMemoryRecordStorage: RecordStorage {
-  private let records = Mutex<[String: (data: Data, version: Int64)]>([:])
+/// Records in memory, for tests: a table of its own, or one of a `MemoryBackend`'s, whose
+/// holdings its calls then take part in.
+public final class InMemoryRecordStorage: RecordStorage, HeldTable {
+  private let records: MemoryRecords
+  let place: String
+  private let backend: ObjectIdentifier?
+  private let writers = KeyedMutex<String>()
 
-  public init() {}
+  public init() {
+    records = MemoryRecords()
+    place = ""
+    backend = nil
+  }
+
+  init(_ records: MemoryRecords, place: String, backend: ObjectIdentifier) {
+    self.records = records
+    self.place = place
+    self.backend = backend
+  }
+
+  func stored(_ name: String) async throws -> (data: Data, version: Int64)? {
+    records.tables.withLock { $0[place]?[name] }
+  }
+
+  func hold(_ name: String) async { await writers.acquire(name) }
+  func letGo(_ name: String) async { await writers.release(name) }
 
   public func read(_ name: String) async throws -> (data: Data, version: Int64)? {
-    records.withLock { $0[name] }
+    if let pending = PendingWrites.of(backend) { return try await pending.read(self, name) }
+    return try await stored(name)
+  }
+
+  public func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? {
+    if let pending = PendingWrites.of(backend) { return try await pending.touch(self, name) }
+    return try await stored(name)
   }
 
   public func create(_ name: String, _ data: Data) async throws -> Bool {
-    records.withLock { records in
-      guard records[name] == nil else { return false }
-      records[name] = (data, 1)
-      return true
-    }
+    try await write(name, data, ifAt: nil)
   }
 
   public func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
-    records.withLock { records in
-      guard let current = records[name], current.version == version else { return false }
-      records[name] = (data, version + 1)
-      return true
-    }
+    try await write(name, data, ifAt: version)
   }
 
   public func delete(_ name: String, at version: Int64) async throws -> Bool {
-    records.withLock { records in
-      guard records[name]?.version == version else { return false }
-      records[name] = nil
-      return true
+    try await write(name, nil, ifAt: version)
+  }
+
+  /// Outside a holding, at once, once no holding holds the record.
+  private func write(_ name: String, _ data: Data?, ifAt version: Int64?) async throws -> Bool {
+    if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, data, ifAt: version) }
+    let (records, place) = (records, place)
+    return try await writers.withLock(name) {
+      records.tables.withLock { tables in
+        guard tables[place]?[name]?.version == version else { return false }
+        tables[place, default: [:]][name] = data.map { ($0, (version ?? 0) + 1) }
+        return true
+      }
     }
   }
 
   public func names(after name: String?, limit: Int) async throws -> [String] {
-    let names = records.withLock { Array($0.keys) }
+    let names = records.tables.withLock { Array(($0[place] ?? [:]).keys) }
     return Array(names.filter { name == nil || $0 > name! }.sorted().prefix(limit))
   }
 }

@@ -70,3 +70,37 @@ public struct PostgresRecordStorage: RecordStorage {
     return try await database.query(PostgresQuery(unsafeSQL: sql, binds: binds))
   }
 }
+
+/// Records in the database's record tables, and holdings as transactions: the key is an
+/// advisory lock taken first (`pg_advisory_xact_lock`, held to the end), every statement of the
+/// holding runs in it (`OpenTransaction`, `Database.query`), and a row written or read for update
+/// is locked until the commit.
+public struct PostgresBackend: RecordBackend {
+  let database: Database
+
+  public init(_ database: Database) {
+    self.database = database
+  }
+
+  public func table(_ kind: RecordKind) -> any RecordStorage {
+    PostgresRecordStorage(database, table: kind.table)
+  }
+
+  public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
+    let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(HoldingKey.number(key)))"
+    if let outer = OpenTransaction.current {
+      try await outer.run(lock)
+      return try await body()
+    }
+    return try await withoutActuallyEscaping(body) { body in
+      try await database.transaction { [logger = database.logger] connection in
+        let open = OpenTransaction(connection, logger: logger)
+        defer { open.close() }
+        return try await OpenTransaction.$current.withValue(open) {
+          try await open.run(lock)
+          return try await body()
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,205 @@
+import Foundation
+@testable import PointAppWeb
+import Synchronization
+import Testing
+
+/// The record layer's backends: tables, and holdings whose writes commit together. Each
+/// guarantee on memory, files and PostgreSQL (on its shared test database, in two of its record
+/// tables, each test with names of its own).
+struct BackendContractTests {
+  enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory, files, postgres
+    var testDescription: String { rawValue }
+
+    func backend() async throws -> any RecordBackend {
+      switch self {
+      case .memory: MemoryBackend()
+      case .files: try FileBackend(Self.folder())
+      case .postgres: PostgresBackend(try await TestDatabase.database())
+      }
+    }
+
+    static func folder() -> URL {
+      FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-backend-\(UUID().uuidString)")
+    }
+  }
+
+  struct Failure: Error {}
+
+  /// JSON, as every record is (PostgreSQL keeps them as JSON).
+  static func record(_ number: Int) -> Data { Data(#"{"n":\#(number)}"#.utf8) }
+  static func number(_ data: Data?) throws -> Int? {
+    try data.map { try JSONDecoder().decode([String: Int].self, from: $0)["n"]! }
+  }
+
+  @Test(arguments: Kind.allCases)
+  func writesInsideAHoldingCommitTogetherAndAreSeenInside(kind: Kind) async throws {
+    let backend = try await kind.backend()
+    let (first, second) = (try backend.table(.sessions), try backend.table(.accounts))
+    let id = UUID().uuidString.lowercased()
+    try await backend.holding("pair-\(id)") { () async throws in
+      #expect(try await first.create("\(id)-a", Self.record(1)))
+      #expect(try await second.create("\(id)-b", Self.record(2)))
+      #expect(try await Self.number(first.read("\(id)-a")?.data) == 1, "a holding reads what it wrote")
+      #expect(try await first.replace("\(id)-a", Self.record(3), at: 1))
+      #expect(try await first.create("\(id)-a", Self.record(4)) == false, "written already")
+    }
+    #expect(try await Self.number(first.read("\(id)-a")?.data) == 3)
+    #expect(try await Self.number(second.read("\(id)-b")?.data) == 2)
+    #expect(try await first.replace("\(id)-a", Self.record(5), at: try #require(try await first.read("\(id)-a")).version))
+  }
+
+  @Test(arguments: Kind.allCases)
+  func aHoldingThatThrowsWritesNothing(kind: Kind) async throws {
+    let backend = try await kind.backend()
+    let (first, second) = (try backend.table(.sessions), try backend.table(.accounts))
+    let id = UUID().uuidString.lowercased()
+    #expect(try await second.create("\(id)-kept", Self.record(1)))
+    await #expect(throws: Failure.self) {
+      try await backend.holding("pair-\(id)") { () async throws in
+        #expect(try await first.create("\(id)-new", Self.record(1)))
+        #expect(try await second.replace("\(id)-kept", Self.record(2), at: 1))
+        throw Failure()
+      }
+    }
+    #expect(try await first.read("\(id)-new") == nil)
+    let kept = try #require(try await second.read("\(id)-kept"))
+    #expect(try Self.number(kept.data) == 1 && kept.version == 1)
+  }
+
+  /// Sixteen holders of one key, each reading a counter and writing it one higher at the version
+  /// read: none loses, since none reads while another holds the key.
+  @Test(arguments: Kind.allCases)
+  func holdersOfOneKeyTakeTurns(kind: Kind) async throws {
+    let backend = try await kind.backend()
+    let table = try backend.table(.sessions)
+    let name = "counter-" + UUID().uuidString.lowercased()
+    #expect(try await table.create(name, Self.record(0)))
+    let written = try await withThrowingTaskGroup(of: Bool.self) { group in
+      for _ in 0..<16 {
+        group.addTask {
+          try await backend.holding(name) { () async throws in
+            let read = try #require(try await table.read(name))
+            return try await table.replace(name, Self.record(try Self.number(read.data)! + 1), at: read.version)
+          }
+        }
+      }
+      return try await group.reduce(into: [Bool]()) { $0.append($1) }
+    }
+    #expect(written == Array(repeating: true, count: 16))
+    #expect(try await Self.number(table.read(name)?.data) == 16)
+  }
+
+  /// A record a holding read for update is its own until the holding ends: a writer from outside
+  /// waits, then finds the version moved and reads again; both changes land.
+  @Test(arguments: Kind.allCases)
+  func aRecordReadForUpdateIsHeldUntilTheHoldingEnds(kind: Kind) async throws {
+    let backend = try await kind.backend()
+    let table = try backend.table(.sessions)
+    let name = "held-" + UUID().uuidString.lowercased()
+    #expect(try await table.create(name, Self.record(0)))
+    let (inside, outside) = try await withThrowingTaskGroup(of: (Bool?, Int?).self) { group in
+      group.addTask {
+        let replaced = try await backend.holding("holder-\(name)") { () async throws in
+          let read = try #require(try await table.readForUpdate(name))
+          try await Task.sleep(for: .milliseconds(300))
+          return try await table.replace(name, Self.record(try Self.number(read.data)! + 1), at: read.version)
+        }
+        return (replaced, nil)
+      }
+      group.addTask {
+        try await Task.sleep(for: .milliseconds(100))
+        var tries = 0
+        while true {
+          tries += 1
+          let read = try #require(try await table.read(name))
+          if try await table.replace(name, Self.record(try Self.number(read.data)! + 10), at: read.version) { return (nil, tries) }
+        }
+      }
+      var results: (Bool?, Int?) = (nil, nil)
+      for try await (replaced, tries) in group {
+        if let replaced { results.0 = replaced }
+        if let tries { results.1 = tries }
+      }
+      return results
+    }
+    #expect(inside == true, "the holder's write at the version it read is not lost to one that came between")
+    #expect(outside == 2, "the outside writer waited, lost once and read again")
+    #expect(try await Self.number(table.read(name)?.data) == 11)
+  }
+
+  /// A holding inside a holding joins it: its writes go with the outer one's, and its key is held
+  /// until the outer one ends.
+  @Test(arguments: Kind.allCases)
+  func aHoldingInsideAHoldingJoinsIt(kind: Kind) async throws {
+    let backend = try await kind.backend()
+    let table = try backend.table(.sessions)
+    let id = UUID().uuidString.lowercased()
+    final class Events: Sendable { let list = Mutex<[String]>([]) }
+    let log = Events()
+    await #expect(throws: Failure.self) {
+      try await backend.holding("outer-\(id)") { () async throws in
+        try await backend.holding("inner-\(id)") { () async throws in
+          #expect(try await table.create("\(id)-inner", Self.record(1)))
+        }
+        // Another holder of the inner key (a task of its own: one started inside would take part
+        // in the holding) waits for the outer holding's end.
+        let other = Task.detached {
+          try await backend.holding("inner-\(id)") { log.list.withLock { $0.append("other") } }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        log.list.withLock { $0.append("outer ends") }
+        _ = other
+        throw Failure()
+      }
+    }
+    for _ in 0..<100 where log.list.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(log.list.withLock { $0 } == ["outer ends", "other"])
+    #expect(try await table.read("\(id)-inner") == nil, "the inner writes went with the outer holding")
+  }
+
+  /// Files shared by two processes (two backends on one folder here): a record that the other
+  /// process changed between a holding's first touch and its commit makes the commit fail, and
+  /// nothing of it is written.
+  @Test func onFilesAnotherProcessesChangeMeanwhileFailsTheCommitWhole() async throws {
+    let folder = Kind.folder()
+    let (here, there) = (try FileBackend(folder), try FileBackend(folder))
+    let (mine, shared) = (try here.table(.accounts), try here.table(.sessions))
+    #expect(try await shared.create("shared", Self.record(0)))
+    await #expect(throws: RecordConflict.self) {
+      try await here.holding("k") { () async throws in
+        #expect(try await mine.create("mine", Self.record(1)))
+        let read = try #require(try await shared.readForUpdate("shared"))
+        #expect(try await there.table(.sessions).replace("shared", Self.record(7), at: read.version))
+        #expect(try await shared.replace("shared", Self.record(1), at: read.version))
+      }
+    }
+    #expect(try await mine.read("mine") == nil)
+    #expect(try await Self.number(shared.read("shared")?.data) == 7)
+  }
+
+  /// A commit of several records that a crash cut short after its intent was durable (its intent
+  /// left, some records written, some not) is finished by the next start: records still at their
+  /// version before the commit are written; one written already, or changed since, is left.
+  @Test func onFilesAnInterruptedCommitIsFinishedAtStart() async throws {
+    let folder = Kind.folder()
+    let backend = try FileBackend(folder)
+    let (sessions, accounts) = (try backend.table(.sessions), try backend.table(.accounts))
+    #expect(try await sessions.create("written", Self.record(2)))  // the commit's write, made: version 1
+    #expect(try await accounts.create("moved", Self.record(9)))
+    #expect(try await accounts.replace("moved", Self.record(9), at: 1))  // changed since: version 2
+    struct Intended: Encodable { var folder: String; var name: String; var base: Int64?; var version: Int64?; var data: Data? }
+    let intent = [
+      Intended(folder: "sessions", name: "written", base: nil, version: 1, data: Self.record(2)),
+      Intended(folder: "sessions", name: "missing", base: nil, version: 1, data: Self.record(3)),
+      Intended(folder: "accounts", name: "moved", base: 1, version: 2, data: Self.record(4)),
+    ]
+    try JSONEncoder().encode(intent).write(to: folder.appendingPathComponent(".commits/interrupted.intent"))
+    try Data("[{\"fol".utf8).write(to: folder.appendingPathComponent(".commits/torn.intent"))
+    let restarted = try FileBackend(folder)
+    #expect(try await Self.number(restarted.table(.sessions).read("missing")?.data) == 3)
+    #expect(try await restarted.table(.sessions).read("written")?.version == 1)
+    #expect(try await Self.number(restarted.table(.accounts).read("moved")?.data) == 9)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".commits").path).isEmpty)
+  }
+}
