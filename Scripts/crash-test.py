@@ -17,6 +17,11 @@
    fulfilled one; every balance is its ledger's and its lots'.
 2. Two processes: two servers share one data folder; one user's answers go through both at once.
    No update may be lost (the per-user file lock) and no survey may pay twice.
+3. The record backend's commit on files (`FileBackend`): `pointapp-bench churn` commits one
+   counter into three tables per holding (an intent, then three records) and is killed at random
+   moments; after the last kill the three counters must be equal (a commit is all or nothing,
+   finished at the next start when its intent was durable) and at least the last one printed
+   (acknowledged).
 
 Prints its figures and exits non-zero on any violation. Loopback only; bounded in time.
 """
@@ -1111,14 +1116,44 @@ def two_processes(binary):
     return not problems
 
 
+def backend_kills(bench, kills):
+    data = tempfile.mkdtemp(prefix="pointapp-churn-")
+    rng, acknowledged, intents, problems = random.Random(20261126), 0, 0, []
+    for _ in range(kills):
+        churn = subprocess.Popen([bench, "churn", "--data", data], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(0.15, 0.6))
+        churn.kill()
+        out, err = churn.communicate()
+        # Each count is one write(2) of a few bytes to the pipe: whole, or not there.
+        printed = out.decode().split()
+        if printed:
+            acknowledged = max(acknowledged, int(printed[-1]))
+        if err.strip():
+            problems.append("the churn failed: %s" % err.decode().strip()[-300:])
+        intents += sum(1 for name in os.listdir(os.path.join(data, ".commits")) if name.endswith(".intent"))
+    check = subprocess.run([bench, "churn", "--data", data, "--check"], capture_output=True, text=True)
+    counts = check.stdout.split()
+    if check.returncode != 0 or len(counts) != 3 or len(set(counts)) != 1:
+        problems.append("the three counters after the kills: %s %s" % (counts, check.stderr.strip()[-300:]))
+    elif int(counts[0]) < acknowledged:
+        problems.append("%d commits acknowledged, %s kept" % (acknowledged, counts[0]))
+    print("backend commits: %d kills of a churn committing into three tables, %d left an intent to finish; "
+          "counters %s, %d acknowledged; %s" % (kills, intents, " ".join(counts), acknowledged,
+                                                 "all or nothing" if not problems else "; ".join(problems)))
+    return not problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/pointapp"))
+    parser.add_argument("--bench", default=os.path.join(ROOT, ".build/release/pointapp-bench"),
+                        help="pointapp-bench, for the backend's kills")
     parser.add_argument("--kills", type=int, default=25)
     parser.add_argument("--users", type=int, default=500)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
-    ok = crash_safety(args.binary, args.kills, args.users, args.threads) and two_processes(args.binary)
+    ok = crash_safety(args.binary, args.kills, args.users, args.threads) and two_processes(args.binary) \
+        and backend_kills(args.bench, max(5, args.kills // 2))
     print("crash test: %s" % ("passed" if ok else "FAILED"))
     sys.exit(0 if ok else 1)
 

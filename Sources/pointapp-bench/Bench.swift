@@ -13,7 +13,7 @@ struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pointapp-bench",
     abstract: "PointApp's in-process benchmarks; Scripts/benchmark.py runs them with the load tests.",
-    subcommands: [Micro.self, RawWrites.self, SeedUser.self]
+    subcommands: [Micro.self, RawWrites.self, SeedUser.self, Churn.self]
   )
 }
 
@@ -90,6 +90,56 @@ struct RawWrites: ParsableCommand {
     }
     if let failure { throw failure }
     print(String(format: "%.1f", rate))
+  }
+}
+
+/// For the crash test: holdings on the file backend, each writing one counter into three tables
+/// (an intent, then three records), one after another until the process is killed; each count
+/// printed once its holding returned. `--check` opens the folder (finishing a commit a kill
+/// interrupted) and prints the three counters.
+struct Churn: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Commit counters in three tables until killed (the crash test).")
+
+  @Option(help: "The data folder.") var data: String
+  @Flag(help: "Print the three counters and stop.") var check = false
+
+  static let names: [(RecordKind, String)] = [(.sessions, "churn-a"), (.accounts, "churn-b"), (.catalog, "churn-c")]
+
+  func run() async throws {
+    let backend = try FileBackend(URL(fileURLWithPath: data))
+    let tables = try Self.names.map { (try backend.table($0.0), $0.1) }
+    @Sendable func counters() async throws -> [(count: Int, version: Int64)?] {
+      try await tables.asyncMap { table, name in
+        try await table.read(name).map { (try JSONDecoder().decode([String: Int].self, from: $0.data)["n"] ?? -1, $0.version) }
+      }
+    }
+    guard !check else {
+      print(try await counters().map { $0.map { String($0.count) } ?? "none" }.joined(separator: " "))
+      return
+    }
+    while true {
+      let count = try await backend.holding("churn") {
+        let read = try await counters()
+        let counts = Set(read.map { $0?.count ?? 0 })
+        guard counts.count == 1, let count = counts.first else { throw ValidationError("counters apart: \(read)") }
+        for ((table, name), current) in zip(tables, read) {
+          let next = Data(#"{"n":\#(count + 1)}"#.utf8)
+          let written = if let current { try await table.replace(name, next, at: current.version) } else { try await table.create(name, next) }
+          guard written else { throw ValidationError("\(name) moved inside the holding") }
+        }
+        return count + 1
+      }
+      // Written at once, whole: what the crash test reads is what was acknowledged.
+      FileHandle.standardOutput.write(Data("\(count)\n".utf8))
+    }
+  }
+}
+
+extension Array where Element: Sendable {
+  fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+    var results: [T] = []
+    for element in self { results.append(try await transform(element)) }
+    return results
   }
 }
 
