@@ -30,7 +30,7 @@ Needs nginx and PostgreSQL's server (apt-get install nginx postgresql); runs a t
 --port-base (nginx) and the next two (the instances). Prints its figures and exits non-zero on
 any violation; the folder, with the instances' and nginx's logs, is kept when it fails.
 """
-import argparse, importlib.util, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import argparse, hashlib, importlib.util, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 import http.client
 
 sys.dont_write_bytecode = True  # importing the scripts below leaves no __pycache__ in Scripts/
@@ -720,14 +720,20 @@ def forwarded_for(cluster, proxy, instances):
     trusted = log_in(direct, "127.0.0.1", visit(direct, "127.0.0.1"), email("trusted"), forwarded="127.0.0.2")
     if trusted != 429:
         problems.append("127.0.0.1 (trusted) naming 127.0.0.2 in X-Forwarded-For answered %s, expected 429: the header was not believed" % trusted)
-    # The counts in the database name only real peers, never a forged address.
+    # The counts in the database name only real peers, never a forged address (each record is
+    # named by a hash of the client it counts: `LoginThrottle`).
     clients = ""
     try:
-        rows = cluster.psql("SELECT client, cardinality(times) FROM login_attempts ORDER BY client")
-        forged = [c for c, _ in rows if c.startswith("198.51.100.")]
+        names = {row[0] for row in cluster.psql("SELECT id FROM login_limits WHERE id LIKE 'c-%'")}
+        def counted(client):
+            return "c-" + hashlib.sha256(client.encode()).hexdigest()[:32] in names
+        forged = [c for c in ["198.51.100.%d" % n for n in range(limit)] + ["198.51.100.250", "127.0.0.5"] if counted(c)]
         if forged:
-            problems.append("login_attempts counts forged clients: %s" % forged)
-        clients = "; no forged address among the clients counted in login_attempts (%s)" % ", ".join("%s ×%s" % (c, n) for c, n in rows)
+            problems.append("login_limits counts forged clients: %s" % forged)
+        real = [c for c in ("127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4") if counted(c)]
+        if "127.0.0.2" not in real:
+            problems.append("login_limits has no count of 127.0.0.2, the client that sent the guesses (%s)" % real)
+        clients = "; no forged address among the clients counted in login_limits (%s)" % ", ".join(real)
     except subprocess.CalledProcessError:
         pass
     print("scale-out: X-Forwarded-For believed from the trusted proxy only: through nginx %d logins from 127.0.0.2 each forging "

@@ -257,7 +257,7 @@ struct Stores {
   let operators: any RecordStorage
   let audit: any RecordStorage
   let responses: ResponseStore
-  let throttle: any LoginThrottle
+  let throttle: LoginThrottle
   let quotas: any QuotaStore
   /// The built-in issuer's codes, and the exchange requests left pending.
   let giftCodes: any RecordStorage
@@ -284,7 +284,7 @@ struct Stores {
       pending: try JournalRecordStorage.own(in: journals), orphans: { try JournalRecordStorage.orphans(in: journals) }
     )
     // Shared by every process on the folder.
-    throttle = RecordLoginThrottle(try FileRecordStorage(data.appendingPathComponent("login-limits")))
+    throttle = LoginThrottle(try FileRecordStorage(data.appendingPathComponent(RecordKind.loginLimits.folder)))
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
     giftCodes = try FileRecordStorage(data.appendingPathComponent("gift-codes"))
     exchangeQueue = try FileRecordStorage(data.appendingPathComponent("exchanges-pending"))
@@ -302,7 +302,7 @@ struct Stores {
     audit = PostgresRecordStorage(database, table: "audit")
     // In the same transaction as the user's update that records them.
     responses = ResponseStore(PostgresRecordStorage(database, table: "responses"), pending: nil)
-    throttle = PostgresLoginThrottle(database)
+    throttle = LoginThrottle(PostgresRecordStorage(database, table: RecordKind.loginLimits.table))
     quotas = PostgresQuotaStore(database)
     // Both in the transaction of the user's update that issues or queues.
     giftCodes = PostgresRecordStorage(database, table: "gift_codes")

@@ -7,18 +7,19 @@ import Testing
 extension StoreKind {
   /// A login throttle of this kind, and a second one sharing its counts where there can be one:
   /// another process on the data folder, another instance on the database.
-  func throttles() async throws -> (any LoginThrottle, (any LoginThrottle)?) {
+  func throttles() async throws -> (LoginThrottle, LoginThrottle?) {
     switch self {
     case .memory, .groupedFiles, .journal:
-      return (RecordLoginThrottle(InMemoryRecordStorage()), nil)
+      return (LoginThrottle(InMemoryRecordStorage()), nil)
     case .files:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-limits-\(UUID().uuidString)")
-      return (RecordLoginThrottle(try FileRecordStorage(folder)), RecordLoginThrottle(try FileRecordStorage(folder)))
+      return (LoginThrottle(try FileRecordStorage(folder)), LoginThrottle(try FileRecordStorage(folder)))
     case .cachedPostgres:
       preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")
     case .postgres:
       let database = try await TestDatabase.database()
-      return (PostgresLoginThrottle(database), PostgresLoginThrottle(try TestDatabase.another(database)))
+      let table = RecordKind.loginLimits.table
+      return (LoginThrottle(PostgresRecordStorage(database, table: table)), LoginThrottle(PostgresRecordStorage(try TestDatabase.another(database), table: table)))
     }
   }
 }

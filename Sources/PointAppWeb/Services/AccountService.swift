@@ -20,7 +20,7 @@ struct AccountService: Sendable {
   let sessions: Sessions
   let users: any UserStateStore
   let hasher: PasswordHasher
-  let throttle: any LoginThrottle
+  let throttle: LoginThrottle
   /// The decoded states the request loop keeps: an account's data read here is read as it reads it.
   let cache: SavedStateCache
   /// The responses of the guest's answers that move into the account go under its name.

@@ -9,7 +9,7 @@ import PointApp
 struct OperatorService: Sendable {
   let sessions: OperatorSessions
   let hasher: PasswordHasher
-  let throttle: any LoginThrottle
+  let throttle: LoginThrottle
   let catalog: CatalogStore
   let audit: AuditLog
   let responses: ResponseStore

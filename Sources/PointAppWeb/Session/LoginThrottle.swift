@@ -3,33 +3,19 @@ import Foundation
 import PointApp
 import Synchronization
 
-/// Slows password guessing: after `failuresAllowed` failed logins for an address, its logins are
-/// refused for `lockout`; a client may try `attemptsPerMinute` logins a minute, whatever the
-/// addresses. Nothing above this protocol knows where the counts are kept: as records
-/// (`RecordLoginThrottle`: the data folder's, shared by every process on it, or memory), or in
-/// PostgreSQL, shared by every instance.
-public protocol LoginThrottle: Sendable {
-  /// Counts a login attempt for `email` from `client`, or refuses it. The attempt counts as a
-  /// failure until `succeeded` says otherwise: guesses sent side by side, each waiting for its
-  /// bcrypt, are counted before any of them is answered.
-  func admit(email: String, client: String?, now: Date) async throws
-  /// Counts an attempt from `client` at something else that costs a bcrypt (registering), or
-  /// refuses it.
-  func admit(client: String?, now: Date) async throws
-  func succeeded(email: String) async throws
-}
-
 public enum LoginLimits {
   public static let failuresAllowed = 5
   public static let lockout: TimeInterval = 15 * 60
   public static let attemptsPerMinute = 20
 }
 
-/// The counts as records (`data/login-limits/` on the file store, or memory): every process on a
-/// data folder shares them, each count a compare-and-swap of its record, so that guesses spread
-/// over processes or sent side by side are all counted. A record is named by a hash of what it
-/// counts (an address, a client), never the address itself.
-public final class RecordLoginThrottle: LoginThrottle {
+/// Slows password guessing: after `failuresAllowed` failed logins for an address, its logins are
+/// refused for `lockout`; a client may try `attemptsPerMinute` logins a minute, whatever the
+/// addresses. The counts are records (`RecordKind.loginLimits`: the data folder's, the database's,
+/// or memory), shared by every process and instance, each count a compare-and-swap of its record,
+/// so that guesses spread over processes or sent side by side are all counted. A record is named
+/// by a hash of what it counts (an address, a client), never the address itself.
+public final class LoginThrottle: Sendable {
   struct Failures: Codable, Sendable {
     var count: Int
     var last: Date
@@ -54,6 +40,9 @@ public final class RecordLoginThrottle: LoginThrottle {
     attempts = Records(storage)
   }
 
+  /// Counts a login attempt for `email` from `client`, or refuses it. The attempt counts as a
+  /// failure until `succeeded` says otherwise: guesses sent side by side, each waiting for its
+  /// bcrypt, are counted before any of them is answered.
   public func admit(email: String, client: String?, now: Date) async throws {
     let name = Self.name("f", email)
     if let current = try await failures.read(name)?.record, Self.isLocked(current, now: now) { throw AccountError.throttled }
@@ -67,6 +56,8 @@ public final class RecordLoginThrottle: LoginThrottle {
     if Int.random(in: 0..<50) == 0 { try await prune(now: now) }
   }
 
+  /// Counts an attempt from `client` at something else that costs a bcrypt (registering), or
+  /// refuses it.
   public func admit(client: String?, now: Date) async throws {
     guard let client else { return }
     try await attempts.modify(Self.name("c", client)) { current in

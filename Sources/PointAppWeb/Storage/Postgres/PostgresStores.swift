@@ -75,65 +75,6 @@ public final class PostgresUserStateStore: UserStateStore {
   }
 }
 
-/// The login limits in PostgreSQL (`login_failures`, `login_attempts`), shared by every
-/// instance: a guesser gains nothing by spreading guesses over them. Each count is one upsert,
-/// which PostgreSQL runs under the row's lock, so simultaneous attempts are all counted.
-public final class PostgresLoginThrottle: LoginThrottle {
-  let database: Database
-
-  public init(_ database: Database) {
-    self.database = database
-  }
-
-  public func admit(email: String, client: String?, now: Date) async throws {
-    let since = now.addingTimeInterval(-LoginLimits.lockout)
-    let failures = try await database.query(
-      "SELECT count FROM login_failures WHERE email = \(email) AND last > \(since)"
-    ).first?.decode(Int.self) ?? 0
-    guard failures < LoginLimits.failuresAllowed else { throw AccountError.throttled }
-    try await admit(client: client, now: now)
-    // Counted as a failure until it succeeds; refused if others reached the limit meanwhile.
-    let counted = try await database.query(
-      """
-      INSERT INTO login_failures AS f (email, count, last) VALUES (\(email), 1, \(now))
-      ON CONFLICT (email) DO UPDATE
-        SET count = CASE WHEN f.last > \(since) THEN f.count + 1 ELSE 1 END, last = excluded.last
-        WHERE f.last <= \(since) OR f.count < \(LoginLimits.failuresAllowed)
-      RETURNING 1
-      """
-    )
-    guard !counted.isEmpty else { throw AccountError.throttled }
-    if Int.random(in: 0..<200) == 0 { try await prune(now: now) }
-  }
-
-  public func admit(client: String?, now: Date) async throws {
-    guard let client else { return }
-    let since = now.addingTimeInterval(-60)
-    let admitted = try await database.query(
-      """
-      INSERT INTO login_attempts AS a (client, times) VALUES (\(client), ARRAY[\(now)]::timestamptz[])
-      ON CONFLICT (client) DO UPDATE
-        SET times = ARRAY(SELECT t FROM unnest(a.times) t WHERE t > \(since)) || excluded.times
-        WHERE cardinality(ARRAY(SELECT t FROM unnest(a.times) t WHERE t > \(since))) < \(LoginLimits.attemptsPerMinute)
-      RETURNING 1
-      """
-    )
-    guard !admitted.isEmpty else { throw AccountError.throttled }
-  }
-
-  public func succeeded(email: String) async throws {
-    try await database.query("DELETE FROM login_failures WHERE email = \(email)")
-  }
-
-  /// Forgets counts too old to matter: one login in two hundred does it.
-  func prune(now: Date) async throws {
-    try await database.query("DELETE FROM login_failures WHERE last <= \(now.addingTimeInterval(-LoginLimits.lockout))")
-    try await database.query(
-      "DELETE FROM login_attempts WHERE (SELECT max(t) FROM unnest(times) t) <= \(now.addingTimeInterval(-60))"
-    )
-  }
-}
-
 extension Database {
   /// The key that signs session cookies and CSRF tokens, shared by every instance: made by the
   /// first instance that asks, read by the others.

@@ -112,6 +112,13 @@ public enum Schema {
     Migration(version: 9, name: "support desk adjustments under four eyes", statements: [
       #"CREATE TABLE adjustments (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
     ]),
+    Migration(version: 10, name: "login limits as records", statements: [
+      // The counts as the data folder keeps them (`LoginThrottle`): one implementation. Counts in
+      // flight at the upgrade start again.
+      #"CREATE TABLE login_limits (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+      "DROP TABLE login_failures",
+      "DROP TABLE login_attempts",
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }
