@@ -115,7 +115,7 @@ public func buildApplication(
   }
   // The catalog in the store, seeded on the first start (dated from then) and read again when
   // another instance changed it. Tests may serve a fixed catalog of their own instead.
-  let catalogStore = CatalogStore(stores.catalog)
+  let catalogStore = CatalogStore(stores.records(.catalog))
   var resolved = withDependencies {
     $0.calendar = .tokyo
     // Every dependency the features read, kept in the values themselves: one the values do not
@@ -125,7 +125,7 @@ public func buildApplication(
     $0.surveyClient = catalogStore.client
     $0.ledgerArchive = $0.ledgerArchive
     $0.giftCodes = GiftCodeIssuer(
-      storage: stores.giftCodes, rejectionRate: configuration.giftCodeRejectionRate,
+      storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
       unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
     ).client
     $0.adjustmentPolicy = configuration.adjustmentPolicy
@@ -140,7 +140,7 @@ public func buildApplication(
   })
   let files = users ?? stores.users
   let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
-  let accounts = AccountRecords(accountStore ?? stores.accounts)
+  let accounts = AccountRecords(accountStore ?? stores.records(.accounts))
   let quotas = quotaStore ?? stores.quotas
   // Places a crash left open are settled before any request can claim one.
   let settled = try await quotas.settleOpenPlaces(from: users)
@@ -161,10 +161,11 @@ public func buildApplication(
   // bound by their fsyncs, and as many kept cost P4 14 MB (BENCHMARKS.md).
   let cache = SavedStateCache(kept: configuration.databaseURL == nil ? 500 : 2000)
   let sessionSecret = if let secret { secret } else { try await stores.secret() }
+  let throttle = LoginThrottle(stores.records(.loginLimits))
   let sessions = Sessions(
     secret: sessionSecret,
     secureCookies: configuration.secureCookies,
-    store: SessionRecords(sessionStore ?? stores.sessions, kept: 4000),
+    store: SessionRecords(sessionStore ?? stores.records(.sessions), kept: RecordKind.sessions.kept),
     accounts: accounts
   )
   // Expired sessions go in bounded steps, round the store: 500 records every 30 seconds.
@@ -184,12 +185,12 @@ public func buildApplication(
     trustedProxies: configuration.trustedProxies,
     metrics: metrics,
     accounts: AccountService(
-      accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: stores.throttle, cache: cache,
+      accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: throttle, cache: cache,
       responses: responses
     ),
     quotas: quotas,
     responses: responses,
-    exchanges: ExchangeQueue(storage: stores.exchangeQueue),
+    exchanges: ExchangeQueue(storage: stores.records(.exchangeQueue)),
     cache: cache,
     feed: feed,
     app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }
@@ -208,16 +209,16 @@ public func buildApplication(
     try await fulfiller.sweep()
   })
   let operatorSessions = OperatorSessions(
-    sessions: sessions, operators: OperatorRecords(stores.operators), secureCookies: configuration.secureCookies
+    sessions: sessions, operators: OperatorRecords(stores.records(.operators)), secureCookies: configuration.secureCookies
   )
   let console = OperatorLoop(
     sessions: operatorSessions,
     service: OperatorService(
-      sessions: operatorSessions, hasher: passwordHasher, throttle: stores.throttle, catalog: catalogStore,
-      audit: AuditLog(stores.audit), responses: responses
+      sessions: operatorSessions, hasher: passwordHasher, throttle: throttle, catalog: catalogStore,
+      audit: AuditLog(stores.records(.audit)), responses: responses
     ),
     desk: SupportDeskService(
-      users: users, accounts: accounts, audit: AuditLog(stores.audit), loop: loop, adjustments: AdjustmentStore(stores.adjustments)
+      users: users, accounts: accounts, audit: AuditLog(stores.records(.audit)), loop: loop, adjustments: AdjustmentStore(stores.records(.adjustments))
     ),
     renderer: renderer,
     exporter: ResponseExporter(responses: responses),
@@ -248,66 +249,42 @@ public func buildApplication(
 }
 
 /// Where everything persistent lives: files in the data folder (the default), or one PostgreSQL
-/// database that several instances share.
+/// database that several instances share. Records of every kind come from the backend
+/// (`RecordKind` names each one's folder and table); users' states, quotas, responses and the
+/// key that signs cookies each still have a store per backend.
 struct Stores {
+  let backend: any RecordBackend
   let users: any UserStateStore
-  let sessions: any RecordStorage
-  let accounts: any RecordStorage
-  let catalog: any RecordStorage
-  let operators: any RecordStorage
-  let audit: any RecordStorage
   let responses: ResponseStore
-  let throttle: LoginThrottle
   let quotas: any QuotaStore
-  /// The built-in issuer's codes, and the exchange requests left pending.
-  let giftCodes: any RecordStorage
-  let exchangeQueue: any RecordStorage
-  /// The support desk's adjustments as asked, and each operator's of a day.
-  let adjustments: any RecordStorage
   /// The key that signs cookies and CSRF tokens.
   let secret: @Sendable () async throws -> Data
 
+  func records(_ kind: RecordKind) -> any RecordStorage { backend.table(kind) }
+
   init(_ data: URL) throws {
-    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let files = try FileBackend(data)
+    backend = files
     users = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
-    sessions = try FileRecordStorage(data.appendingPathComponent("sessions"))
-    accounts = try FileRecordStorage(data.appendingPathComponent("accounts"))
-    catalog = try FileRecordStorage(data.appendingPathComponent("catalog"))
-    operators = try FileRecordStorage(data.appendingPathComponent("operators"))
-    audit = try FileRecordStorage(data.appendingPathComponent("audit"))
     // Written as answers are saved, many at once: pending in a journal, then settled among the
     // responses a second later, their syncs shared.
     // (A journal per process: those that processes sharing the folder left are taken up at start.)
     let journals = data.appendingPathComponent("responses-pending")
     responses = ResponseStore(
-      try FileRecordStorage(data.appendingPathComponent("responses"), groupedSyncs: true),
+      try FileRecordStorage(data.appendingPathComponent(RecordKind.responses.folder), groupedSyncs: true),
       pending: try JournalRecordStorage.own(in: journals), orphans: { try JournalRecordStorage.orphans(in: journals) }
     )
-    // Shared by every process on the folder.
-    throttle = LoginThrottle(try FileRecordStorage(data.appendingPathComponent(RecordKind.loginLimits.folder)))
     quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
-    giftCodes = try FileRecordStorage(data.appendingPathComponent("gift-codes"))
-    exchangeQueue = try FileRecordStorage(data.appendingPathComponent("exchanges-pending"))
-    adjustments = try FileRecordStorage(data.appendingPathComponent("adjustments"))
     secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
   }
 
   /// Users' states, sessions and accounts are read through `feed`'s caches.
   init(_ database: Database, feed: ChangeFeed) {
+    backend = PostgresBackend(database, feed: feed)
     users = CachedUserStateStore(base: PostgresUserStateStore(database), cache: feed.users)
-    sessions = CachedRecordStorage(base: PostgresRecordStorage(database, table: "sessions"), cache: feed.sessions)
-    accounts = CachedRecordStorage(base: PostgresRecordStorage(database, table: "accounts"), cache: feed.accounts)
-    catalog = PostgresRecordStorage(database, table: "catalog")
-    operators = PostgresRecordStorage(database, table: "operators")
-    audit = PostgresRecordStorage(database, table: "audit")
     // In the same transaction as the user's update that records them.
-    responses = ResponseStore(PostgresRecordStorage(database, table: "responses"), pending: nil)
-    throttle = LoginThrottle(PostgresRecordStorage(database, table: RecordKind.loginLimits.table))
+    responses = ResponseStore(backend.table(.responses), pending: nil)
     quotas = PostgresQuotaStore(database)
-    // Both in the transaction of the user's update that issues or queues.
-    giftCodes = PostgresRecordStorage(database, table: "gift_codes")
-    exchangeQueue = PostgresRecordStorage(database, table: "exchange_pending")
-    adjustments = PostgresRecordStorage(database, table: "adjustments")
     secret = { try await database.sessionSecret() }
   }
 }

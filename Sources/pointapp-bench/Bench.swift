@@ -174,14 +174,14 @@ struct SeedUser: AsyncParsableCommand {
       try await Schema.migrate(database)
       try await PostgresUserStateStore(database).replace(id, with: state)
       print(id)
-      print(try await Self.startSession(of: id, secret: try await database.sessionSecret(), in: PostgresRecordStorage(database, table: "sessions")))
+      print(try await Self.startSession(of: id, secret: try await database.sessionSecret(), in: PostgresBackend(database).table(.sessions)))
       await database.close()
     } else if let data {
       let folder = URL(fileURLWithPath: data)
       try await JSONFileUserStateStore(directory: folder.appendingPathComponent("users")).replace(id, with: state)
       let secret = try Sessions.loadOrCreateSecret(at: folder.appendingPathComponent("session.key"))
       print(id)
-      print(try await Self.startSession(of: id, secret: secret, in: try FileRecordStorage(folder.appendingPathComponent("sessions"))))
+      print(try await Self.startSession(of: id, secret: secret, in: try FileBackend(folder).table(.sessions)))
     } else {
       throw ValidationError("--data or --database-url is needed")
     }

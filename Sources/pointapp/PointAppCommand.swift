@@ -42,18 +42,14 @@ struct DatabaseOptions: ParsableArguments {
     return try Database(url: databaseURL, poolSize: databasePoolSize, logger: logger)
   }
 
-  /// Runs `body` with the records of a kind by name (`operators`, `audit`): the database's table
-  /// of that name when a URL is given (its schema brought up to date first), otherwise the data
-  /// folder's folder.
-  func withRecords<Result>(data: String, _ body: (_ records: (String) throws -> any RecordStorage) async throws -> Result) async throws -> Result {
-    guard databaseURL != nil else {
-      let folder = URL(fileURLWithPath: data)
-      return try await body { try FileRecordStorage(folder.appendingPathComponent($0)) }
-    }
+  /// Runs `body` with the backend: the database's when a URL is given (its schema brought up to
+  /// date first), otherwise the data folder's.
+  func withBackend<Result>(data: String, _ body: (any RecordBackend) async throws -> Result) async throws -> Result {
+    guard databaseURL != nil else { return try await body(try FileBackend(URL(fileURLWithPath: data))) }
     let database = try open(logger: Logger(label: "pointapp"))
     do {
       try await Schema.migrate(database)
-      let result = try await body { PostgresRecordStorage(database, table: $0) }
+      let result = try await body(PostgresBackend(database))
       await database.close()
       return result
     } catch {
@@ -223,8 +219,8 @@ struct CreateOperator: AsyncParsableCommand {
     }
     guard let password = Self.readPassword() else { throw ValidationError("no password was given on standard input") }
     do {
-      try await database.withRecords(data: data) { records in
-        try await createOperator(email: email, password: password, role: role, operators: records("operators"), audit: records("audit"))
+      try await database.withBackend(data: data) { backend in
+        try await createOperator(email: email, password: password, role: role, operators: backend.table(.operators), audit: backend.table(.audit))
       }
     } catch {
       throw Self.explained(error)
@@ -270,7 +266,7 @@ struct Audit: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-      let result = try await database.withRecords(data: data) { records in try await AuditLog(records("audit")).verify() }
+      let result = try await database.withBackend(data: data) { try await AuditLog($0.table(.audit)).verify() }
       switch result {
       case let .intact(entries, unanchored):
         print("the audit log is intact: \(entries) entries, each following the one before it")

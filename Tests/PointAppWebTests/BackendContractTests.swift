@@ -153,7 +153,7 @@ struct BackendContractTests {
         throw Failure()
       }
     }
-    for _ in 0..<100 where log.list.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(20)) }
+    for _ in 0..<500 where log.list.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(20)) }
     #expect(log.list.withLock { $0 } == ["outer ends", "other"])
     #expect(try await table.read("\(id)-inner") == nil, "the inner writes went with the outer holding")
   }

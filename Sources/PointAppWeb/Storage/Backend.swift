@@ -26,6 +26,11 @@ public struct RecordKind: Hashable, Sendable {
   public static let exchangeQueue = RecordKind("exchanges-pending", table: "exchange_pending")
   public static let adjustments = RecordKind("adjustments")
   public static let loginLimits = RecordKind("login-limits", table: "login_limits")
+
+  /// Every kind a backend holds.
+  public static let all: [RecordKind] = [
+    sessions, accounts, catalog, operators, audit, responses, giftCodes, exchangeQueue, adjustments, loginLimits,
+  ]
 }
 
 /// Where every store keeps its records: tables of records (`RecordStorage`), and one thing more,
@@ -33,8 +38,8 @@ public struct RecordKind: Hashable, Sendable {
 /// committing together. Memory (tests), files (the data folder) and PostgreSQL implement it; one
 /// contract suite (`BackendContractTests`) and the crash test's kills prove it.
 public protocol RecordBackend: Sendable {
-  /// The records of one kind: the same table each time it is asked for.
-  func table(_ kind: RecordKind) throws -> any RecordStorage
+  /// The records of one kind (one of `RecordKind.all`): the same table each time it is asked for.
+  func table(_ kind: RecordKind) -> any RecordStorage
 
   /// Runs `body` holding `key`: holders of one key take turns, in every process and instance
   /// that shares the backend. Every write `body` makes through the backend's tables commits when

@@ -24,7 +24,8 @@ public final class FileBackend: RecordBackend {
   public let folder: URL
   private let threadPool: NIOThreadPool
   private let holds = KeyedMutex<String>()
-  private let tables = Mutex<[String: FileRecordStorage]>([:])
+  /// Every kind's, made at start.
+  private let tables: [String: FileRecordStorage]
   private let token = Token()
   private final class Token: Sendable {}
 
@@ -32,6 +33,10 @@ public final class FileBackend: RecordBackend {
   public init(_ folder: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
     self.folder = folder
     self.threadPool = threadPool
+    let backend = ObjectIdentifier(token)
+    tables = try Dictionary(uniqueKeysWithValues: RecordKind.all.map { kind in
+      (kind.folder, try FileRecordStorage(folder.appendingPathComponent(kind.folder), threadPool: threadPool, backend: backend))
+    })
     for inner in [".holding", ".commits"] {
       try FileManager.default.createDirectory(at: folder.appendingPathComponent(inner), withIntermediateDirectories: true)
     }
@@ -39,13 +44,9 @@ public final class FileBackend: RecordBackend {
     try finishInterruptedCommits()
   }
 
-  public func table(_ kind: RecordKind) throws -> any RecordStorage {
-    try tables.withLock { tables in
-      if let table = tables[kind.folder] { return table }
-      let table = try FileRecordStorage(folder.appendingPathComponent(kind.folder), threadPool: threadPool, backend: ObjectIdentifier(token))
-      tables[kind.folder] = table
-      return table
-    }
+  public func table(_ kind: RecordKind) -> any RecordStorage {
+    guard let table = tables[kind.folder] else { preconditionFailure("\(kind.folder) is not among RecordKind.all") }
+    return table
   }
 
   public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {

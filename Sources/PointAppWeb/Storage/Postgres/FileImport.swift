@@ -40,9 +40,9 @@ public enum FileImport {
     let folder = data.appendingPathComponent("users").path
     // The folder's places, open ones settled first as its server would at start-up; each moves in
     // its user's transaction, counted in the survey's quota there.
-    let files = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
+    let userFiles = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
     let fileQuotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
-    _ = try await fileQuotas.settleOpenPlaces(from: files)
+    _ = try await fileQuotas.settleOpenPlaces(from: userFiles)
     let places = Dictionary(grouping: try fileQuotas.keptPlaces(), by: \.user).mapValues { $0.map(\.survey) }
     let quotas = PostgresQuotaStore(database)
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
@@ -79,16 +79,17 @@ public enum FileImport {
       report.checked += 1
       if (index + 1) % 1_000 == 0 { progress("\(index + 1) of \(users.count) users") }
     }
-    report.sessions = try await copyRecords(from: data.appendingPathComponent("sessions"), table: "sessions", into: database)
-    report.accounts = try await copyRecords(from: data.appendingPathComponent("accounts"), table: "accounts", into: database)
+    let files = try FileBackend(data), rows = PostgresBackend(database)
+    let copy = { (kind: RecordKind, named: (String) -> Bool) in try await copyRecords(files.table(kind), into: rows.table(kind), where: named) }
+    let sessionIDs = { (name: String) in RandomID<SessionKind>(name) != nil }
+    report.sessions = try await copy(.sessions, sessionIDs)
+    report.accounts = try await copy(.accounts, sessionIDs)
     // The catalog as the folder's server had it (seeded there, maybe edited since), unless the
-    // database has one.
-    report.catalogs = try await copyRecords(from: data.appendingPathComponent("catalog"), table: "catalog", into: database) { _ in true }
-    report.giftCodeRecords = try await copyRecords(from: data.appendingPathComponent("gift-codes"), table: "gift_codes", into: database) { _ in true }
-    report.pendingExchanges = try await copyRecords(
-      from: data.appendingPathComponent("exchanges-pending"), table: "exchange_pending", into: database
-    ) { _ in true }
-    report.adjustments = try await copyRecords(from: data.appendingPathComponent("adjustments"), table: "adjustments", into: database) { _ in true }
+    // database has one; the built-in issuer's records, exchanges pending, adjustments.
+    report.catalogs = try await copy(.catalog) { _ in true }
+    report.giftCodeRecords = try await copy(.giftCodes) { _ in true }
+    report.pendingExchanges = try await copy(.exchangeQueue) { _ in true }
+    report.adjustments = try await copy(.adjustments) { _ in true }
     if let secret = try DurableFile.read(data.appendingPathComponent("session.key").path), secret.count == 32 {
       try await database.query("INSERT INTO settings (name, value) VALUES ('session-secret', \(secret)) ON CONFLICT (name) DO NOTHING")
     }
@@ -115,12 +116,8 @@ public enum FileImport {
     return nil
   }
 
-  /// Copies each record of a folder unless the table has its id; returns how many.
-  private static func copyRecords(
-    from folder: URL, table: String, into database: Database, where named: (String) -> Bool = { RandomID<SessionKind>($0) != nil }
-  ) async throws -> Int {
-    let files = try FileRecordStorage(folder)
-    let rows = PostgresRecordStorage(database, table: table)
+  /// Copies each record `named` picks unless the table has its id; returns how many.
+  private static func copyRecords(_ files: any RecordStorage, into rows: any RecordStorage, where named: (String) -> Bool) async throws -> Int {
     var copied = 0
     var after: String?
     while true {

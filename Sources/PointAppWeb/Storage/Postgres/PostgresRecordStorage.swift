@@ -75,15 +75,25 @@ public struct PostgresRecordStorage: RecordStorage {
 /// advisory lock taken first (`pg_advisory_xact_lock`, held to the end), every statement of the
 /// holding runs in it (`OpenTransaction`, `Database.query`), and a row written or read for update
 /// is locked until the commit.
+///
+/// With a change feed, sessions and accounts, read by every request, are read through its caches
+/// (`CachedRecordStorage`).
 public struct PostgresBackend: RecordBackend {
   let database: Database
+  let feed: ChangeFeed?
 
-  public init(_ database: Database) {
+  public init(_ database: Database, feed: ChangeFeed? = nil) {
     self.database = database
+    self.feed = feed
   }
 
   public func table(_ kind: RecordKind) -> any RecordStorage {
-    PostgresRecordStorage(database, table: kind.table)
+    let table = PostgresRecordStorage(database, table: kind.table)
+    switch (kind, feed) {
+    case let (.sessions, feed?): return CachedRecordStorage(base: table, cache: feed.sessions)
+    case let (.accounts, feed?): return CachedRecordStorage(base: table, cache: feed.accounts)
+    default: return table
+    }
   }
 
   public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
