@@ -11,6 +11,9 @@ public struct UserSave: Sendable {
   /// the answers it saves). A store that can runs them while it writes the state's bytes, and
   /// gives the state its place only once they are done; their error is the update's.
   public var before: (@Sendable () async throws -> Void)?
+  /// Told, once the user's lock is let go, whether the state was saved: `true`, or `nil` when
+  /// an error came as it was being saved, so that it may or may not have been (`commit`).
+  public var after: (@Sendable (_ saved: Bool?) async -> Void)?
   /// On PostgreSQL, the `ChangeFeed` mark notified with the save (`users:<id>:<mark>`).
   public var mark: String?
 
@@ -42,6 +45,28 @@ public protocol UserStateStore: Sendable {
 
   /// The archive files of a user among `names` that exist, by name.
   func archived(_ names: [String], of user: UserID) async throws -> [String: Data]
+}
+
+extension UserStateStore {
+  /// `update`, then what the save implies told whether it was saved (`UserSave.after`), once the
+  /// user's lock is let go: it may take it again to look.
+  func commit<Result: Sendable>(
+    _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
+  ) async throws -> Result {
+    let after = Mutex<(@Sendable (Bool?) async -> Void)?>(nil)
+    do {
+      let result = try await update(user) { saved in
+        let (save, result) = try await body(saved)
+        after.withLock { $0 = save?.after }
+        return (save, result)
+      }
+      await after.withLock({ $0 })?(true)
+      return result
+    } catch {
+      await after.withLock({ $0 })?(nil)
+      throw error
+    }
+  }
 }
 
 /// Users' states in memory, for tests.

@@ -3,7 +3,6 @@ import Dependencies
 import Foundation
 import Hummingbird
 import PointApp
-import Synchronization
 
 /// One request of one user as one transaction: session → load state → send the request's action
 /// → respond from where they led (`Navigation`) → save, only when something persistent changed.
@@ -66,122 +65,201 @@ struct RequestLoop: Sendable {
     return try await run(session, request: request, isForm: true, client: client, prepared: prepared, action)
   }
 
-  /// A page view first reads the user's file without the user's lock: most views change nothing,
-  /// and those run side by side. A view that does change something (the day's first visit, a
-  /// flash shown) is run again as an update, from the file as it is then.
+  /// A request from a browser: session → load → send → navigate → save → cookies. A page view
+  /// first runs without the user's lock, saving nothing: most views change nothing, and those run
+  /// side by side. One that does change something (the day's first visit, a flash shown) runs
+  /// again as the user's update, from the file as it is then; a form always does.
   private func run(
     _ session: Session, request: Request, isForm: Bool, client: String? = nil, prepared: AccountService.Prepared? = nil,
     _ action: AppFeature.Action
   ) async throws -> Response {
-    let path = request.uri.path
-    // What a request answers, the ledger before and after it when it saves, and who the browser
-    // is from now on when that changed.
-    typealias Outcome = (
-      response: Response, ledgers: (before: PointLedger, after: PointLedger)?, identity: AppFeature.IdentityChange?, mark: String?
-    )
+    let visit = Visit(session: session, path: request.uri.path, isForm: isForm, client: client, prepared: prepared)
+    if session.isNew { return try await respond(update(session.user, from: nil, action, visit, locked: false).result, to: visit) }
+    if !isForm, case (nil, let viewed) = try await update(session.user, from: users.read(session.user), action, visit, locked: false) {
+      return try await respond(viewed, to: visit)
+    }
+    let saved = try await users.commit(session.user) { try await update(session.user, from: $0, action, visit, locked: true) }
+    return try await respond(saved, to: visit, locked: true)
+  }
+
+  /// Runs `action` on a user's saved state outside any request (the exchange sweep, the support
+  /// desk) as a request's update would, and saves what it changed; the state it left, `nil` for a
+  /// user with no state. `audit` runs with the states before and after, before the change is
+  /// saved (an entry, which the change then follows: on PostgreSQL in its transaction).
+  func send(
+    _ action: AppFeature.Action, to user: UserID, audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
+  ) async throws -> AppFeature.State? {
+    let outcome = try await users.commit(user) { saved -> (save: UserSave?, result: Outcome?) in
+      guard saved != nil else { return (nil, nil) }
+      return try await update(user, from: saved, action, nil, locked: true, audit: audit)
+    }
+    if let ledgers = outcome?.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
+    return outcome?.state
+  }
+
+  /// Who a request is from, and what it asked.
+  struct Visit: Sendable {
+    let session: Session
+    let path: String
+    let isForm: Bool
+    let client: String?
+    let prepared: AccountService.Prepared?
+  }
+
+  /// What an update did: the page it answers (a request's), the state it left, the ledger before
+  /// and after when it saves, and on PostgreSQL the change feed's mark of the save.
+  struct Outcome: Sendable {
+    var response: Response?
+    var state: AppFeature.State
+    var ledgers: (before: PointLedger, after: PointLedger)?
+    var mark: String?
+  }
+
+  /// load → send → navigate → save: one update of `user` from the state `saved`, what the save
+  /// implies (responses recorded, approvals, exchanges queued, an audit entry) hooked to it.
+  /// `locked`: the user's update, which saves; without the lock a save is only returned, the cue
+  /// to run again locked. Places claimed in a quota go back when nothing is saved.
+  private func update(
+    _ user: UserID, from saved: Data?, _ action: AppFeature.Action, _ visit: Visit?, locked: Bool,
+    audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
+  ) async throws -> (save: UserSave?, result: Outcome) {
+    let catalogNow = (try? await catalog.fetchAll()) ?? []
     let claimed = ClaimedPlaces()
-    let recorded = Mutex<[SurveyResponse]>([])
-    // `locked`: the user's update, which saves; a first look without the lock saves nothing.
-    let transaction: @Sendable (Data?, _ locked: Bool) async throws -> (save: UserSave?, result: Outcome) = { [self] saved, locked in
-      let catalogNow = (try? await catalog.fetchAll()) ?? []
-      let surveys = catalogNow.map(\.id)
-      var initial = try await UserFiles.load(saved, of: session.user, surveys: surveys, from: users, cache: cache)
-      initial.account = session.account.flatMap { EmailAddress($0.email) }
-      initial.passwordConfirmedAt = session.passwordConfirmedAt
-      var dependencies = dependencies
-      if isForm {
-        dependencies.accounts = accounts.client(for: session, from: client, surveys: surveys, prepared: prepared)
-        dependencies.quotas = claimed.client(for: session.user, in: quotas)
-      }
-      if initial.progress.ledger.archivedCount > 0 {
-        dependencies.ledgerArchive = UserFiles.ledgerArchive(of: session.user, in: users)
-      }
-      let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
+    do {
+      let (store, initial) = try await load(user, from: saved, catalog: catalogNow, visit: visit, claimed: claimed)
       guard await store.send(action, deadline: effectDeadline) == .finished else {
         metrics.deadlineOverruns.increment()
         throw HTTPError(.serviceUnavailable, message: "effects timed out")
       }
-      let response: Response
-      switch Navigation.reply(to: store.state.destination, path: path, isForm: isForm) {
-      case let .page(page):
-        let state = store.state
-        response = .html(Pages.render(page, state, csrf: { sessions.csrfToken(for: session) }, renderer: renderer))
-        // A page shows the flash once.
-        if state.flash != nil { await store.send(.flashShown) }
-      case let .redirect(location):
-        response = .redirect(to: location, type: .normal)
-      case .error(.internalServerError):
-        throw HTTPError(.internalServerError, message: "\(action) led nowhere")
-      case let .error(status):
-        response = .html(renderer.render("error", Pages.error(status)), status: status)
-      }
+      let response = if let visit { try await navigate(store, visit, after: action) } else { Response?.none }
       let after = store.state
-      guard !session.isNew, SavedState.userData(of: after) != SavedState.userData(of: initial) else {
-        return (nil, (response, nil, after.identityChange, nil))
+      var outcome = Outcome(response: response, state: after)
+      guard visit?.session.isNew != true, SavedState.userData(of: after) != SavedState.userData(of: initial) else {
+        try await giveBack(claimed.all, of: user)
+        return (nil, outcome)
       }
       var (save, savedState) = try UserFiles.save(after)
       if feed != nil { save.mark = ChangeFeed.newMark() }
-      // The answers finished here, recorded as the save that keeps them is made (on PostgreSQL
-      // in its transaction; elsewhere pending until the save is known).
-      if locked {
-        let finished = SurveyResponse.finished(
-          from: initial.progress, to: after.progress,
-          survey: { id in catalogNow.first { $0.id == id } }, respondent: { sessions.respondent(session.user, in: $0) }
-        )
-        recorded.withLock { $0 = finished }
-        let queued = Self.newlyPending(from: initial, to: after, of: session.user)
-        if !finished.isEmpty || !queued.isEmpty {
-          save.before = {
-            if !finished.isEmpty { try await responses.record(finished, of: session.user) }
-            try await exchanges.add(queued)
-          }
+      if locked { hook(&save, of: user, from: initial, to: after, catalog: catalogNow, claimed: claimed.all, audit: audit) }
+      cache.remember(user, bytes: save.state, state: savedState, surveys: catalogNow.map(\.id))
+      (outcome.ledgers, outcome.mark) = ((initial.progress.ledger, after.progress.ledger), save.mark)
+      return (save, outcome)
+    } catch {
+      try? await giveBack(claimed.all, of: user)
+      throw error
+    }
+  }
+
+  /// The user's store on their saved state, with what a request's forms reach (their accounts,
+  /// quotas) and the ledger's archive.
+  private func load(
+    _ user: UserID, from saved: Data?, catalog: [Survey], visit: Visit?, claimed: ClaimedPlaces
+  ) async throws -> (Store<AppFeature.State, AppFeature.Action>, AppFeature.State) {
+    let surveys = catalog.map(\.id)
+    var initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
+    var dependencies = dependencies
+    if let visit {
+      initial.account = visit.session.account.flatMap { EmailAddress($0.email) }
+      initial.passwordConfirmedAt = visit.session.passwordConfirmedAt
+      if visit.isForm {
+        dependencies.accounts = accounts.client(for: visit.session, from: visit.client, surveys: surveys, prepared: visit.prepared)
+        dependencies.quotas = claimed.client(for: user, in: quotas)
+      }
+    }
+    if initial.progress.ledger.archivedCount > 0 {
+      dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
+    }
+    return (Store(initialState: initial, reducer: app, dependencies: dependencies), initial)
+  }
+
+  /// The response to where the user's actions led (`Navigation`): a page (which shows the flash
+  /// once), a redirect, or an error page.
+  private func navigate(_ store: Store<AppFeature.State, AppFeature.Action>, _ visit: Visit, after action: AppFeature.Action) async throws -> Response {
+    switch Navigation.reply(to: store.state.destination, path: visit.path, isForm: visit.isForm) {
+    case let .page(page):
+      let state = store.state
+      let response = Response.html(Pages.render(page, state, csrf: { sessions.csrfToken(for: visit.session) }, renderer: renderer))
+      if state.flash != nil { await store.send(.flashShown) }
+      return response
+    case let .redirect(location):
+      return .redirect(to: location, type: .normal)
+    case .error(.internalServerError):
+      throw HTTPError(.internalServerError, message: "\(action) led nowhere")
+    case let .error(status):
+      return .html(renderer.render("error", Pages.error(status)), status: status)
+    }
+  }
+
+  /// What the save implies, written with it (`UserSave.before`: on PostgreSQL in its transaction;
+  /// on files, responses pending until it is known) and settled once it is (`UserSave.after`):
+  /// the responses of the answers finished or approved, the exchange requests queued, an audit
+  /// entry; the quota places claimed are kept where the answer they were for is saved.
+  private func hook(
+    _ save: inout UserSave, of user: UserID, from initial: AppFeature.State, to after: AppFeature.State, catalog: [Survey],
+    claimed: [SurveyID], audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)?
+  ) {
+    let finished = SurveyResponse.finished(
+      from: initial.progress, to: after.progress,
+      survey: { id in catalog.first { $0.id == id } }, respondent: { sessions.respondent(user, in: $0) }
+    )
+    let approvals = SurveyResponse.approvals(from: initial.progress, to: after.progress).map { approval in
+      (key: ResponseStore.Key(approval.survey, sessions.respondent(user, in: approval.survey)), paid: approval.paid)
+    }
+    let queued = Self.newlyPending(from: initial, to: after, of: user)
+    let recorded = finished.map { ResponseStore.Key($0.surveyID, $0.respondent) } + approvals.map(\.key)
+    save.before = { [responses, exchanges] in
+      try await audit?(initial, after)
+      if !finished.isEmpty { try await responses.record(finished, of: user) }
+      if !approvals.isEmpty { try await responses.approve(approvals, of: user) }
+      try await exchanges.add(queued)
+    }
+    save.after = { [self] saved in
+      guard saved == true else {
+        // Not known whether it was saved: the saved state tells, under the user's lock.
+        try? await quotas.settle(claimed, of: user, from: users)
+        try? await responses.settle(recorded, of: user, from: users)
+        return
+      }
+      try? await giveBack(claimed.filter { after.progress.answer(to: $0)?.isCompleted != true }, of: user)
+      if !quotas.placesCommitWithUpdate {
+        for survey in claimed where after.progress.answer(to: survey)?.isCompleted == true {
+          try? await quotas.settle(QuotaPlace(survey, user), keep: true)
         }
       }
-      cache.remember(session.user, bytes: save.state, state: savedState, surveys: surveys)
-      return (save, (response, (initial.progress.ledger, after.progress.ledger), after.identityChange, save.mark))
+      try? await responses.settle(recorded, of: user, saved: true)
     }
-    var response: Response
-    if session.isNew {
-      response = try await transaction(nil, false).result.response
-    } else if !isForm, case (nil, let viewed) = try await transaction(users.read(session.user), false) {
-      response = viewed.response
-    } else {
-      let saved: Outcome
-      do {
-        saved = try await users.update(session.user) { try await transaction($0, true) }
-      } catch {
-        // Whether the answer a place was claimed for, or a response recorded for, was saved, its
-        // saved state tells.
-        try? await quotas.settle(claimed.all, of: session.user, from: users)
-        let keys = recorded.withLock { $0 }.map { ResponseStore.Key($0.surveyID, $0.respondent) }
-        try? await responses.settle(keys, of: session.user, from: users)
-        throw error
-      }
-      if !quotas.placesCommitWithUpdate {
-        // Saved: each place's answer is (a place left open by a failure here is settled at start).
-        for survey in claimed.all { try? await quotas.settle(QuotaPlace(survey, session.user), keep: true) }
-      }
-      // Saved, and so is each response's answer (one left pending here is settled at start).
-      try? await responses.settle(recorded.withLock { $0 }, of: session.user, saved: true)
-      response = saved.response
-      // The mark of the request's last write: on PostgreSQL other instances serve this browser
-      // from their caches once they have heard it (`ChangeFeed`). The save's, when that was the
-      // last; else (a form that saved nothing, a new session after the save) one of its own.
-      var mark = saved.mark
-      if let ledgers = saved.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
-      if let identity = saved.identity {
-        // A new session id for the new identity: an id known before never carries it.
-        let renewed = try await sessions.renew(session, as: identity, now: dependencies.date.now)
-        response.setCookie(sessions.cookie(for: renewed))
-        mark = await feed?.mark()
-      } else if session.setsCookie {
-        response.setCookie(sessions.cookie(for: session))
-      }
-      if mark == nil, isForm, let feed { mark = await feed.mark() }
-      if saved.ledgers != nil || saved.identity != nil || mark != nil { response.setCookie(sessions.stateCookie(mark)) }
+  }
+
+  /// Places claimed for answers that were not saved, given back (on PostgreSQL they go with the
+  /// update's transaction).
+  private func giveBack(_ surveys: [SurveyID], of user: UserID) async throws {
+    guard !quotas.placesCommitWithUpdate else { return }
+    for survey in surveys { try await quotas.settle(QuotaPlace(survey, user), keep: false) }
+  }
+
+  /// The response with its cookies: the session's when it is new, a new session id for a new
+  /// identity (an id known before never carries it), and on PostgreSQL the mark of the request's
+  /// last write (`pointapp_state`), by which other instances serve this browser from their
+  /// caches once they have heard it (`ChangeFeed`): the save's when that was the last, else one
+  /// of its own (a form that saved nothing, a new session after the save).
+  private func respond(_ outcome: Outcome, to visit: Visit, locked: Bool = false) async throws -> Response {
+    guard var response = outcome.response else { throw HTTPError(.internalServerError) }
+    let session = visit.session
+    guard locked else {
+      if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }
       return response
     }
-    if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }
+    var mark = outcome.mark
+    if let ledgers = outcome.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
+    if let identity = outcome.state.identityChange {
+      let renewed = try await sessions.renew(session, as: identity, now: dependencies.date.now)
+      response.setCookie(sessions.cookie(for: renewed))
+      mark = await feed?.mark()
+    } else if session.setsCookie {
+      response.setCookie(sessions.cookie(for: session))
+    }
+    if mark == nil, visit.isForm, let feed { mark = await feed.mark() }
+    if outcome.ledgers != nil || outcome.state.identityChange != nil || mark != nil { response.setCookie(sessions.stateCookie(mark)) }
     return response
   }
 
@@ -191,57 +269,6 @@ struct RequestLoop: Sendable {
     after.progress.exchanges.filter { request in
       request.isPending && initial.progress.exchangeRequest(request.number)?.isPending != true
     }.map { ExchangeQueue.Entry(user: user, number: $0.number) }
-  }
-
-  /// Runs `action` on a user's saved state outside any request (the exchange sweep, the support
-  /// desk) and saves what it changed, as a request's update would; `nil` for a user with no state.
-  /// `before` runs with the states before and after, before the change is saved (an audit
-  /// entry, which the change then follows: on PostgreSQL in its transaction).
-  func send(
-    _ action: AppFeature.Action, to user: UserID,
-    before: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
-  ) async throws -> AppFeature.State? {
-    // The responses of answers approved here, rewritten as the save that pays them is made.
-    let approved = Mutex<[ResponseStore.Key]>([])
-    let outcome: ((PointLedger, PointLedger)?, AppFeature.State?)
-    do {
-      outcome = try await users.update(user) { [self] saved in
-        guard saved != nil else { return (nil, (nil, nil)) }
-        let surveys = ((try? await catalog.fetchAll()) ?? []).map(\.id)
-        let initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
-        var dependencies = dependencies
-        if initial.progress.ledger.archivedCount > 0 {
-          dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
-        }
-        let store = Store(initialState: initial, reducer: app, dependencies: dependencies)
-        guard await store.send(action, deadline: effectDeadline) == .finished else {
-          metrics.deadlineOverruns.increment()
-          throw HTTPError(.serviceUnavailable, message: "effects timed out")
-        }
-        let after = store.state
-        guard SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, (nil, after)) }
-        var (save, savedState) = try UserFiles.save(after)
-        let queued = Self.newlyPending(from: initial, to: after, of: user)
-        let approvals = SurveyResponse.approvals(from: initial.progress, to: after.progress).map { approval in
-          (key: ResponseStore.Key(approval.survey, sessions.respondent(user, in: approval.survey)), paid: approval.paid)
-        }
-        approved.withLock { $0 = approvals.map(\.key) }
-        save.before = {
-          try await before?(initial, after)
-          if !approvals.isEmpty { try await responses.approve(approvals, of: user) }
-          try await exchanges.add(queued)
-        }
-        cache.remember(user, bytes: save.state, state: savedState, surveys: surveys)
-        return (save, ((initial.progress.ledger, after.progress.ledger), after))
-      }
-    } catch {
-      try? await responses.settle(approved.withLock { $0 }, of: user, from: users)
-      throw error
-    }
-    try? await responses.settle(approved.withLock { $0 }, of: user, saved: true)
-    let (ledgers, state) = outcome
-    if let ledgers { metrics.recordSaved(from: ledgers.0, to: ledgers.1) }
-    return state
   }
 
   /// A browser sends Origin with every form POST; one from another site (or "null") is refused.
