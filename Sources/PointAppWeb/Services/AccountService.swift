@@ -1,7 +1,6 @@
 import Dependencies
 import Foundation
 import PointApp
-import Synchronization
 
 /// The accounts behind `AccountClient`: bound to one request's session, it registers the
 /// session's user under an address, and logs in, taking the session's guest into the account.
@@ -121,28 +120,29 @@ struct AccountService: Sendable {
           return SignIn(email: email)
         }
         let guest = try await UserFiles.history(of: session.user, in: users)
-        let moves = Mutex<[(from: ResponseStore.Key, to: ResponseStore.Key)]>([])
-        let report: MergeReport
-        do {
-          report = try await users.update(account.user) { [cache, responses] data in
-            var state = try await UserFiles.load(data, of: account.user, surveys: surveys + guest.answers.keys, from: users, cache: cache)
-            let report = state.progress.absorb(guest, on: Day(now, in: calendar), at: now)
-            state.flash = .loggedIn(report)
-            // The pseudonym follows the account: the answers that moved are the account's now.
-            let moved = guest.answers.keys.filter { !report.duplicateSurveys.contains($0) }.sorted { $0.rawValue < $1.rawValue }
-            let renamed = moved.map { survey in
-              (from: ResponseStore.Key(survey, sessions.respondent(session.user, in: survey)),
-               to: ResponseStore.Key(survey, sessions.respondent(account.user, in: survey)))
-            }
-            moves.withLock { $0 = renamed }
-            try await responses.move(renamed, of: account.user)
-            return (try UserFiles.save(state).save, report)
+        let report = try await users.commit(account.user) { [cache, responses] data in
+          var state = try await UserFiles.load(data, of: account.user, surveys: surveys + guest.answers.keys, from: users, cache: cache)
+          let report = state.progress.absorb(guest, on: Day(now, in: calendar), at: now)
+          state.flash = .loggedIn(report)
+          // The pseudonym follows the account: the responses of the answers that moved go under
+          // its name with the save (on PostgreSQL in its transaction; elsewhere pending until it
+          // is known).
+          let moved = guest.answers.keys.filter { !report.duplicateSurveys.contains($0) }.sorted { $0.rawValue < $1.rawValue }
+          let renamed = moved.map { survey in
+            (from: ResponseStore.Key(survey, sessions.respondent(session.user, in: survey)),
+             to: ResponseStore.Key(survey, sessions.respondent(account.user, in: survey)))
           }
-        } catch {
-          try? await responses.settle(moves.withLock { $0 }.map(\.to), of: account.user, from: users)
-          throw error
+          var save = try UserFiles.save(state).save
+          save.before = { try await responses.move(renamed, of: account.user) }
+          save.after = { saved in
+            if saved == true {
+              try? await responses.settle(renamed.map(\.to), of: account.user, saved: true)
+            } else {
+              try? await responses.settle(renamed.map(\.to), of: account.user, from: users)
+            }
+          }
+          return (save, report)
         }
-        try? await responses.settle(moves.withLock { $0 }.map(\.to), of: account.user, saved: true)
         try await sessions.end(session.id, at: now)
         return SignIn(email: email, merged: report)
       },
