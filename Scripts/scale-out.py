@@ -905,28 +905,27 @@ def check_quotas(cluster):
 
 
 def check_responses(cluster):
-    """crash-test's `check_responses` on PostgreSQL, with the instances idle: per survey and
-    outcome, the rows of `responses` are the users' saved answers of that outcome, archived ones
-    included (a response commits with its answer, in one transaction)."""
+    """crash-test's `check_responses` on PostgreSQL, with the instances idle: each user's saved
+    answer, archived ones included, against its row of `responses`, one by one (a response
+    commits with its answer, in one transaction)."""
     states, archive = read_users(cluster)
     answered = {}
     for user, state in states.items():
         if isinstance(state, Exception):
             continue  # reported by `check`
-        entries = dict(state["progress"]["answered"])
-        for (owner, name), data in archive.items():
-            if owner == user and name.startswith("answer-") and name.endswith(".json"):
-                entries.setdefault(bytes.fromhex(name[7:-5]).decode("utf-8"), json.loads(data.decode("utf-8")))
-        for survey, answer in entries.items():
-            key = (survey, answer.get("outcome", "completed"))
-            answered[key] = answered.get(key, 0) + 1
-    recorded = {(survey, outcome): int(n) for survey, outcome, n in cluster.psql(
-        "SELECT record::jsonb->>'surveyID', record::jsonb->>'outcome', count(*) FROM responses WHERE id NOT LIKE '#%' GROUP BY 1, 2")}
-    problems = ["%s %s: %d saved answers, %d responses" % (key[0], key[1], answered.get(key, 0), recorded.get(key, 0))
-                for key in sorted(set(answered) | set(recorded)) if answered.get(key, 0) != recorded.get(key, 0)]
+        answered[user] = crash.saved_answers(state, {name: data for (owner, name), data in archive.items() if owner == user})
+    responses = {}
+    for (text,) in cluster.psql("SELECT record FROM responses WHERE id NOT LIKE '#%'"):
+        response = json.loads(text)
+        responses[(response["surveyID"], response["respondent"])] = response
+    [(secret,)] = cluster.psql("SELECT encode(value, 'hex') FROM settings WHERE name = 'session-secret'")
+    problems = crash.compare_responses(answered, responses, bytes.fromhex(secret))
+    recorded = {}
+    for survey, _ in responses:
+        recorded[survey] = recorded.get(survey, 0) + 1
     print("scale-out: responses after the run: %d, of %d surveys; %s"
-          % (sum(recorded.values()), len({s for s, _ in recorded}),
-             "every saved answer is a response exactly once" if not problems else "%d disagreements" % len(problems)))
+          % (len(responses), len(recorded),
+             "every saved answer is its response, compared one by one" if not problems else "%d disagreements" % len(problems)))
     return problems
 
 

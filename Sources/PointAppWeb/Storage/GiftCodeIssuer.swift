@@ -39,7 +39,7 @@ struct GiftCodeIssuer: Sendable {
     }
     while true {
       let code = Self.randomCode()
-      guard try await storage.create("c-\(code)", Data(name.utf8)) else { continue }  // taken: another
+      guard try await storage.create("c-\(code)", try JSONEncoder().encode(name)) else { continue }  // taken: another
       if try await storage.create(name, try JSONEncoder().encode(Issue(code: code))) { return GiftCode(code) }
       // Issued or cancelled meanwhile by another call for the same request: its answer stands.
       return try self.code(of: try await ended(name)!)
