@@ -158,6 +158,24 @@ struct BackendContractTests {
     #expect(try await table.read("\(id)-inner") == nil, "the inner writes went with the outer holding")
   }
 
+  /// A holding of a key its holding holds already joins it, rather than waiting for itself.
+  @Test(arguments: Kind.allCases)
+  func aHoldingOfAKeyHeldAlreadyJoins(kind: Kind) async throws {
+    let backend = try await kind.backend()
+    let table = backend.table(.sessions)
+    let id = UUID().uuidString.lowercased()
+    try await backend.holding("same-\(id)") { () async throws in
+      try await backend.holding("other-\(id)") { () async throws in
+        try await backend.holding("same-\(id)") { () async throws in
+          #expect(try await table.create("\(id)-again", Self.record(1)))
+        }
+      }
+    }
+    #expect(try await Self.number(table.read("\(id)-again")?.data) == 1)
+    // Let go at the end: another holding of the key goes ahead.
+    try await backend.holding("same-\(id)") { () async throws in }
+  }
+
   /// Files shared by two processes (two backends on one folder here): a record that the other
   /// process changed between a holding's first touch and its commit makes the commit fail, and
   /// nothing of it is written.

@@ -98,6 +98,8 @@ final class PendingWrites: Sendable {
   let backend: ObjectIdentifier
   private let touched = Mutex<(records: [Place: Touched], order: [Place])>(([:], []))
   private let releases = Mutex<[@Sendable () async -> Void]>([])
+  /// The keys this holding holds.
+  private let keys = Mutex<Set<String>>([])
   /// First touches one at a time per record: tasks of one holding may touch one at once.
   private let touching = KeyedMutex<Place>()
 
@@ -109,6 +111,12 @@ final class PendingWrites: Sendable {
   static func of(_ backend: ObjectIdentifier?) -> PendingWrites? {
     guard let backend, let current, current.backend == backend else { return nil }
     return current
+  }
+
+  /// Whether `key` is new to this holding (noted held from now): a holding of a key it holds
+  /// already joins without taking its lock again.
+  func takes(_ key: String) -> Bool {
+    keys.withLock { $0.insert(key).inserted }
   }
 
   /// Runs `release` when the holding ends, committed or not.
@@ -208,11 +216,14 @@ public final class MemoryBackend: RecordBackend {
 
   public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
     if let outer = PendingWrites.of(ObjectIdentifier(token)) {
-      await holds.acquire(key)
-      outer.onEnd { [holds] in await holds.release(key) }
+      if outer.takes(key) {
+        await holds.acquire(key)
+        outer.onEnd { [holds] in await holds.release(key) }
+      }
       return try await body()
     }
     let pending = PendingWrites(backend: ObjectIdentifier(token))
+    _ = pending.takes(key)
     await holds.acquire(key)
     pending.onEnd { [holds] in await holds.release(key) }
     do {

@@ -68,6 +68,7 @@ public final class FileBackend: RecordBackend {
   }
 
   private func hold(_ key: String, until pending: PendingWrites) async throws {
+    guard pending.takes(key) else { return }  // held already by this holding
     await holds.acquire(key)
     let lockPath = folder.appendingPathComponent(".holding/\(HoldingKey.fileName(key)).lock").path
     do {
