@@ -20,11 +20,12 @@ database, and the figures are
   P1  as above, with pgbench's built-in select-only load (-S, 16 clients) on
       the same database printed beside it: the database's own limit            target ≥ 0.25
   P2  POST answers ÷ pgbench running the server's write transaction of an answer,
-      statement for statement (advisory lock and SELECT of the state in one call, a
-      quota's place for the survey with one, the response row, its survey's counts
-      read FOR UPDATE and replaced, upsert of a state of the users' mean size, in
-      BEGIN/COMMIT; -M extended: an unnamed statement parsed per query, as
-      PostgresNIO sends them) on the same database, before and after the load  target ≥ 0.50
+      statement for statement (advisory lock, the state read FOR UPDATE, a quota's
+      place for the survey with one, the response row, its survey's counts read FOR
+      UPDATE and replaced, the state of the users' mean size replaced, in
+      BEGIN/COMMIT, then the mark notified; -M extended: an unnamed statement parsed
+      per query, as PostgresNIO sends them) on the same database, before and after
+      the load                                                                  target ≥ 0.50
   P3  as above, the long-history user seeded in the database                   target ≤ 1.5
   P4  RSS of an instance on the database after 10,000 distinct users           target ≤ 80 MB
   E1  exporting 100,000 responses as CSV ÷ COPY (SELECT …) TO STDOUT WITH CSV of
@@ -296,9 +297,10 @@ class Files:
         folder = os.path.join(server.data, "users")
         awards = 0
         for name in os.listdir(folder):
-            if name.endswith(".json") and not name.startswith("raw-"):
+            if name.endswith(".json") and not name.startswith(("raw-", ".")):
                 with open(os.path.join(folder, name), encoding="utf-8") as f:
-                    awards += json.load(f)["progress"]["answeredCount"]
+                    state = json.load(f)  # a record: `{"version": n, "record": …}`
+                awards += state.get("record", state)["progress"]["answeredCount"]
         return awards
 
     def e1_seed(self, data, rows):
@@ -334,8 +336,8 @@ class Files:
         big_id, session = subprocess.run([bench, "seed-user", "--data", server.data, "--entries", "10000"],
                                          capture_output=True, text=True, check=True).stdout.split()
         size = os.path.getsize(os.path.join(server.data, "users", big_id + ".json"))
-        archive = os.path.join(server.data, "users", big_id + ".archive")
-        archived = [os.path.getsize(os.path.join(archive, n)) for n in os.listdir(archive)]
+        archive = os.path.join(server.data, "user-archive")
+        archived = [os.path.getsize(os.path.join(archive, n)) for n in os.listdir(archive) if n.startswith(big_id + "~")]
         return big_id, session, "10,000 movements: state file %d KB, archive %d files, %d KB" % (size // 1024, len(archived), sum(archived) // 1024)
 
     def p4_counts(self):
@@ -349,9 +351,9 @@ class Files:
 class Postgres:
     """The server(s) keep everything in a PostgreSQL database (`--database-url`)."""
     p1_target, p2_target = 0.25, 0.50
-    reference_detail = ("pgbench %.0f transactions/s of the same write transaction (lock and SELECT of the state in one call, "
+    reference_detail = ("pgbench %.0f transactions/s of the same write transaction (lock, the state read FOR UPDATE, "
                         "a quota's place for one survey in the list, the response row, its survey's counts read FOR UPDATE and replaced, "
-                        "upsert of a %d-byte state with its NOTIFY trigger, in BEGIN/COMMIT; "
+                        "a %d-byte state replaced with its NOTIFY trigger, in BEGIN/COMMIT, then the mark; "
                         "-M extended, 16 clients, %.0f before the load, %.0f after)")
     pgbench_seconds = 5
 
@@ -391,11 +393,12 @@ class Postgres:
 
     def reference(self, server, bench, work, users_count, surveys):
         """pgbench's rate for the server's write transaction of an answer, statement for statement
-        (`PostgresUserStateStore.update` with what the answer records in it): BEGIN; the lock and
-        the state read in one call; for the survey with a quota (one of `surveys`, or none), its
-        places read and one claimed; the response row inserted; its survey's counts read for
-        update, then replaced at the version read; the state upserted with its mark, its NOTIFY trigger firing;
-        COMMIT. On tables like the server's (`bench_…`), over as many users and surveys as P2
+        (`UserStates.update` with what the answer records in it): BEGIN; the user's lock; the
+        state read for update; for the survey with a quota (one of `surveys`, or none), the place
+        and the count read, the count read for update and raised, the place inserted; the
+        response row inserted; its survey's counts read for update, then replaced at the version
+        read; the state replaced at the version read, its NOTIFY trigger firing; COMMIT; the mark
+        notified. On tables like the server's (`bench_…`), over as many users and surveys as P2
         posts for, with a state, a response and counts of the mean sizes of the server's rows.
         (A replace that lost to another commit is not tried again, as the server would.)"""
         def sample(table, column, where, as_bytes):
@@ -405,24 +408,22 @@ class Postgres:
             found = self.psql("SELECT encode(%s, 'hex') FROM %s WHERE %s ORDER BY abs(length(%s) - %d) LIMIT 1"
                               % (value, table, where, column, size))[0][0]
             return bytes.fromhex(found), size
-        state, size = sample("users", "state", "true", True)
+        state, size = sample("users", "record", "true", False)
         state = (state * (size // len(state) + 1))[:size]
         response = sample("responses", "record", "id NOT LIKE '#%'", False)[0].decode()
         counts = sample("responses", "record", "id LIKE '#counts~%'", False)[0].decode()
         quota = next((i + 1 for i, survey in enumerate(surveys) if survey.get("quota")), 0)
         if not self.filled:
-            # Its trigger and its lock-and-read call as the server's (migration 8), on these tables.
-            self.psql("DROP TABLE IF EXISTS bench_users, bench_responses, bench_survey_quotas, bench_quota_places; "
+            # Its trigger as the server's (migration 11), on these tables.
+            self.psql("DROP TABLE IF EXISTS bench_users, bench_responses, bench_quotas; "
                       "CREATE TABLE bench_users (LIKE users INCLUDING ALL); "
                       "CREATE TABLE bench_responses (LIKE responses INCLUDING ALL); "
-                      "CREATE TABLE bench_survey_quotas (LIKE survey_quotas INCLUDING ALL); "
-                      "CREATE TABLE bench_quota_places (LIKE quota_places INCLUDING ALL); "
+                      "CREATE TABLE bench_quotas (LIKE quotas INCLUDING ALL); "
                       "CREATE TRIGGER bench_users_changed AFTER INSERT OR UPDATE OR DELETE ON bench_users "
-                      "FOR EACH ROW EXECUTE FUNCTION pointapp_notify_user_change(); "
-                      "CREATE OR REPLACE FUNCTION bench_lock_user(key bigint, user_id text) RETURNS bytea LANGUAGE plpgsql VOLATILE AS $$ "
-                      "BEGIN PERFORM pg_advisory_xact_lock(key); RETURN (SELECT state FROM bench_users WHERE id = user_id); END $$")
-            self.psql("INSERT INTO bench_users (id, state) SELECT md5('bench' || n), decode('%s', 'hex') FROM generate_series(1, %d) n"
-                      % (state.hex(), users_count))
+                      "FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()")
+            self.psql("INSERT INTO bench_users (id, record) SELECT md5('bench' || n), convert_from(decode('%s', 'hex'), 'UTF8') "
+                      "FROM generate_series(1, %d) n" % (state.hex(), users_count))
+            self.psql("INSERT INTO bench_quotas (id, record) VALUES ('q~s%d', '0')" % quota)
             self.psql("INSERT INTO bench_responses (id, record) SELECT '#counts~s' || n, convert_from(decode('%s', 'hex'), 'UTF8') "
                       "FROM generate_series(1, %d) n" % (counts.encode().hex(), len(surveys)))
             self.psql("VACUUM ANALYZE bench_users")
@@ -437,7 +438,7 @@ class Postgres:
         script = os.path.join(work, "write.sql")
         with open(script, "w") as f:
             f.write(script_text)
-        variables = ["-D", "state=\\x" + state.hex()]
+        variables = ["-D", "state=" + state.decode()]
         if response is not None:
             variables += ["-D", "response=" + response, "-D", "counts=" + counts]
         result = subprocess.run([self.pgbench, "-n", "-M", "extended", "-c", "16", "-j", "2", "-T", str(self.pgbench_seconds),
@@ -450,8 +451,7 @@ class Postgres:
         return float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", result.stdout).group(1))
 
     def reference_done(self):
-        self.psql("DROP TABLE IF EXISTS bench_users, bench_responses, bench_survey_quotas, bench_quota_places; "
-                  "DROP FUNCTION IF EXISTS bench_lock_user")
+        self.psql("DROP TABLE IF EXISTS bench_users, bench_responses, bench_quotas")
         self.filled = False
 
     def reference_note(self, rate):
@@ -473,14 +473,14 @@ class Postgres:
         return "; pgbench -S (select-only, 16 clients) %.0f transactions/s, %.2f of /healthz" % (tps, tps / health)
 
     def awards(self, server):
-        rows = self.psql("SELECT coalesce(sum((convert_from(state, 'UTF8')::jsonb->'progress'->>'answeredCount')::int), 0) FROM users")
+        rows = self.psql("SELECT coalesce(sum((record::jsonb->'progress'->>'answeredCount')::int), 0) FROM users")
         return int(rows[0][0])
 
     def seed(self, server, bench):
         big_id, session = subprocess.run([bench, "seed-user", "--database-url", self.url, "--entries", "10000"],
                                          capture_output=True, text=True, check=True).stdout.split()
-        size = int(self.psql("SELECT length(state) FROM users WHERE id = '%s'" % big_id)[0][0])
-        rows, total = self.psql("SELECT count(*), coalesce(sum(length(data)), 0) FROM user_archive WHERE user_id = '%s'" % big_id)[0]
+        size = int(self.psql("SELECT octet_length(record) FROM users WHERE id = '%s'" % big_id)[0][0])
+        rows, total = self.psql("SELECT count(*), coalesce(sum(octet_length(record)), 0) FROM user_archive WHERE starts_with(id, '%s~')" % big_id)[0]
         return big_id, session, "10,000 movements: state row %d KB, archive %d rows, %d KB" % (size // 1024, int(rows), int(total) // 1024)
 
     def p4_counts(self):
@@ -491,26 +491,31 @@ class Postgres:
         return "%d new user rows, %d new session rows" % (after[0] - before[0], after[1] - before[1])
 
 
-# The server's write transaction of an answer (`PostgresUserStateStore.update`, with no archive
-# rows, which it writes every 20 movements): ids are random 32-hex-digit strings as theirs are;
-# `-D state=\x…`, `response=…`, `counts=…` the bytes; each statement as the server sends it.
-PGBENCH_LOCK = "SELECT bench_lock_user(:n, md5('bench' || :n));\n"
-PGBENCH_UPSERT = ("INSERT INTO bench_users (id, state, mark) VALUES (md5('bench' || :n), :state, '19a8f0c2b3d-5f3e2a1b9c8d7e6f') "
-                  "ON CONFLICT (id) DO UPDATE SET state = excluded.state, saved_at = now(), mark = excluded.mark;\n")
+# The server's write transaction of an answer (`UserStates.update` holding the user's key, with
+# no archive rows, which it writes every 20 movements): ids are random 32-hex-digit strings as
+# theirs are; `-D state=…`, `response=…`, `counts=…` the records; each statement as the server
+# sends it, and the mark it notifies once the transaction committed.
+PGBENCH_LOCK = ("SELECT pg_advisory_xact_lock(:n);\n"
+                "SELECT record, version FROM bench_users WHERE id = md5('bench' || :n) FOR UPDATE \\gset user_\n")
+PGBENCH_UPSERT = "UPDATE bench_users SET record = :state, version = version + 1 WHERE id = md5('bench' || :n) AND version = :user_version RETURNING 1;\n"
+PGBENCH_MARK = "SELECT pg_notify('pointapp_changes', 'mark:19a8f0c2b3d-' || md5(random()::text));\n"
 PGBENCH = (r'''\set n random(1, %(users)d)
 \set s random(1, %(surveys)d)
 BEGIN;
 ''' + PGBENCH_LOCK + r'''\if :s = %(quota)d
-SELECT survey_id, taken FROM bench_survey_quotas;
-WITH held AS (SELECT 1 FROM bench_quota_places WHERE survey_id = 's' || :s AND user_id = md5('bench' || :n)), counted AS (INSERT INTO bench_survey_quotas AS q (survey_id, taken) SELECT 's' || :s, 1 WHERE 1000000 > 0 AND NOT EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM bench_survey_quotas WHERE survey_id = 's' || :s AND taken >= 1000000) ON CONFLICT (survey_id) DO UPDATE SET taken = q.taken + 1 WHERE q.taken < 1000000 RETURNING 1), placed AS (INSERT INTO bench_quota_places (survey_id, user_id) SELECT 's' || :s, md5('bench' || :n) FROM counted RETURNING 1) SELECT EXISTS (SELECT 1 FROM held) OR EXISTS (SELECT 1 FROM placed);
+SELECT record, version FROM bench_quotas WHERE id = 'p~s' || :s || '~' || md5('bench' || :n);
+SELECT record, version FROM bench_quotas WHERE id = 'q~s' || :s;
+SELECT record, version FROM bench_quotas WHERE id = 'q~s' || :s FOR UPDATE \gset quota_
+UPDATE bench_quotas SET record = (:quota_record::int + 1)::text, version = version + 1 WHERE id = 'q~s' || :s AND version = :quota_version RETURNING 1;
+INSERT INTO bench_quotas (id, record, version) VALUES ('p~s' || :s || '~' || md5(random()::text), 'true', 1) ON CONFLICT (id) DO NOTHING RETURNING 1;
 \endif
 INSERT INTO bench_responses (id, record, version) VALUES ('s' || :s || '~' || md5(random()::text), :response, 1) ON CONFLICT (id) DO NOTHING RETURNING 1;
 SELECT record, version FROM bench_responses WHERE id = '#counts~s' || :s FOR UPDATE \gset counts_
 UPDATE bench_responses SET record = :counts, version = version + 1 WHERE id = '#counts~s' || :s AND version = :counts_version RETURNING 1;
-''' + PGBENCH_UPSERT + "COMMIT;\n")
+''' + PGBENCH_UPSERT + "COMMIT;\n" + PGBENCH_MARK)
 
 # The same without the response and its counts: the state's write alone.
-PGBENCH_STATE = "\\set n random(1, %(users)d)\nBEGIN;\n" + PGBENCH_LOCK + PGBENCH_UPSERT + "COMMIT;\n"
+PGBENCH_STATE = "\\set n random(1, %(users)d)\nBEGIN;\n" + PGBENCH_LOCK + PGBENCH_UPSERT + "COMMIT;\n" + PGBENCH_MARK
 
 
 def psql(url, sql):

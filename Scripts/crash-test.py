@@ -454,9 +454,23 @@ def saved_catalog(data):
 
 
 def record(path):
-    """A record as the record layer keeps it in a file: `{"version": n, "record": …}`."""
+    """A record as the record layer keeps it in a file: `{"version": n, "record": …}` (a file an
+    earlier program wrote, without the envelope, as it is). A torn file raises."""
     with open(path, encoding="utf-8") as f:
-        return json.load(f)["record"]
+        value = json.load(f)
+    return value["record"] if isinstance(value, dict) and set(value) == {"version", "record"} else value
+
+
+def archive_path(data, user, name):
+    """A user's archive record (`ledger-0`, `answer-<hex>`): `user-archive/<user>~<name>.json`."""
+    return os.path.join(data, "user-archive", "%s~%s.json" % (user, name))
+
+
+def archive_of(data, user):
+    """A user's archive records by name, as JSON text."""
+    folder, prefix = os.path.join(data, "user-archive"), user + "~"
+    return {n[len(prefix):-len(".json")]: json.dumps(record(os.path.join(folder, n)))
+            for n in (os.listdir(folder) if os.path.isdir(folder) else []) if n.startswith(prefix) and n.endswith(".json")}
 
 
 def check_published(data, published, edited):
@@ -469,9 +483,8 @@ def check_published(data, published, edited):
                  for s, v in edited.items() if catalog.get(s, {}).get("version", 1) < v]
     folder = os.path.join(data, "users")
     for name in os.listdir(folder):
-        if name.endswith(".json"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                answered = json.load(f)["progress"]["answered"]
+        if name.endswith(".json") and not name.startswith("."):
+            answered = record(os.path.join(folder, name))["progress"]["answered"]
             for survey, answer in answered.items():
                 if survey not in catalog:
                     problems.append("%s: an answer to %s, which was never published" % (name[:-5], survey))
@@ -521,15 +534,18 @@ def respondent(key, user, survey):
     return "r-" + hmac.new(key, ("respondent %s %s" % (user, survey)).encode(), hashlib.sha256).hexdigest()[:16]
 
 
-def compare_responses(answered, responses, key):
+def compare_responses(answered, responses, key, moved=frozenset()):
     """Each saved answer against its response, one by one. `answered`: by user, their answers by
     survey (archived ones included); `responses`: by (survey, respondent). Every answer has its
     response under the user's pseudonym, with the answer's outcome, answers (the screening ones of
-    a screened-out answer), time and points; no response is without its answer."""
+    a screened-out answer), time and points; no response is without its answer. `moved`: (user,
+    survey) of guests' answers that an account's data took when they logged in: the response is
+    the account's then, the guest's data keeping a copy of the answer."""
     expected, problems = {}, []
     for user, entries in answered.items():
         for survey, answer in entries.items():
-            expected[(survey, respondent(key, user, survey))] = (user, answer)
+            if (user, survey) not in moved:
+                expected[(survey, respondent(key, user, survey))] = (user, answer)
     problems += ["%s: %s's saved answer has no response" % (k[0], expected[k][0]) for k in sorted(set(expected) - set(responses))]
     problems += ["%s: the response of %s has no saved answer" % k for k in sorted(set(responses) - set(expected))]
     for k in sorted(set(expected) & set(responses)):
@@ -547,42 +563,53 @@ def compare_responses(answered, responses, key):
 
 def saved_answers(state, archive):
     """A user's answers by survey: those in their state, and those archived (`archive`: the
-    archive's files by name)."""
+    archive's records by name)."""
     entries = dict(state["progress"]["answered"])
     for name, data in archive.items():
-        if name.startswith("answer-") and name.endswith(".json"):
-            entries.setdefault(bytes.fromhex(name[7:-5]).decode("utf-8"), json.loads(data))
+        if name.startswith("answer-"):
+            entries.setdefault(bytes.fromhex(name[7:]).decode("utf-8"), json.loads(data))
     return entries
 
 
-def check_responses(data):
+def check_responses(data, moves=None):
     """Every answer is a response exactly once (after a start, which settles what a crash left
-    pending), compared one by one (`compare_responses`), and no response is left pending."""
+    pending), compared one by one (`compare_responses`, with the guests' `moves`), and no
+    response is left pending."""
     folder = os.path.join(data, "users")
     answered = {}
     for name in os.listdir(folder):
-        if not name.endswith(".json"):
+        if not name.endswith(".json") or name.startswith("."):
             continue
-        with open(os.path.join(folder, name), encoding="utf-8") as f:
-            state = json.load(f)
-        archive = os.path.join(folder, name[:-5] + ".archive")
-        files = {}
-        for file in os.listdir(archive) if os.path.isdir(archive) else []:
-            with open(os.path.join(archive, file), "rb") as f:
-                files[file] = f.read()
-        answered[name[:-5]] = saved_answers(state, files)
+        answered[name[:-5]] = saved_answers(record(os.path.join(folder, name)), archive_of(data, name[:-5]))
+    moved = {(guest, survey) for guest, survey, _ in moved_answers(folder, moves)}
     responses = {}
     folder = os.path.join(data, "responses")
     for name in os.listdir(folder) if os.path.isdir(folder) else []:
         if name.endswith(".json") and not name.startswith((".", "#")):
             response = record(os.path.join(folder, name))
             responses[(response["surveyID"], response["respondent"])] = response
-    with open(os.path.join(data, "session.key"), "rb") as f:
-        problems = compare_responses(answered, responses, f.read())
+    problems = compare_responses(answered, responses, base64.b64decode(record(os.path.join(data, "settings", "session-secret.json"))), moved)
     left = pending_responses(os.path.join(data, "responses-pending"))
     if left:
         problems.append("%d responses still pending after a start: %s" % (len(left), sorted(left)[:3]))
     return problems, sum(1 for r in responses.values() if r["outcome"] == "completed")
+
+
+def moved_answers(folder, moves):
+    """(guest, survey, account's user) of each guest's answer that an account took when the guest
+    logged in (`moves`: guest → account's user): the answer's reward (its movement's id) is in
+    the account's ledger."""
+    moved, ids = set(), {}
+    for guest, host in (moves or {}).items():
+        if not all(os.path.exists(os.path.join(folder, u + ".json")) for u in (guest, host)):
+            continue
+        if host not in ids:
+            ids[host] = {t["id"] for t in ledger(folder, host, record(os.path.join(folder, host + ".json")))}
+        for t in ledger(folder, guest, record(os.path.join(folder, guest + ".json"))):
+            reason = t["reason"].get("surveyReward") or t["reason"].get("screeningConsolation")
+            if reason and t["id"] in ids[host]:
+                moved.add((guest, reason["_0"], host))
+    return moved
 
 
 def check_closed(data, shut):
@@ -597,10 +624,9 @@ def check_closed(data, shut):
             problems.append("%s: an acknowledged close is lost (no deadline in the catalog)" % survey)
             continue
         for name in os.listdir(folder):
-            if not name.endswith(".json"):
+            if not name.endswith(".json") or name.startswith("."):
                 continue
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                answer = json.load(f)["progress"]["answered"].get(survey)
+            answer = record(os.path.join(folder, name))["progress"]["answered"].get(survey)
             if answer and "outcome" not in answer and parse(answer["date"]) > parse(deadline) + datetime.timedelta(seconds=1):
                 problems.append("%s: %s paid at %s, after its close at %s" % (name[:-5], survey, answer["date"], deadline))
     return problems
@@ -611,8 +637,7 @@ def ledger(folder, user, state):
     archived = state["progress"]["ledger"]["archivedCount"]
     movements = []
     for start in range(0, archived, 20):
-        with open(os.path.join(folder, user + ".archive", "ledger-%d.json" % start), encoding="utf-8") as f:
-            movements += json.load(f)["transactions"]
+        movements += record(archive_path(os.path.dirname(folder), user, "ledger-%d" % start))["transactions"]
     return movements + state["progress"]["ledger"]["recent"]
 
 
@@ -629,8 +654,7 @@ def check(data, acknowledged):
     for user, surveys in acknowledged.items():
         path = os.path.join(folder, user + ".json")
         try:
-            with open(path, encoding="utf-8") as f:
-                state = json.load(f)
+            state = record(path)
         except (OSError, ValueError) as error:
             problems.append("%s: unreadable (%s)" % (user, error)); continue
         files += 1
@@ -644,9 +668,8 @@ def check(data, acknowledged):
         if sum(t["amount"] for t in movements if is_credit(t)) != state["progress"]["ledger"]["totalEarned"]:
             problems.append("%s: total earned is not the sum of the movements" % user)
     for name in os.listdir(folder):
-        if name.endswith(".json"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                json.load(f)  # raises on a torn file of a user outside the acknowledged set
+        if name.endswith(".json") and not name.startswith("."):
+            record(os.path.join(folder, name))  # raises on a torn file of a user outside the acknowledged set
     return files, problems
 
 
@@ -776,8 +799,7 @@ def check_exchanges(data, acknowledged, wait=15.0):
         states = {}
         for name in os.listdir(folder):
             if name.endswith(".json") and not name.startswith("."):
-                with open(os.path.join(folder, name), encoding="utf-8") as f:
-                    states[name[:-len(".json")]] = json.load(f)
+                states[name[:-len(".json")]] = record(os.path.join(folder, name))
         queued = [n[:-len(".json")] for n in os.listdir(queue) if n.endswith(".json") and not n.startswith(".")] if os.path.isdir(queue) else []
         pending = any("pending" in r["status"] for state in states.values() for r in state["progress"].get("exchanges", []))
         if not (pending or queued) or time.time() > deadline:
@@ -803,36 +825,36 @@ def completed(folder, user, state, survey):
     progress = state["progress"]
     answer = progress["answered"].get(survey)
     if answer is None and progress.get("answeredCount", 0) > len(progress["answered"]):
-        path = os.path.join(folder, user + ".archive", "answer-%s.json" % survey.encode().hex())
+        path = archive_path(os.path.dirname(folder), user, "answer-%s" % survey.encode().hex())
         if os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                answer = json.load(f)
+            answer = record(path)
     return answer is not None and "outcome" not in answer
 
 
-def check_quotas(data):
-    """With the server stopped after a start (which settles the places a crash left open): no place
-    is open, and each survey's kept places are the users whose saved state completed it, never
-    more than its places. Returns (problems, surveys full)."""
+def check_quotas(data, moves=None):
+    """With the server stopped: each survey's places (`quotas/p~<survey>~<user>`) are the users
+    whose saved state completed it, as many as its count (`q~<survey>`), never more than its
+    places; an answer an account took from a guest (`moves`) is the guest's, whose place it is.
+    Returns (problems, surveys full)."""
     folder, quotas = os.path.join(data, "users"), os.path.join(data, "quotas")
     states = {}
     for name in os.listdir(folder):
-        if name.endswith(".json"):
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                states[name[:-len(".json")]] = json.load(f)
+        if name.endswith(".json") and not name.startswith("."):
+            states[name[:-len(".json")]] = record(os.path.join(folder, name))
+    names = [n[:-len(".json")] for n in os.listdir(quotas) if n.endswith(".json") and not n.startswith(".")] if os.path.isdir(quotas) else []
+    taken = moved_answers(folder, moves)
     problems, full = [], []
     for survey in (s for s in catalog() if s.get("quota")):
-        path = os.path.join(quotas, survey["id"])
-        names = [n for n in os.listdir(path) if not n.startswith(".")] if os.path.isdir(path) else []
-        kept = {n[:-len(".kept")] for n in names if n.endswith(".kept")}
-        opened = [n for n in names if n.endswith(".open")]
-        done = {u for u, state in states.items() if completed(folder, u, state, survey["id"])}
-        if not names and not done:
+        prefix = "p~%s~" % survey["id"]
+        kept = {n[len(prefix):] for n in names if n.startswith(prefix)}
+        count = record(os.path.join(quotas, "q~%s.json" % survey["id"])) if "q~" + survey["id"] in names else 0
+        copies = {u for _, s, u in taken if s == survey["id"]}
+        done = {u for u, state in states.items() if u not in copies and completed(folder, u, state, survey["id"])}
+        if not kept and not done and not count:
             continue
-        print("quota: %s %d places, %d kept, %d completed answers, %d open"
-              % (survey["id"], places(survey), len(kept), len(done), len(opened)))
-        if opened:
-            problems.append("%s: %d places still open after a restart" % (survey["id"], len(opened)))
+        print("quota: %s %d places, %d held, counted %d, %d completed answers" % (survey["id"], places(survey), len(kept), count, len(done)))
+        if count != len(kept):
+            problems.append("%s: counted %d places taken, %d held" % (survey["id"], count, len(kept)))
         if kept != done:
             problems.append("%s: %d kept places, %d completed answers (%d kept without one, %d completed without one)"
                             % (survey["id"], len(kept), len(done), len(kept - done), len(done - kept)))
@@ -888,6 +910,9 @@ def crash_safety(binary, kills, users_count, threads):
     acknowledged = {u.owner: set() for u in users}
     registered = {}  # email: (password, the user whose data the account owns)
     logins = [0]
+    # Guests who answered log in to an account during the load, their answers and responses
+    # moving into it (or not, when the kill cuts the login): guest's user → the account's.
+    moves, merged = {}, [0]
     sent, closed, lock, rng = [0], [0], threading.Lock(), random.Random(7)
     full = set()  # surveys that answered 受付終了 since the last start (a start may give back places)
     server_errors = {}  # status: answers that got it (a kill cuts connections; it never makes a 5xx)
@@ -946,6 +971,33 @@ def crash_safety(binary, kills, users_count, threads):
         guest = next((u for u in users if not u.retired and u.owner not in {o for _, o in registered.values()}), None)
         if guest:
             register_guest(guest)
+        # And an account that guests log in to during it, used for nothing else.
+        host = User(server.port, data)
+        host_email = "crash-host-%d@example.jp" % kill
+        if host.sign_in(server.port, "/register", host_email, "kurasshu hosuto %d" % kill):
+            registered[host_email] = ("kurasshu hosuto %d" % kill, host.owner)
+        host.retired = True
+
+        def merge(seed):
+            """A guest who has answers logs in to the round's account, out of the load from then
+            on: one before the load, which no kill can cut, and one during it (a bcrypt, which
+            the kill may cut)."""
+            r = random.Random(seed)
+            if not stop.is_set() and host_email in registered:
+                with lock:
+                    guests = [u for u in users if not u.retired and acknowledged[u.owner] and u.owner not in accounts
+                              and u.owner not in {o for _, o in registered.values()}]
+                    guest = r.choice(guests) if guests else None
+                    if guest:
+                        guest.retired = True
+                        moves[guest.owner] = host.owner
+                if guest is None:
+                    return
+                if guest.sign_in(server.port, "/login", host_email, registered[host_email][0]):
+                    with lock:
+                        merged[0] += 1
+
+        merge(-kill - 1)
 
         def prepare_exchangers():
             """Up to EXCHANGERS_PER_ROUND accounts waiting to exchange, each with its answer to the
@@ -1041,6 +1093,7 @@ def crash_safety(binary, kills, users_count, threads):
 
         workers = [threading.Thread(target=load, args=(kill * 100 + n,)) for n in range(threads)]
         workers.append(threading.Thread(target=register, args=(kill,)))
+        workers.append(threading.Thread(target=merge, args=(kill,)))
         if kill == 0 and exchangers:
             # One exchange before the first load, which no kill can cut: every run has an
             # acknowledged request to check after each of its restarts, however few its kills.
@@ -1065,7 +1118,7 @@ def crash_safety(binary, kills, users_count, threads):
         files, problems = check(data, {u: s for u, s in acknowledged.items() if s})
         problems += check_closed(data, shut)
         problems += check_published(data, published, edited)
-        problems += check_responses(data)[0]
+        problems += check_responses(data, moves)[0]
         problems += check_exchanges(data, exchanged)[0]
         for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
             visitor = User(server.port, data)
@@ -1082,8 +1135,8 @@ def crash_safety(binary, kills, users_count, threads):
     leftovers = [n for n in os.listdir(os.path.join(data, "users")) if n.endswith(".tmp")]
     server.stop()
     # After the last start, which settled the places the last kill left open.
-    problems, filled = check_quotas(data)
-    response_problems, completes = check_responses(data)
+    problems, filled = check_quotas(data, moves)
+    response_problems, completes = check_responses(data, moves)
     problems += response_problems
     exchange_problems_found, exchanges = check_exchanges(data, exchanged, wait=0)
     if problems:
@@ -1116,19 +1169,21 @@ def crash_safety(binary, kills, users_count, threads):
         return False
     answered_new = sum(1 for s in acknowledged.values() for survey in s if survey in published)
     print("crash safety: %d SIGKILLs under load from %d users × %d threads; %d POSTs sent, %d awards acknowledged, "
-          "%d answered 受付終了 (%s full), %d registrations acknowledged, %d logins after restarts; after every restart all "
+          "%d answered 受付終了 (%s full), %d registrations acknowledged, %d logins after restarts, %d guests with answers "
+          "logging in to an account during the load (%d acknowledged); after every restart all "
           "files parsed and 0 acknowledged awards were lost, 0 paid twice, every registration checked logged in to its own "
-          "data; after the last, no quota place was open and each survey's kept places were its completed answers; "
+          "data; after the last, each survey's places (held and counted) were its completed answers; "
           "%d surveys closed by an operator during the load (%s): each close kept, nothing paid after it, the catalog whole; "
           "%d new surveys and %d edits published during the load (%d answers paid to the new ones), each kept, no answer "
-          "to a survey or version never published; every saved answer its response, compared one by one (%d completes); "
+          "to a survey or version never published; every saved answer its response, compared one by one, the moved ones "
+          "under the account's pseudonym (%d completes); "
           "%s server errors among the answers; "
           "%d users requested an exchange (%s): %d requests in the states, %d fulfilled, %d refunded, %d pending at the end "
           "(%d of them left pending by their request and ended by the sweep or a start; %d issuer's answers to requests a kill lost before their save), every acknowledged request kept, each code the "
           "issuer's for its key and in one request, one hold each, one refund for each failed request and none for another, "
           "every balance its ledger's and its lots' (%d temporary files orphaned by the kills; a restart removes those over "
           "a minute old)"
-          % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0],
+          % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0], len(moves), merged[0],
              len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, completes,
              ", ".join("%d × %d" % (n, code) for code, n in sorted(server_errors.items())) or "no",
              len(attempted), ", ".join("%d %s" % (n, k) for k, n in exchange_tally.items()), exchanges["requests"],
@@ -1157,8 +1212,7 @@ def two_processes(binary):
     problems += ["%s answered 受付終了 with places left" % s for s, status in results if status == "closed"]
     problems += check_quotas(data)[0]
     owner = user.owner
-    with open(os.path.join(data, "users", owner + ".json"), encoding="utf-8") as f:
-        movements = ledger(os.path.join(data, "users"), owner, json.load(f))
+    movements = ledger(os.path.join(data, "users"), owner, record(os.path.join(data, "users", owner + ".json")))
     expected = sum(s["reward"] for s in surveys)
     balance = sum(t["amount"] for t in movements)
     if len(acknowledged) != len(surveys) or balance != expected:

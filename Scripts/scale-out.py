@@ -19,9 +19,10 @@
 3. X-Forwarded-For names the client only from the trusted proxy: the per-client login limit
    counts the address nginx saw, whatever a client forges, and an untrusted peer's header is
    ignored.
-4. Quotas, at the end (instances idle): each survey's `survey_quotas.taken`, its `quota_places`
-   rows and the users whose saved state (or archive) holds a completed answer to it agree, user
-   for user, and never pass its places. A place commits with its answer, so nothing is settled.
+4. Quotas, at the end (instances idle): each survey's count (`quotas`' `q~<survey>`), its
+   place records (`p~<survey>~<user>`) and the users whose saved state (or archive) holds a
+   completed answer to it agree, user for user, and never pass its places. A place commits with
+   its answer, so nothing is settled.
 
     swift build -c release --product pointapp && python3 Scripts/scale-out.py
 
@@ -30,7 +31,7 @@ Needs nginx and PostgreSQL's server (apt-get install nginx postgresql); runs a t
 --port-base (nginx) and the next two (the instances). Prints its figures and exits non-zero on
 any violation; the folder, with the instances' and nginx's logs, is kept when it fails.
 """
-import argparse, hashlib, importlib.util, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import argparse, base64, hashlib, importlib.util, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 import http.client
 
 sys.dont_write_bytecode = True  # importing the scripts below leaves no __pycache__ in Scripts/
@@ -224,16 +225,17 @@ def owner_of(cluster, session):
 
 
 def read_users(cluster):
-    """Every user's state (parsed, or the error) and their archive files (ledger segments, old
-    answers) by (user, name), in two queries."""
+    """Every user's state (parsed, or the error) and their archive records (ledger segments, old
+    answers: `<user>~<name>`) by (user, name), in two queries."""
     states = {}
-    for user, data in cluster.psql("SELECT id, encode(state, 'hex') FROM users"):
+    for user, data in cluster.psql("SELECT id, encode(convert_to(record, 'UTF8'), 'hex') FROM users"):
         try:
             states[user] = json.loads(bytes.fromhex(data).decode("utf-8"))
         except ValueError as error:
             states[user] = error
     archive = {}
-    for user, name, data in cluster.psql("SELECT user_id, name, encode(data, 'hex') FROM user_archive"):
+    for name, data in cluster.psql("SELECT id, encode(convert_to(record, 'UTF8'), 'hex') FROM user_archive"):
+        user, _, name = name.partition("~")
         archive[(user, name)] = bytes.fromhex(data)
     return states, archive
 
@@ -242,7 +244,7 @@ def ledger(user, state, segments):
     """A user's whole ledger, oldest first: the archived segments, then the movements in the state."""
     movements = []
     for start in range(0, state["progress"]["ledger"]["archivedCount"], 20):
-        data = segments.get((user, "ledger-%d.json" % start))
+        data = segments.get((user, "ledger-%d" % start))
         if data is None:
             raise ValueError("archive segment ledger-%d.json is missing" % start)
         movements += json.loads(data.decode("utf-8"))["transactions"]
@@ -589,7 +591,7 @@ def concurrent_submissions(args, cluster, proxy):
     # Surveys whose quota the load filled answer 受付終了: not paid, not expected.
     closed = {s for s, o in others.items() if o == "closed"}
     paying = [s for s in surveys if s["id"] not in closed]
-    taken = {survey: int(n) for survey, n in cluster.psql("SELECT survey_id, taken FROM survey_quotas")}
+    taken = quota_counts(cluster)
     problems += ["%s answered 受付終了 with %d of its %d places taken" % (s["id"], taken.get(s["id"], 0), crash.places(s))
                  for s in surveys if s["id"] in closed and taken.get(s["id"], 0) < crash.places(s)]
     unpaid = sorted(s for s, o in others.items() if o not in ("paid", "closed"))
@@ -851,13 +853,18 @@ def catalog_change(binary, url, instances):
 
 def completed(user, state, archive, survey):
     """crash-test's `completed` on PostgreSQL: whether a saved state holds a completed answer (no
-    `outcome`) to a survey, archived (`answer-<hex of its id>.json`) or not."""
+    `outcome`) to a survey, archived (`answer-<hex of its id>`) or not."""
     progress = state["progress"]
     answer = progress["answered"].get(survey)
     if answer is None and progress.get("answeredCount", 0) > len(progress["answered"]):
-        data = archive.get((user, "answer-%s.json" % survey.encode("utf-8").hex()))
+        data = archive.get((user, "answer-%s" % survey.encode("utf-8").hex()))
         answer = json.loads(data.decode("utf-8")) if data is not None else None
     return answer is not None and "outcome" not in answer
+
+
+def quota_counts(cluster):
+    """Each survey's places taken (`quotas`' `q~<survey>` records)."""
+    return {name[2:]: int(n) for name, n in cluster.psql("SELECT id, record FROM quotas WHERE starts_with(id, 'q~')")}
 
 
 def check_quotas(cluster):
@@ -865,12 +872,13 @@ def check_quotas(cluster):
     quota, `taken` = its place rows = the users with a completed answer (the same users), never
     more than its places. No settling: a place commits with its answer."""
     states, archive = read_users(cluster)
-    taken = {survey: int(n) for survey, n in cluster.psql("SELECT survey_id, taken FROM survey_quotas")}
+    taken = quota_counts(cluster)
     held = {}
-    for survey, user in cluster.psql("SELECT survey_id, user_id FROM quota_places"):
+    for (name,) in cluster.psql("SELECT id FROM quotas WHERE starts_with(id, 'p~')"):
+        survey, _, user = name[2:].rpartition("~")
         held.setdefault(survey, set()).add(user)
     quotas = [s for s in crash.catalog() if s.get("quota")]
-    problems = ["%s: rows in survey_quotas or quota_places, but no quota in the catalog" % s
+    problems = ["%s: quota records, but no quota in the catalog" % s
                 for s in sorted((set(taken) | set(held)) - {q["id"] for q in quotas})]
     done = {q["id"]: set() for q in quotas}
     for user, state in states.items():
@@ -918,8 +926,8 @@ def check_responses(cluster):
     for (text,) in cluster.psql("SELECT record FROM responses WHERE id NOT LIKE '#%'"):
         response = json.loads(text)
         responses[(response["surveyID"], response["respondent"])] = response
-    [(secret,)] = cluster.psql("SELECT encode(value, 'hex') FROM settings WHERE name = 'session-secret'")
-    problems = crash.compare_responses(answered, responses, bytes.fromhex(secret))
+    [(secret,)] = cluster.psql("SELECT record FROM settings WHERE id = 'session-secret'")
+    problems = crash.compare_responses(answered, responses, base64.b64decode(json.loads(secret)))
     recorded = {}
     for survey, _ in responses:
         recorded[survey] = recorded.get(survey, 0) + 1

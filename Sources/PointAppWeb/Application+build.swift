@@ -13,7 +13,7 @@ import Synchronization
 public struct AppConfiguration: Sendable {
   public var hostname = "127.0.0.1"
   public var port = 8080
-  /// Users' files go to `users/` inside it, the session secret to `session.key`.
+  /// A folder per kind of record inside it (`RecordKind`).
   public var dataDirectory = URL(fileURLWithPath: "data")
   public var templatesDirectory = URL(fileURLWithPath: "Templates")
   public var publicDirectory = URL(fileURLWithPath: "Public")
@@ -67,14 +67,13 @@ public struct AppConfiguration: Sendable {
   }
 }
 
-/// Builds the server. Tests pass their own user store, secret and dependency overrides; the
+/// Builds the server. Tests pass their own backend, secret and dependency overrides; the
 /// defaults are the live ones: JSON files in the data folder, the shipped catalog, the real clock.
 public func buildApplication(
   _ configuration: AppConfiguration,
-  users: (any UserStateStore)? = nil,
+  backend: (any RecordBackend)? = nil,
   sessions sessionStore: (any RecordStorage)? = nil,
   accounts accountStore: (any RecordStorage)? = nil,
-  quotas quotaStore: (any QuotaStore)? = nil,
   secret: Data? = nil,
   logger: Logger? = nil,
   metrics registry: PrometheusCollectorRegistry? = nil,
@@ -110,6 +109,8 @@ public func buildApplication(
       await database.close()
       throw error
     }
+  } else if let backend {
+    stores = Stores(backend)
   } else {
     stores = try Stores(configuration.dataDirectory)
   }
@@ -138,14 +139,10 @@ public func buildApplication(
   services.append(PeriodicTask(name: "reading the survey catalog", interval: .seconds(1), logger: logger) { [logger] in
     if try await catalogStore.refresh() { logger.info("survey catalog changed: loaded again") }
   })
-  let files = users ?? stores.users
-  let users: any UserStateStore = registry == nil ? files : MeasuredUserStateStore(base: files, metrics: metrics)
+  let users = UserStates(stores.backend, metrics: registry == nil ? nil : metrics)
   let accounts = AccountRecords(accountStore ?? stores.records(.accounts))
-  let quotas = quotaStore ?? stores.quotas
-  // Places a crash left open are settled before any request can claim one.
-  let settled = try await quotas.settleOpenPlaces(from: users)
-  if settled > 0 { logger.notice("quota places left open by a crash settled", metadata: ["places": "\(settled)"]) }
-  // And the responses of answers whose save a crash left unknown.
+  let quotas = Quotas(stores.backend)
+  // The responses of answers whose save a crash left unknown, before any request.
   let responses = stores.responses
   let pending = try await responses.settlePending(from: users)
   if pending > 0 { logger.notice("responses left pending by a crash settled", metadata: ["responses": "\(pending)"]) }
@@ -160,7 +157,7 @@ public func buildApplication(
   // every write decodes its user's row unless it is kept (7 MB more in P4). On files the writes are
   // bound by their fsyncs, and as many kept cost P4 14 MB (BENCHMARKS.md).
   let cache = SavedStateCache(kept: configuration.databaseURL == nil ? 500 : 2000)
-  let sessionSecret = if let secret { secret } else { try await stores.secret() }
+  let sessionSecret = if let secret { secret } else { try await Sessions.secret(in: stores.backend) }
   let throttle = LoginThrottle(stores.records(.loginLimits))
   let sessions = Sessions(
     secret: sessionSecret,
@@ -250,22 +247,16 @@ public func buildApplication(
 
 /// Where everything persistent lives: files in the data folder (the default), or one PostgreSQL
 /// database that several instances share. Records of every kind come from the backend
-/// (`RecordKind` names each one's folder and table); users' states, quotas, responses and the
-/// key that signs cookies each still have a store per backend.
+/// (`RecordKind` names each one's folder and table); responses still have a way per backend.
 struct Stores {
   let backend: any RecordBackend
-  let users: any UserStateStore
   let responses: ResponseStore
-  let quotas: any QuotaStore
-  /// The key that signs cookies and CSRF tokens.
-  let secret: @Sendable () async throws -> Data
 
   func records(_ kind: RecordKind) -> any RecordStorage { backend.table(kind) }
 
   init(_ data: URL) throws {
     let files = try FileBackend(data)
     backend = files
-    users = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
     // Written as answers are saved, many at once: pending in a journal, then settled among the
     // responses a second later, their syncs shared.
     // (A journal per process: those that processes sharing the folder left are taken up at start.)
@@ -274,18 +265,19 @@ struct Stores {
       try FileRecordStorage(data.appendingPathComponent(RecordKind.responses.folder), groupedSyncs: true),
       pending: try JournalRecordStorage.own(in: journals), orphans: { try JournalRecordStorage.orphans(in: journals) }
     )
-    quotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
-    secret = { try Sessions.loadOrCreateSecret(at: data.appendingPathComponent("session.key")) }
+  }
+
+  /// Any backend whose holdings' writes commit together (tests' memory): responses with them.
+  init(_ backend: any RecordBackend) {
+    self.backend = backend
+    responses = ResponseStore(backend.table(.responses), pending: nil)
   }
 
   /// Users' states, sessions and accounts are read through `feed`'s caches.
   init(_ database: Database, feed: ChangeFeed) {
     backend = PostgresBackend(database, feed: feed)
-    users = CachedUserStateStore(base: PostgresUserStateStore(database), cache: feed.users)
     // In the same transaction as the user's update that records them.
     responses = ResponseStore(backend.table(.responses), pending: nil)
-    quotas = PostgresQuotaStore(database)
-    secret = { try await database.sessionSecret() }
   }
 }
 

@@ -172,16 +172,17 @@ struct SeedUser: AsyncParsableCommand {
     if let databaseURL {
       let database = try Database(url: databaseURL, logger: Logger(label: "pointapp-bench"))
       try await Schema.migrate(database)
-      try await PostgresUserStateStore(database).replace(id, with: state)
+      try await UserStates(PostgresBackend(database)).replace(id, with: state)
       print(id)
-      print(try await Self.startSession(of: id, secret: try await database.sessionSecret(), in: PostgresBackend(database).table(.sessions)))
+      let backend = PostgresBackend(database)
+      print(try await Self.startSession(of: id, secret: try await Sessions.secret(in: backend), in: backend.table(.sessions)))
       await database.close()
     } else if let data {
       let folder = URL(fileURLWithPath: data)
-      try await JSONFileUserStateStore(directory: folder.appendingPathComponent("users")).replace(id, with: state)
-      let secret = try Sessions.loadOrCreateSecret(at: folder.appendingPathComponent("session.key"))
+      let backend = try FileBackend(folder)
+      try await UserStates(backend).replace(id, with: state)
       print(id)
-      print(try await Self.startSession(of: id, secret: secret, in: try FileBackend(folder).table(.sessions)))
+      print(try await Self.startSession(of: id, secret: try await Sessions.secret(in: backend), in: backend.table(.sessions)))
     } else {
       throw ValidationError("--data or --database-url is needed")
     }

@@ -1,6 +1,7 @@
 """The server processes the browser tests drive: on a data folder (the session's `server`
 fixture), or on a PostgreSQL database that several instances share (test_editor.py)."""
 
+import base64
 import hashlib
 import hmac
 import json
@@ -125,7 +126,7 @@ class Server:
         """A returning user who already holds `points` from one old reward, as the server saves
         users (`data/users/<user id>.json`, schema version 2), and a session of theirs as the
         server keeps it (`data/sessions/<session id>.json`); the session cookie's value, with the
-        server's mark (HMAC-SHA256 of "issued <id>" under the folder's `session.key`), as the
+        server's mark (HMAC-SHA256 of "issued <id>" under the folder's `settings/session-secret`), as the
         server would have issued it. The catalog pays less than the cheapest exchange in total, so
         only such a user can exchange. Written (atomically) before the server first hears of the
         user. A server on a data folder only.
@@ -157,6 +158,6 @@ class Server:
             temporary = directory / f".{name}.seed"
             temporary.write_text(json.dumps(content, ensure_ascii=False))
             temporary.rename(directory / f"{name}.json")
-        key = (self.data / "session.key").read_bytes()
+        key = base64.b64decode(json.loads((self.data / "settings" / "session-secret.json").read_text())["record"])
         mark = hmac.new(key, f"issued {session}".encode(), hashlib.sha256).hexdigest()[:16]
         return f"{session}.{mark}"

@@ -196,6 +196,34 @@ struct BackendContractTests {
     #expect(try await Self.number(shared.read("shared")?.data) == 7)
   }
 
+  /// A commit of several records whose write is refused (a full disk) after its intent was
+  /// durable is finished before any other commit: at once if the refusal has passed (the holding
+  /// succeeds), else by the next commit, which is refused while it cannot be. Nothing ever
+  /// commits over half of it.
+  @Test func onFilesACommitCutShortByARefusedWriteIsFinishedBeforeAnyOther() async throws {
+    let backend = try FileBackend(Kind.folder())
+    let (sessions, accounts) = (backend.table(.sessions), backend.table(.accounts))
+    let id = UUID().uuidString.lowercased()
+    @Sendable func commit(_ names: [(any RecordStorage, String)]) async throws {
+      try await backend.holding("k") { () async throws in
+        for (table, name) in names { #expect(try await table.create(name, Self.record(1))) }
+      }
+    }
+    FileBackend.refusals.withLock { $0["\(id)-b"] = 1 }
+    try await commit([(sessions, "\(id)-a"), (accounts, "\(id)-b")])
+    #expect(try await accounts.read("\(id)-b") != nil, "refused once, finished at once")
+
+    FileBackend.refusals.withLock { $0["\(id)-d"] = 3 }
+    await #expect(throws: FileError.self) { try await commit([(sessions, "\(id)-c"), (accounts, "\(id)-d")]) }
+    #expect(try await sessions.read("\(id)-c") != nil, "half of it, for now")
+    #expect(try await accounts.read("\(id)-d") == nil)
+    await #expect(throws: FileError.self) { try await commit([(sessions, "\(id)-e")]) }
+    #expect(try await sessions.read("\(id)-e") == nil, "nothing commits while it cannot be finished")
+    try await commit([(sessions, "\(id)-f")])
+    #expect(try await accounts.read("\(id)-d") != nil, "finished first")
+    #expect(try await sessions.read("\(id)-f") != nil)
+  }
+
   /// A commit of several records that a crash cut short after its intent was durable (its intent
   /// left, some records written, some not) is finished by the next start: records still at their
   /// version before the commit are written; one written already, or changed since, is left.

@@ -165,34 +165,41 @@ struct BadInputTests {
   }
 }
 
-/// A store whose disk fills up just when a survey reward is to be saved.
-struct FailingStore: UserStateStore {
+/// A backend whose disk fills up just when a survey reward is to be saved in a user's state.
+struct FailingBackend: RecordBackend {
   struct DiskFull: Error {}
-  let memory = InMemoryUserStateStore()
+  let memory = MemoryBackend()
 
-  func update<Result: Sendable>(
-    _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
-  ) async throws -> Result {
-    try await memory.update(user) { saved in
-      let (save, result) = try await body(saved)
-      if let save, String(decoding: save.state, as: UTF8.self).contains("surveyReward") { throw DiskFull() }
-      return (save, result)
+  func table(_ kind: RecordKind) -> any RecordStorage {
+    kind == .users ? FailingTable(base: memory.table(kind)) : memory.table(kind)
+  }
+
+  func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
+    try await memory.holding(key, body)
+  }
+
+  struct FailingTable: RecordStorage {
+    let base: any RecordStorage
+    func check(_ data: Data) throws { if String(decoding: data, as: UTF8.self).contains("surveyReward") { throw DiskFull() } }
+    func read(_ name: String) async throws -> (data: Data, version: Int64)? { try await base.read(name) }
+    func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? { try await base.readForUpdate(name) }
+    func create(_ name: String, _ data: Data) async throws -> Bool {
+      try check(data)
+      return try await base.create(name, data)
     }
-  }
-
-  func read(_ user: UserID) async throws -> Data? {
-    try await memory.read(user)
-  }
-
-  func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
-    try await memory.archived(names, of: user)
+    func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
+      try check(data)
+      return try await base.replace(name, data, at: version)
+    }
+    func delete(_ name: String, at version: Int64) async throws -> Bool { try await base.delete(name, at: version) }
+    func names(after name: String?, limit: Int) async throws -> [String] { try await base.names(after: name, limit: limit) }
   }
 }
 
 struct FailedWriteTests {
   @Test func aFailedWriteIsA500PageNeverASuccess() async throws {
     let server = try TestServer()
-    try await server.application(store: FailingStore()).test(.router) { client in
+    try await server.application(backend: FailingBackend()).test(.router) { client in
       var browser = Browser(client: client)
       try await browser.get("/surveys")
       let csrf = try await browser.csrf(from: "/surveys/sweets")

@@ -122,7 +122,7 @@ struct SharedFolderTests {
       var progress = UserProgress()
       progress.recordAnswer(to: testCatalog[1], with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo))
       other.progress = progress
-      let otherProcess = try JSONFileUserStateStore(directory: server.dataDirectory.appendingPathComponent("users"))
+      let otherProcess = UserStates(try FileBackend(server.dataDirectory))
       try await otherProcess.replace(user, with: other)
 
       let after = try await browser.get("/points").html

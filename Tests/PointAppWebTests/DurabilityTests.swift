@@ -50,9 +50,7 @@ struct DurabilityTests {
 
   @Test func temporaryFilesAbandonedByACrashAreRemovedAtStartOnly() throws {
     let folder = try folder()
-    let archive = folder.appendingPathComponent("0123456789abcdef0123456789abcdef.archive")
-    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
-    let abandoned = [folder.appendingPathComponent(".a.json.1.tmp"), archive.appendingPathComponent(".ledger-0.json.2.tmp")]
+    let abandoned = [folder.appendingPathComponent(".a.json.1.tmp"), folder.appendingPathComponent(".ledger-0.json.2.tmp")]
     let inProgress = folder.appendingPathComponent(".b.json.3.tmp")
     let user = folder.appendingPathComponent("0123456789abcdef0123456789abcdef.json")
     for file in abandoned + [inProgress, user] { try Data("x".utf8).write(to: file) }
@@ -60,7 +58,7 @@ struct DurabilityTests {
       try FileManager.default.setAttributes([.modificationDate: Date() - 120], ofItemAtPath: file.path)
     }
 
-    _ = try JSONFileUserStateStore(directory: folder)
+    _ = try FileRecordStorage(folder)
 
     #expect(abandoned.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
     #expect(FileManager.default.fileExists(atPath: inProgress.path), "a young one may be another process's write")
@@ -81,19 +79,26 @@ struct DurabilityTests {
   }
 }
 
-/// A page view's read of a file it read before is answered from a `stat`; it must still see every
+/// A page view's read of a record it read before (a user's state) is answered from a `stat`; it must still see every
 /// change made by anyone else (another server on the folder, a person editing the file).
 struct RecentReadTests {
   let user = UserID("0123456789abcdef0123456789abcdef")!
 
-  func store() throws -> (JSONFileUserStateStore, path: String) {
+  func store() throws -> (Store, path: String) {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("recent-\(UUID().uuidString)")
-    let store = try JSONFileUserStateStore(directory: folder)
-    return (store, store.fileURL(for: user).path)
+    let store = try FileRecordStorage(folder)
+    return (Store(records: store, user: user), store.path(user.rawValue))
+  }
+
+  /// The records of a folder, as the users' states are kept.
+  struct Store {
+    let records: FileRecordStorage
+    let user: UserID
+    func read(_ user: UserID) async throws -> Data? { try await records.read(user.rawValue)?.data }
   }
 
   /// Writes `first`, lets it settle and reads it, so that the next read may be answered by a stat.
-  func readSettled(_ first: Data, _ store: JSONFileUserStateStore, at path: String) async throws {
+  func readSettled(_ first: Data, _ store: Store, at path: String) async throws {
     try DurableFile.write(first, to: path)
     try await Task.sleep(for: .milliseconds(80))
     #expect(try await store.read(user) == first)

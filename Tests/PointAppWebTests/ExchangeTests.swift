@@ -114,7 +114,7 @@ struct PendingExchangeTests {
   }
 
   /// A guest with 3,500 pt and a session of theirs in `sessions`; its cookie.
-  static func seed(_ server: TestServer, users: any UserStateStore, sessions: SessionRecords) async throws -> (user: UserID, cookie: String) {
+  static func seed(_ server: TestServer, users: UserStates, sessions: SessionRecords) async throws -> (user: UserID, cookie: String) {
     let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
     var state = AppFeature.State()
     state.progress.recordAnswer(
@@ -170,7 +170,7 @@ struct PendingExchangeTests {
     let database = try await TestDatabase.make()
     let server = try TestServer()
     let (user, seeded) = try await Self.seed(
-      server, users: PostgresUserStateStore(database), sessions: SessionRecords(PostgresRecordStorage(database, table: "sessions"))
+      server, users: UserStates(PostgresBackend(database)), sessions: SessionRecords(PostgresRecordStorage(database, table: "sessions"))
     )
     let issuer = Issuer()
     let cookie = Mutex<String?>(nil)

@@ -70,7 +70,7 @@ struct LongHistoryTests {
       #expect(last.html.contains("アンケート回答「朝ごはんアンケート」"), "the oldest movement")
       #expect(last.html.contains("アンケート回答「gone-19」") && !last.html.contains("gone-20」"))
 
-      let segment = server.users.archiveURL(for: Self.user).appendingPathComponent("ledger-0.json")
+      let segment = server.dataDirectory.appendingPathComponent("user-archive/\(Self.user.rawValue)~ledger-0.json")
       try FileManager.default.removeItem(at: segment)
       #expect(try await browser.get("/points/history?page=10").status == .serviceUnavailable)
       #expect(try await browser.get("/points/history?page=1").status == .ok, "newest pages need no archive")
@@ -89,7 +89,7 @@ struct LongHistoryTests {
     progress["answeredCount"] = nil
     json["progress"] = progress
     json["schemaVersion"] = 1
-    let file = server.users.fileURL(for: Self.user)
+    let file = server.dataDirectory.appendingPathComponent("users/\(Self.user.rawValue).json")
     try JSONSerialization.data(withJSONObject: json).write(to: file)
 
     try await server.application().test(.router) { client in
@@ -105,7 +105,8 @@ struct LongHistoryTests {
     #expect(migrated.progress.ledger.count == 101)
     #expect(migrated.progress.ledger.balance == 144)
     #expect(migrated.progress.answered.count == 5)
-    let archive = try FileManager.default.contentsOfDirectory(atPath: server.users.archiveURL(for: Self.user).path)
+    let archive = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("user-archive").path)
+      .compactMap { RecordName($0).after(Self.user.rawValue + "~") }
     #expect(archive.filter { $0.hasPrefix("answer-") }.count == 95)
     #expect(Set(archive.filter { $0.hasPrefix("ledger-") }) == ["ledger-0.json", "ledger-20.json", "ledger-40.json", "ledger-60.json"])
   }

@@ -51,10 +51,10 @@ struct QuotaFlowTests {
       let list = try await visitor.get("/surveys").html
       #expect(list.contains("受付を終了したアンケート") && list.contains("受付終了"))
     }
-    // The places and the paid answers agree, and none is left open.
-    let places = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("quotas/ten").path)
-    #expect(places.filter { $0.hasSuffix(".kept") }.count == 10)
-    #expect(!places.contains { $0.hasSuffix(".open") })
+    // The places and the paid answers agree.
+    let places = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("quotas").path)
+    #expect(places.filter { $0.hasPrefix("p~ten~") }.count == 10)
+    #expect(try await Quotas(FileBackend(server.dataDirectory)).taken(of: [Self.tenPlaces.id]) == [Self.tenPlaces.id: 10])
     let states = try server.files().filter { $0.key.hasSuffix(".json") }.values.map { try SavedState.state(from: $0) }
     #expect(states.filter { $0.progress.answer(to: Self.tenPlaces.id)?.isCompleted == true }.count == 10)
     #expect(states.reduce(0) { $0 + $1.progress.ledger.balance.value } == 400)
@@ -73,9 +73,9 @@ struct QuotaFlowTests {
         #expect(closed == 90)
       }
     }
-    #expect(try await database.query("SELECT taken FROM survey_quotas WHERE survey_id = 'ten'").first?.decode(Int.self) == 10)
-    #expect(try await database.query("SELECT count(*) FROM quota_places WHERE survey_id = 'ten'").first?.decode(Int.self) == 10)
-    let states = try await database.query("SELECT state FROM users").map { try SavedState.state(from: try $0.decode(Data.self)) }
+    #expect(try await Quotas(PostgresBackend(database)).taken(of: [Self.tenPlaces.id]) == [Self.tenPlaces.id: 10])
+    #expect(try await database.query("SELECT count(*) FROM quotas WHERE starts_with(id, 'p~ten~')").first?.decode(Int.self) == 10)
+    let states = try await database.query("SELECT record FROM users").map { try SavedState.state(from: Data(try $0.decode(String.self).utf8)) }
     #expect(states.filter { $0.progress.answer(to: Self.tenPlaces.id)?.isCompleted == true }.count == 10)
   }
 }

@@ -7,17 +7,17 @@ import Testing
 extension StoreKind {
   /// A response store of this kind with the user store whose updates record into it, and a way to
   /// open the same responses anew (another start of the process, another instance).
-  func responseStores() async throws -> (responses: ResponseStore, users: any UserStateStore, reopen: () -> ResponseStore) {
+  func responseStores() async throws -> (responses: ResponseStore, users: UserStates, reopen: () -> ResponseStore) {
     switch self {
     case .memory:
       let (records, pending) = (InMemoryRecordStorage(), InMemoryRecordStorage())
-      return (ResponseStore(records, pending: pending), InMemoryUserStateStore(), { ResponseStore(records, pending: pending) })
+      return (ResponseStore(records, pending: pending), UserStates(MemoryBackend()), { ResponseStore(records, pending: pending) })
     case .files, .groupedFiles, .journal:
       // As the server writes them: synced together.
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-responses-\(UUID().uuidString)")
       let records = try FileRecordStorage(folder.appendingPathComponent("responses"), groupedSyncs: true)
       let journals = folder.appendingPathComponent("responses-pending")
-      let users = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+      let users = UserStates(try FileBackend(folder.appendingPathComponent("users")))
       let first = try JournalRecordStorage.own(in: journals)
       let open = { @Sendable (pending: JournalRecordStorage) in
         ResponseStore(records, pending: pending, orphans: { try JournalRecordStorage.orphans(in: journals) })
@@ -30,7 +30,7 @@ extension StoreKind {
     case .postgres:
       let database = try await TestDatabase.database()
       let records = PostgresRecordStorage(database, table: "responses")
-      return (ResponseStore(records, pending: nil), PostgresUserStateStore(database), { ResponseStore(records, pending: nil) })
+      return (ResponseStore(records, pending: nil), UserStates(PostgresBackend(database)), { ResponseStore(records, pending: nil) })
     }
   }
 }
@@ -145,18 +145,40 @@ struct ResponseStoreContractTests {
     try await responses.settle([response("r-guest"), response("r-other")], of: guest, saved: true)
     let counted = try await responses.counts(of: survey)
     try await users.update(account) { _ in
-      try await responses.move([(ResponseStore.Key(survey, "r-guest"), ResponseStore.Key(survey, "r-account"))], of: account)
+      try await responses.move([(ResponseStore.Key(survey, "r-guest"), ResponseStore.Key(survey, "r-account"))], of: account, from: guest, in: users)
       return (try answered(survey), ())
     }
     try await responses.settle([ResponseStore.Key(survey, "r-account")], of: account, saved: true)
     _ = try? await users.update(unlucky) { _ -> (save: UserSave?, result: Void) in
-      try await responses.move([(ResponseStore.Key(survey, "r-other"), ResponseStore.Key(survey, "r-unlucky"))], of: unlucky)
+      try await responses.move([(ResponseStore.Key(survey, "r-other"), ResponseStore.Key(survey, "r-unlucky"))], of: unlucky, from: guest, in: users)
       throw Crash()  // the process dies before the save
     }
     let restarted = reopen()
     _ = try await restarted.settlePending(from: users)
     #expect(try await restarted.responses(of: survey, limit: 10).map(\.respondent) == ["r-account", "r-other"])
     #expect(try await restarted.counts(of: survey) == counted, "a move counts nothing more")
+  }
+
+  /// A guest who logs in while the request of their last answer has not yet been told it was
+  /// saved (its response pending still, on files): the response moves all the same, never left
+  /// under the guest's name while the account holds the answer.
+  @Test(arguments: StoreKind.tested)
+  func aResponseStillPendingMovesWithTheAnswer(kind: StoreKind) async throws {
+    let (responses, users, _) = try await kind.responseStores()
+    let (guest, account) = (UserID.random(), UserID.random())
+    try await users.update(guest) { _ in
+      try await responses.record([response("r-guest")], of: guest)
+      return (try answered(survey), ())
+    }
+    // Its request not told yet: no `settle(saved: true)`.
+    try await users.update(account) { _ in
+      try await responses.move([(ResponseStore.Key(survey, "r-guest"), ResponseStore.Key(survey, "r-account"))], of: account, from: guest, in: users)
+      return (try answered(survey), ())
+    }
+    try await responses.settle([ResponseStore.Key(survey, "r-account")], of: account, saved: true)
+    try await responses.settle([response("r-guest")], of: guest, saved: true)  // told at last
+    #expect(try await responses.responses(of: survey, limit: 10).map(\.respondent) == ["r-account"])
+    #expect(try await responses.counts(of: survey).completes == 1)
   }
 
   /// The support desk approves an answer recorded invalid: its response becomes a complete with

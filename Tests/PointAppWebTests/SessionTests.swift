@@ -26,14 +26,12 @@ struct SessionTests {
   /// keeping its own, found by running two, refused the other's cookies).
   @Test func processesStartingTogetherShareOneSessionKey() async throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-key-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    let key = url.appendingPathComponent("session.key")
     let keys = try await withThrowingTaskGroup(of: Data.self) { group in
-      for _ in 0..<8 { group.addTask { try Sessions.loadOrCreateSecret(at: key) } }
+      for _ in 0..<8 { group.addTask { try await Sessions.secret(in: FileBackend(url)) } }
       return try await group.reduce(into: Set<Data>()) { $0.insert($1) }
     }
     #expect(keys.count == 1 && keys.first?.count == 32)
-    #expect(try Data(contentsOf: key) == keys.first)
+    #expect(try await Sessions.secret(in: FileBackend(url)) == keys.first, "read again at the next start")
   }
 
   /// Tried as a stranger would, with what an operator's screen, a log or the data folder shows:

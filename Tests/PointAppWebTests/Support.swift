@@ -4,7 +4,7 @@ import Logging
 import Hummingbird
 import HummingbirdTesting
 import PointApp
-import PointAppWeb
+@testable import PointAppWeb
 import Prometheus
 import Testing
 
@@ -45,18 +45,19 @@ let testCatalog: [Survey] = [
 /// A server on a fresh temporary data folder with fixed boundaries.
 struct TestServer {
   let dataDirectory: URL
-  let users: JSONFileUserStateStore
+  /// The data folder's users, as another process sharing the folder sees them.
+  let users: UserStates
 
   /// bcrypt at its smallest cost: tests check the flows, not the work factor.
   static let hasher = PasswordHasher(cost: 4)
 
   init() throws {
     dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-tests-\(UUID().uuidString)")
-    users = try JSONFileUserStateStore(directory: dataDirectory.appendingPathComponent("users"))
+    users = UserStates(try FileBackend(dataDirectory))
   }
 
   func application(
-    catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, store: (any UserStateStore)? = nil,
+    catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, backend: (any RecordBackend)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
     trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
     storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil, logLevel: Logger.Level = .info,
@@ -73,7 +74,7 @@ struct TestServer {
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
-    return try await buildApplication(configuration, users: databaseURL == nil ? store ?? users : store, sessions: sessions, secret: secret, logger: logger, metrics: metrics,
+    return try await buildApplication(configuration, backend: backend, sessions: sessions, secret: secret, logger: logger, metrics: metrics,
       passwordHasher: hasher, routes: routes
     ) {
       $0.date.now = noon
@@ -87,14 +88,16 @@ struct TestServer {
     }
   }
 
-  /// Every file in the users' folder with its bytes, archive files as `<user>.archive/<name>`.
+  /// Every user's state and archive record with its bytes, by file name: `<user>.json`, and
+  /// `<user>~<name>.json` for the archive's.
   func files() throws -> [String: Data] {
-    let folder = dataDirectory.appendingPathComponent("users")
     var files: [String: Data] = [:]
-    for name in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
-      let url = folder.appendingPathComponent(name)
-      guard (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
-      files[name] = try Data(contentsOf: url)
+    for folder in ["users", "user-archive"] {
+      let folder = dataDirectory.appendingPathComponent(folder)
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".json") && !name.hasPrefix(".") {
+        let path = folder.appendingPathComponent(name).path
+        files[name] = try FileRecordStorage.parse(try Data(contentsOf: URL(fileURLWithPath: path)), path: path).data
+      }
     }
     return files
   }

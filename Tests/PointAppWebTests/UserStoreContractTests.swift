@@ -5,23 +5,34 @@ import Testing
 
 @testable import PointAppWeb
 
+/// What the contract calls on a user store: `UserStates`, or it read as an instance serves it.
+protocol UserStore: Sendable {
+  func update<Result: Sendable>(
+    _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
+  ) async throws -> Result
+  func read(_ user: UserID) async throws -> Data?
+  func archived(_ names: [String], of user: UserID) async throws -> [String: Data]
+}
+
+extension UserStates: UserStore {}
+
 extension StoreKind {
-  /// A user store of this kind, and a second one on the same data where there can be one (another
-  /// process on the folder, another instance on the database).
-  func userStores() async throws -> (any UserStateStore, (any UserStateStore)?) {
+  /// Users' states on a backend of this kind, and a second on the same data where there can be
+  /// one (another process on the folder, another instance on the database).
+  func userStores() async throws -> (any UserStore, (any UserStore)?) {
     switch self {
     case .memory:
-      return (InMemoryUserStateStore(), nil)
+      return (UserStates(MemoryBackend()), nil)
     case .files, .groupedFiles, .journal:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
-      return (try JSONFileUserStateStore(directory: folder), try JSONFileUserStateStore(directory: folder))
+      return (UserStates(try FileBackend(folder)), UserStates(try FileBackend(folder)))
     case .postgres:
       let database = try await TestDatabase.database()
-      return (PostgresUserStateStore(database), PostgresUserStateStore(try TestDatabase.another(database)))
+      return (UserStates(PostgresBackend(database)), UserStates(PostgresBackend(try TestDatabase.another(database))))
     case .cachedPostgres:
       let database = try await TestDatabase.database()
-      let cached = CachedUserStateStore(base: PostgresUserStateStore(database), cache: try await SharedFeed.live.value.users)
-      return (ServedCachedUsers(base: cached), PostgresUserStateStore(try TestDatabase.another(database)))
+      let cached = UserStates(PostgresBackend(database, feed: try await SharedFeed.live.value))
+      return (ServedCachedUsers(base: cached), UserStates(PostgresBackend(try TestDatabase.another(database))))
     }
   }
 
@@ -30,8 +41,8 @@ extension StoreKind {
 }
 
 /// As `ServedCached`, for users' states: each read twice, the second from the cache.
-struct ServedCachedUsers: UserStateStore {
-  let base: CachedUserStateStore
+struct ServedCachedUsers: UserStore {
+  let base: UserStates
 
   func update<Result: Sendable>(
     _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
@@ -61,18 +72,18 @@ struct UserStoreContractTests {
     let user = UserID.random()
     #expect(try await store.read(user) == nil)
     let state = Data(#"{"n":1}"#.utf8)
-    let archive = ["ledger-0.json": Data("zero".utf8), "answer-61.json": Data("a".utf8)]
+    let archive = ["ledger-0": Data("zero".utf8), "answer-61": Data("a".utf8)]
     let seen = try await store.update(user) { saved in (UserSave(archive: archive, state: state), saved) }
     #expect(seen == nil)
     #expect(try await store.read(user) == state)
-    #expect(try await store.archived(["ledger-0.json", "ledger-20.json", "answer-61.json"], of: user) == archive)
-    #expect(try await store.archived(["ledger-0.json"], of: .random()) == [:])
+    #expect(try await store.archived(["ledger-0", "ledger-20", "answer-61"], of: user) == archive)
+    #expect(try await store.archived(["ledger-0"], of: .random()) == [:])
     // A later save replaces the state and adds to the archive.
     let next = Data(#"{"n":2}"#.utf8)
-    let before = try await store.update(user) { saved in (UserSave(archive: ["ledger-20.json": Data("twenty".utf8)], state: next), saved) }
+    let before = try await store.update(user) { saved in (UserSave(archive: ["ledger-20": Data("twenty".utf8)], state: next), saved) }
     #expect(before == state)
     #expect(try await store.read(user) == next)
-    #expect(try await store.archived(["ledger-0.json", "ledger-20.json"], of: user).count == 2)
+    #expect(try await store.archived(["ledger-0", "ledger-20"], of: user).count == 2)
   }
 
   /// A save's `before` (the responses of the answers it saves) is done before the state is saved;
@@ -95,9 +106,6 @@ struct UserStoreContractTests {
     }()
     await #expect(throws: Failure.self) { try await store.update(user) { _ in (failing, ()) } }
     #expect(try await store.read(user) == Data("second".utf8))
-    if let folder = (store as? JSONFileUserStateStore)?.directory.path {
-      #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasSuffix(".tmp") }, "no temporary file left")
-    }
   }
 
   @Test(arguments: StoreKind.testedUsers)
@@ -111,7 +119,7 @@ struct UserStoreContractTests {
       try await store.update(user) { _ -> (save: UserSave?, result: Void) in throw Failure() }
     }
     #expect(try await store.read(user) == Data("kept".utf8))
-    #expect(try await store.archived(["ledger-0.json"], of: user) == [:])
+    #expect(try await store.archived(["ledger-0"], of: user) == [:])
   }
 
   /// 40 increments of one user's counter at once, through two stores on the same data where

@@ -17,7 +17,7 @@ import PointApp
 struct AccountService: Sendable {
   let accounts: AccountRecords
   let sessions: Sessions
-  let users: any UserStateStore
+  let users: UserStates
   let hasher: PasswordHasher
   let throttle: LoginThrottle
   /// The decoded states the request loop keeps: an account's data read here is read as it reads it.
@@ -133,7 +133,7 @@ struct AccountService: Sendable {
              to: ResponseStore.Key(survey, sessions.respondent(account.user, in: survey)))
           }
           var save = try UserFiles.save(state).save
-          save.before = { try await responses.move(renamed, of: account.user) }
+          save.before = { [users] in try await responses.move(renamed, of: account.user, from: session.user, in: users) }
           save.after = { saved in
             if saved == true {
               try? await responses.settle(renamed.map(\.to), of: account.user, saved: true)

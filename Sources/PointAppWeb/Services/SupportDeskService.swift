@@ -7,7 +7,7 @@ import PointApp
 /// (`RequestLoop.send`, `AppFeature`'s `.support`), each change in the audit log with who, when,
 /// before and after, written before the change is saved.
 struct SupportDeskService: Sendable {
-  let users: any UserStateStore
+  let users: UserStates
   let accounts: AccountRecords
   let audit: AuditLog
   let loop: RequestLoop

@@ -230,19 +230,20 @@ public struct Sessions: Sendable {
     return zip(expected, given).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
   }
 
-  /// Reads the server secret from `url`, creating it (32 random bytes, mode 0600) on first run:
-  /// of processes starting together on one data folder, one creates it and every one reads that
-  /// one (each writing its own would leave them refusing each other's cookies).
-  public static func loadOrCreateSecret(at url: URL) throws -> Data {
-    if let secret = try DurableFile.read(url.path), secret.count == 32 { return secret }
+  /// The key that signs cookies and CSRF tokens (`settings/session-secret`, 32 random bytes),
+  /// made on the first start: of processes and instances starting together, one creates it and
+  /// every one reads that one (each keeping its own would refuse the others' cookies).
+  public static func secret(in backend: any RecordBackend) async throws -> Data {
+    let settings = Records<RecordName, Data>(backend.table(.settings))
     var generator = SystemRandomNumberGenerator()
-    let secret = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    guard try DurableFile.write(secret, to: url.path, exclusive: true) else {
-      guard let theirs = try DurableFile.read(url.path), theirs.count == 32 else { throw HTTPError(.internalServerError, message: "the session key at \(url.path) is not one") }
-      return theirs
+    _ = try await settings.create(Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }), as: secretName)
+    guard let secret = try await settings.read(secretName)?.record, secret.count == 32 else {
+      throw HTTPError(.internalServerError, message: "the stored session secret is not 32 bytes")
     }
     return secret
   }
+
+  static let secretName = RecordName("session-secret")
 }
 
 /// Where the periodic pruning of expired sessions stands: each step goes on from the last.

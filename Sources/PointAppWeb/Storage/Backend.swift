@@ -26,10 +26,18 @@ public struct RecordKind: Hashable, Sendable {
   public static let exchangeQueue = RecordKind("exchanges-pending", table: "exchange_pending")
   public static let adjustments = RecordKind("adjustments")
   public static let loginLimits = RecordKind("login-limits", table: "login_limits")
+  /// Users' states by user id (`UserStates`): a page view reads its user's.
+  public static let users = RecordKind("users")
+  /// Users' archives, `<user>~<name>`.
+  public static let archive = RecordKind("user-archive", table: "user_archive")
+  /// Surveys' quotas (`Quotas`).
+  public static let quotas = RecordKind("quotas")
+  /// The server's own settings: `session-secret` (`Sessions.secret(in:)`).
+  public static let settings = RecordKind("settings")
 
   /// Every kind a backend holds.
   public static let all: [RecordKind] = [
-    sessions, accounts, catalog, operators, audit, responses, giftCodes, exchangeQueue, adjustments, loginLimits,
+    sessions, accounts, catalog, operators, audit, responses, giftCodes, exchangeQueue, adjustments, loginLimits, users, archive, quotas, settings,
   ]
 }
 
@@ -65,7 +73,9 @@ protocol HeldTable: RecordStorage, AnyObject {
   var place: String { get }
   /// The record as stored, outside any holding.
   func stored(_ name: String) async throws -> (data: Data, version: Int64)?
-  func hold(_ name: String) async
+  /// Holds the record against other writers, in this process and, on files, in every process
+  /// sharing the folder.
+  func hold(_ name: String) async throws
   func letGo(_ name: String) async
 }
 
@@ -140,7 +150,7 @@ final class PendingWrites: Sendable {
     let place = Place(table: table.place, name: name)
     return try await touching.withLock(place) {
       if let touched = touched.withLock({ $0.records[place] }) { return touched.now }
-      await table.hold(name)
+      try await table.hold(name)
       onEnd { await table.letGo(name) }
       let stored = try await table.stored(name)
       touched.withLock {
@@ -198,20 +208,20 @@ enum HoldingKey {
 /// that no reader ever sees some of them and not the others.
 public final class MemoryBackend: RecordBackend {
   private let records = MemoryRecords()
-  private let tables = Mutex<[String: InMemoryRecordStorage]>([:])
+  /// Every kind's, made at start.
+  private let tables: [String: InMemoryRecordStorage]
   private let holds = KeyedMutex<String>()
   private let token = Token()
   private final class Token: Sendable {}
 
-  public init() {}
+  public init() {
+    let (records, backend) = (records, ObjectIdentifier(token))
+    tables = Dictionary(uniqueKeysWithValues: RecordKind.all.map { ($0.folder, InMemoryRecordStorage(records, place: $0.folder, backend: backend)) })
+  }
 
   public func table(_ kind: RecordKind) -> any RecordStorage {
-    tables.withLock { tables in
-      if let table = tables[kind.folder] { return table }
-      let table = InMemoryRecordStorage(records, place: kind.folder, backend: ObjectIdentifier(token))
-      tables[kind.folder] = table
-      return table
-    }
+    guard let table = tables[kind.folder] else { preconditionFailure("\(kind.folder) is not among RecordKind.all") }
+    return table
   }
 
   public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Glibc
 
 /// A file operation failed; `errno` says why.
@@ -227,5 +228,36 @@ final class FileLock: Sendable {
   /// Closing the descriptor releases the lock.
   func unlock() {
     close(fd)
+  }
+}
+
+/// A folder's `flock` shared by every writer of this process: the first takes it, the last lets
+/// it go. Writers in this process keep out of each other's way by their records' locks; this one
+/// keeps other processes sharing the folder out, without putting this process's writes, and
+/// their syncs, in a line.
+final class SharedFolderLock: Sendable {
+  private let path: String
+  private let state = Mutex<(holders: Int, lock: FileLock?)>((0, nil))
+
+  init(folder: String) {
+    path = folder + "/.lock"
+  }
+
+  /// Runs `body` (on a file thread) while the lock is held.
+  func withLock<T>(_ body: () throws -> T) throws -> T {
+    try state.withLock { state in
+      if state.holders == 0 { state.lock = try FileLock(path: path) }
+      state.holders += 1
+    }
+    defer {
+      state.withLock { state in
+        state.holders -= 1
+        if state.holders == 0 {
+          state.lock?.unlock()
+          state.lock = nil
+        }
+      }
+    }
+    return try body()
   }
 }

@@ -25,6 +25,11 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   private let threadPool: NIOThreadPool
   private let recent = Mutex(RecentlyUsed<String, (file: FileVersion, data: Data, version: Int64)>(generation: 500))
   private let writers = KeyedMutex<String>()
+  /// Held by this process's writes while they check a version and write.
+  let folderLock: SharedFolderLock
+  /// In a backend: where its holdings' records are locked across processes, and those held.
+  private let holdings: String?
+  private let held = Mutex<[String: FileLock]>([:])
   /// The folder's names of the last `records(prefixed:)`, with the folder's version then: the
   /// next page of the same list is cut from it while the folder is unchanged.
   private let listed = Mutex<(prefix: String, folder: FileVersion, names: PackedNames)?>(nil)
@@ -34,12 +39,14 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   /// `groupedSyncs`: a write waits for syncs shared with the writes of the same moment (of the
   /// file system, then of the folder) rather than syncing its file and the folder itself: many
   /// written at once (responses settled a second's worth at a time) cost two syncs, not two each.
-  public convenience init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads, groupedSyncs: Bool) throws {
+  public convenience init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, groupedSyncs: Bool) throws {
     try self.init(directory, threadPool: threadPool, groupedSyncs: groupedSyncs, backend: nil)
   }
 
-  init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads, groupedSyncs: Bool = false, backend: ObjectIdentifier?) throws {
+  init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, groupedSyncs: Bool = false, backend: ObjectIdentifier?) throws {
     folder = directory.path
+    folderLock = SharedFolderLock(folder: directory.path)
+    holdings = backend == nil ? nil : directory.deletingLastPathComponent().appendingPathComponent(".holding").path
     place = directory.lastPathComponent
     self.backend = backend
     self.threadPool = threadPool
@@ -54,7 +61,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   /// How many syncs of the folder its grouped writes waited for.
   var groupedFolderSyncs: Int { grouped?.names.rounds.load(ordering: .relaxed) ?? 0 }
 
-  public convenience init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads) throws {
+  public convenience init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads) throws {
     try self.init(directory, threadPool: threadPool, groupedSyncs: false)
   }
 
@@ -68,8 +75,25 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     return try await stored(name)
   }
 
-  func hold(_ name: String) async { await writers.acquire(name) }
-  func letGo(_ name: String) async { await writers.release(name) }
+  /// In a backend, a holding's record is held across processes too: a `flock` on
+  /// `<holdings>/<digest>.lock`, taken after this process's lock.
+  func hold(_ name: String) async throws {
+    await writers.acquire(name)
+    guard let holdings else { return }
+    let path = "\(holdings)/\(HoldingKey.fileName(place + "/" + name)).lock"
+    do {
+      let lock = try await threadPool.runIfActive { try FileLock(path: path) }
+      held.withLock { $0[name] = lock }
+    } catch {
+      await writers.release(name)
+      throw error
+    }
+  }
+
+  func letGo(_ name: String) async {
+    held.withLock { $0.removeValue(forKey: name) }?.unlock()
+    await writers.release(name)
+  }
 
   func stored(_ name: String) async throws -> (data: Data, version: Int64)? {
     let path = path(name)
@@ -196,13 +220,8 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   /// Runs `body` on the file threads holding the record's lock in this process and the folder's
   /// across processes.
   private func locked(_ name: String, _ body: @escaping @Sendable () throws -> Bool) async throws -> Bool {
-    let lockPath = "\(folder)/.lock"
-    return try await writers.withLock(name) {
-      try await threadPool.runIfActive {
-        let lock = try FileLock(path: lockPath)
-        defer { lock.unlock() }
-        return try body()
-      }
+    try await writers.withLock(name) {
+      try await threadPool.runIfActive { [folderLock] in try folderLock.withLock(body) }
     }
   }
 
@@ -228,7 +247,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     return file
   }
 
-  private static func parse(_ file: Data, path: String) throws -> (data: Data, version: Int64) {
+  static func parse(_ file: Data, path: String) throws -> (data: Data, version: Int64) {
     let malformed = FileError("parse a record's version in", path, code: EINVAL)
     if file.starts(with: versionKey) {
       var index = file.startIndex + versionKey.count

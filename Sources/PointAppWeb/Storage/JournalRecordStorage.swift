@@ -51,7 +51,7 @@ public final class JournalRecordStorage: RecordStorage {
 
   /// Opens the journal in `directory` (created if missing), unless another process has it
   /// (`Taken`).
-  public init(_ directory: URL, threadPool: NIOThreadPool = JSONFileUserStateStore.fileThreads, segmentSize: Int = 4 << 20) throws {
+  public init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, segmentSize: Int = 4 << 20) throws {
     folder = directory.path
     self.threadPool = threadPool
     self.segmentSize = segmentSize

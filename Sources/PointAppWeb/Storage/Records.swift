@@ -193,7 +193,7 @@ public final class InMemoryRecordStorage: RecordStorage, HeldTable {
     records.tables.withLock { $0[place]?[name] }
   }
 
-  func hold(_ name: String) async { await writers.acquire(name) }
+  func hold(_ name: String) async throws { await writers.acquire(name) }
   func letGo(_ name: String) async { await writers.release(name) }
 
   public func read(_ name: String) async throws -> (data: Data, version: Int64)? {

@@ -117,11 +117,17 @@ public final class ResponseStore: Sendable {
   /// when they sign in to an account that takes their answers), during that user's update, as a
   /// recording is: on PostgreSQL in its transaction; elsewhere pending, and put back as it was
   /// when the update's save fails. Counted once, as they were.
-  func move(_ moves: [(from: Key, to: Key)], of user: UserID) async throws {
+  func move(_ moves: [(from: Key, to: Key)], of user: UserID, from guest: UserID, in users: UserStates) async throws {
     // A response the guest has just given may still be pending.
     try await settleSaved()
     for (from, to) in moves {
-      guard let moved = try await responses.read(from)?.record else { continue }
+      var found = try await responses.read(from)?.record
+      if found == nil, pending != nil {
+        // Pending still: its answer saved, its request not yet told (or told "not known").
+        try await settle([from], of: guest, from: users)
+        found = try await responses.read(from)?.record
+      }
+      guard let moved = found else { continue }
       if let pending { _ = try await pending.create(Marker(replaces: from.recordName), as: Pending(user, to)) }
       _ = try await responses.create(moved.respondent(to.respondent), as: to)
       if let old = try await responses.read(from) { _ = try await responses.delete(from, at: old.version) }
@@ -274,7 +280,7 @@ public final class ResponseStore: Sendable {
   /// state, under the user's lock: kept where it holds an answer to the survey (an approval:
   /// where it holds the answer paid), taken back where it does not. For an update whose save is
   /// not known, and at start-up after a crash.
-  func settle(_ keys: [Key], of user: UserID, from users: any UserStateStore) async throws {
+  func settle(_ keys: [Key], of user: UserID, from users: UserStates) async throws {
     guard let pending, !keys.isEmpty else { return }
     try await users.update(user) { data in
       let state = try await UserFiles.load(data, of: user, surveys: keys.map(\.survey), from: users, cache: SavedStateCache())
@@ -292,7 +298,7 @@ public final class ResponseStore: Sendable {
   /// Settles every response a crash left pending, in this store's pending records and in the
   /// journals of processes that are gone (removed then), at start-up, before requests are
   /// served; how many there were.
-  func settlePending(from users: any UserStateStore) async throws -> Int {
+  func settlePending(from users: UserStates) async throws -> Int {
     guard let pending else { return 0 }
     var count = try await Self.settle(pending.storage, from: users, by: self)
     for journal in try orphans() {
@@ -302,7 +308,7 @@ public final class ResponseStore: Sendable {
     return count
   }
 
-  private static func settle(_ pending: any RecordStorage, from users: any UserStateStore, by store: ResponseStore) async throws -> Int {
+  private static func settle(_ pending: any RecordStorage, from users: UserStates, by store: ResponseStore) async throws -> Int {
     let records = Records<Pending, Marker>(pending)
     var all: [Pending] = []
     var after: Pending?

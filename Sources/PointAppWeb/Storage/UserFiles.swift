@@ -1,17 +1,16 @@
 import Foundation
 import PointApp
 
-/// How a user's state maps to a store's files: the state file (bounded), and archive files for
-/// what `UserProgress.takeArchivable()` moves out: ledger segments, segments of exchange requests
-/// and old answers, one file each,
-/// so that a request reads only the ones it needs.
+/// How a user's state maps to records: the state (bounded), and archive records for what
+/// `UserProgress.takeArchivable()` moves out: ledger segments, segments of exchange requests and
+/// old answers, one record each, so that a request reads only the ones it needs.
 enum UserFiles {
-  static func segmentName(_ start: Int) -> String { "ledger-\(start).json" }
-  static func exchangesName(_ start: Int) -> String { "exchanges-\(start).json" }
+  static func segmentName(_ start: Int) -> String { "ledger-\(start)" }
+  static func exchangesName(_ start: Int) -> String { "exchanges-\(start)" }
 
   /// Survey ids are catalog data; hex keeps any of them a plain file name.
   static func answerName(_ survey: SurveyID) -> String {
-    "answer-\(hex(survey.rawValue.utf8)).json"
+    "answer-\(hex(survey.rawValue.utf8))"
   }
 
   /// What to save for `state`, and the state as saved: history is archived first when there is
@@ -36,7 +35,7 @@ enum UserFiles {
   /// request may show or answer. A user who has archived no answer costs no archive read; a user
   /// whose file has not changed since `cache` saw it costs no decoding either.
   static func load(
-    _ data: Data?, of user: UserID, surveys: [SurveyID], from store: any UserStateStore, cache: SavedStateCache
+    _ data: Data?, of user: UserID, surveys: [SurveyID], from store: UserStates, cache: SavedStateCache
   ) async throws -> AppFeature.State {
     guard let data else { return AppFeature.State() }
     if let state = cache.state(of: user, bytes: data, surveys: surveys) { return state }
@@ -57,7 +56,7 @@ enum UserFiles {
 
   /// Everything a user did, archived parts included: what a login takes into an account. The
   /// archived answers are found by the surveys the ledger paid for.
-  static func history(of user: UserID, in store: any UserStateStore) async throws -> GuestHistory {
+  static func history(of user: UserID, in store: UserStates) async throws -> GuestHistory {
     guard let data = try await store.read(user) else {
       return GuestHistory(answers: [:], movements: [], missions: MissionBoard(), streak: Streak(), achievements: [:])
     }
@@ -88,7 +87,7 @@ enum UserFiles {
   }
 
   /// The user's ledger archive, each segment checked against what the state expects of it.
-  static func ledgerArchive(of user: UserID, in store: any UserStateStore) -> LedgerArchiveClient {
+  static func ledgerArchive(of user: UserID, in store: UserStates) -> LedgerArchiveClient {
     @Sendable func file(_ name: String) async throws -> Data {
       guard let data = try await store.archived([name], of: user)[name] else {
         throw LedgerArchiveError(reason: "\(name) is missing")
@@ -114,7 +113,7 @@ enum UserFiles {
   }
 }
 
-extension UserStateStore {
+extension UserStates {
   /// Saves `state` as a user's whole state, archiving its history as a request's save would: for
   /// seeding a user (benchmarks, tests).
   public func replace(_ user: UserID, with state: AppFeature.State) async throws {

@@ -1,21 +1,18 @@
 import Foundation
 import Synchronization
 
-/// What one update saves: archive files first, then the user's state file, which is the commit
-/// point. Archive files are written again, with the same bytes, when a crash came between.
+/// What one update saves: the user's state, and archive records that never change once the state
+/// referring to them is saved. Both commit together, with every other write of the update.
 public struct UserSave: Sendable {
-  /// Archive files by name (a plain file name, no folder).
+  /// Archive records by name (`UserFiles`: `ledger-0`, `answer-…`).
   public var archive: [String: Data]
   public var state: Data
-  /// Writes elsewhere that must be done, durably, before the state is saved (the responses of
-  /// the answers it saves). A store that can runs them while it writes the state's bytes, and
-  /// gives the state its place only once they are done; their error is the update's.
+  /// Writes elsewhere that the save implies (responses recorded, exchanges queued), made in the
+  /// update before the state is written: their error is the update's.
   public var before: (@Sendable () async throws -> Void)?
-  /// Told, once the user's lock is let go, whether the state was saved: `true`, or `nil` when
-  /// an error came as it was being saved, so that it may or may not have been (`commit`).
+  /// Told, once the update is over, whether the state was saved: `true`, or `nil` when an error
+  /// came as it was being saved, so that it may or may not have been (`UserStates.commit`).
   public var after: (@Sendable (_ saved: Bool?) async -> Void)?
-  /// On PostgreSQL, the `ChangeFeed` mark notified with the save (`users:<id>:<mark>`).
-  public var mark: String?
 
   public init(archive: [String: Data] = [:], state: Data) {
     self.archive = archive
@@ -23,33 +20,61 @@ public struct UserSave: Sendable {
   }
 }
 
-/// Where users' saved states live. Nothing above this protocol knows which implementation runs:
-/// JSON files on local disk by default, an in-memory one in tests.
-///
-/// A user has one state file, of bounded size, and an archive of files that never change once the
-/// state referring to them is saved (the ledger's old segments, old answers).
-public protocol UserStateStore: Sendable {
-  /// Runs `body` with exclusive access to one user's saved state (`nil`: nothing saved yet) and
-  /// saves what it returns (`nil`: save nothing). Calls for the same user never overlap; an
-  /// error from reading, from `body` or from saving is thrown and the state file is unchanged.
-  func update<Result: Sendable>(
+/// Users' saved states, one record each (`RecordKind.users`, bounded in size), and their archives
+/// (`RecordKind.archive`, `<user>~<name>`): one implementation over any backend. An update holds
+/// the key `user:<id>` (`RecordBackend.holding`), so one user's updates take turns in every
+/// process and instance, and what it writes commits together.
+public struct UserStates: Sendable {
+  let backend: any RecordBackend
+  private let states: any RecordStorage
+  private let archive: any RecordStorage
+  /// Where an update's time, the request's work left out, and a read's are measured.
+  private let metrics: ProductMetrics?
+
+  public init(_ backend: any RecordBackend) {
+    self.init(backend, metrics: nil)
+  }
+
+  init(_ backend: any RecordBackend, metrics: ProductMetrics?) {
+    self.backend = backend
+    states = backend.table(.users)
+    archive = backend.table(.archive)
+    self.metrics = metrics
+  }
+
+  /// Runs `body` holding the user's key with their saved state (`nil`: nothing saved yet), and
+  /// saves what it returns (`nil`: save nothing), with every write `body` made: all of it, or
+  /// none when anything throws.
+  public func update<Result: Sendable>(
     _ user: UserID,
     _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
-  ) async throws -> Result
+  ) async throws -> Result {
+    let start = ContinuousClock.now
+    let inBody = Mutex<Duration>(.zero)
+    defer { metrics?.storeUpdates.record(duration: ContinuousClock.now - start - inBody.withLock { $0 }) }
+    return try await backend.holding("user:" + user.rawValue) {
+      let saved = try await states.readForUpdate(user.rawValue)
+      let entered = ContinuousClock.now
+      let (save, result) = try await body(saved?.data)
+      inBody.withLock { $0 += ContinuousClock.now - entered }
+      guard let save else { return result }
+      try await save.before?()
+      for (name, data) in save.archive.sorted(by: { $0.key < $1.key }) {
+        try await Self.put(data, as: user.rawValue + "~" + name, in: archive, at: archive.readForUpdate(user.rawValue + "~" + name)?.version)
+      }
+      try await Self.put(save.state, as: user.rawValue, in: states, at: saved?.version)
+      return result
+    }
+  }
 
-  /// A user's state as last saved (`nil`: nothing saved yet), read without waiting for the user's
-  /// updates: a save replaces the whole file at once, so this is always one saved state, never a
-  /// mix. For requests that turn out to change nothing (most page views), which then need not
-  /// queue behind each other.
-  func read(_ user: UserID) async throws -> Data?
+  /// Writes a record the holding holds: it cannot have moved.
+  private static func put(_ data: Data, as name: String, in table: any RecordStorage, at version: Int64?) async throws {
+    let written = if let version { try await table.replace(name, data, at: version) } else { try await table.create(name, data) }
+    guard written else { throw RecordConflict(record: name) }
+  }
 
-  /// The archive files of a user among `names` that exist, by name.
-  func archived(_ names: [String], of user: UserID) async throws -> [String: Data]
-}
-
-extension UserStateStore {
   /// `update`, then what the save implies told whether it was saved (`UserSave.after`), once the
-  /// user's lock is let go: it may take it again to look.
+  /// update is over: it may hold the user again to look.
   func commit<Result: Sendable>(
     _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
   ) async throws -> Result {
@@ -67,42 +92,22 @@ extension UserStateStore {
       throw error
     }
   }
-}
 
-/// Users' states in memory, for tests.
-public final class InMemoryUserStateStore: UserStateStore {
-  private let files = Mutex<[UserID: Data]>([:])
-  private let archives = Mutex<[UserID: [String: Data]]>([:])
-  private let locks = KeyedMutex<UserID>()
-
-  public init() {}
-
-  /// The saved state of a user.
-  public subscript(user: UserID) -> Data? {
-    files.withLock { $0[user] }
-  }
-
-  public func update<Result: Sendable>(
-    _ user: UserID,
-    _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
-  ) async throws -> Result {
-    try await locks.withLock(user) {
-      let (save, result) = try await body(self[user])
-      if let save {
-        try await save.before?()
-        archives.withLock { $0[user, default: [:]].merge(save.archive) { _, new in new } }
-        files.withLock { $0[user] = save.state }
-      }
-      return result
-    }
-  }
-
+  /// A user's state as last saved (`nil`: nothing saved yet), without waiting for their updates:
+  /// always one saved state, never a mix. For requests that turn out to change nothing (most page
+  /// views), which then need not queue behind each other.
   public func read(_ user: UserID) async throws -> Data? {
-    self[user]
+    let start = ContinuousClock.now
+    defer { metrics?.storeReads.record(duration: ContinuousClock.now - start) }
+    return try await states.read(user.rawValue)?.data
   }
 
+  /// The archive records of a user among `names` that exist, by name.
   public func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
-    let archive = archives.withLock { $0[user] ?? [:] }
-    return archive.filter { names.contains($0.key) }
+    var found: [String: Data] = [:]
+    for name in names {
+      found[name] = try await archive.read(user.rawValue + "~" + name)?.data
+    }
+    return found
   }
 }

@@ -76,34 +76,3 @@ struct ProductMetrics: Sendable {
     }
   }
 }
-
-/// A user store whose reads and updates are timed into `metrics`; an update's time leaves out
-/// the work of the request it runs.
-struct MeasuredUserStateStore: UserStateStore {
-  let base: any UserStateStore
-  let metrics: ProductMetrics
-
-  func update<Result: Sendable>(
-    _ user: UserID,
-    _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
-  ) async throws -> Result {
-    let start = ContinuousClock.now
-    let inBody = Mutex<Duration>(.zero)
-    defer { metrics.storeUpdates.record(duration: ContinuousClock.now - start - inBody.withLock { $0 }) }
-    return try await base.update(user) { data in
-      let entered = ContinuousClock.now
-      defer { inBody.withLock { $0 += ContinuousClock.now - entered } }
-      return try await body(data)
-    }
-  }
-
-  func read(_ user: UserID) async throws -> Data? {
-    let start = ContinuousClock.now
-    defer { metrics.storeReads.record(duration: ContinuousClock.now - start) }
-    return try await base.read(user)
-  }
-
-  func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
-    try await base.archived(names, of: user)
-  }
-}

@@ -8,7 +8,7 @@ import PointApp
 /// → respond from where they led (`Navigation`) → save, only when something persistent changed.
 /// The shell around `AppFeature`: controllers only decode requests into actions.
 struct RequestLoop: Sendable {
-  let users: any UserStateStore
+  let users: UserStates
   let sessions: Sessions
   let renderer: PageRenderer
   /// Resolved once at start-up; every store and effect of every request sees these.
@@ -21,8 +21,8 @@ struct RequestLoop: Sendable {
   let metrics: ProductMetrics
   /// Registration and login, bound to each form's session.
   let accounts: AccountService
-  /// Surveys' quotas: a form's claims are made for its user, and settled once its update is over.
-  let quotas: any QuotaStore
+  /// Surveys' quotas: a form's claims are made for its user, in their update.
+  let quotas: Quotas
   /// Every finished answer's response, recorded with the update that saves the answer.
   let responses: ResponseStore
   /// Exchange requests a request left pending, recorded with the update that saves them.
@@ -107,53 +107,42 @@ struct RequestLoop: Sendable {
   }
 
   /// What an update did: the page it answers (a request's), the state it left, the ledger before
-  /// and after when it saves, and on PostgreSQL the change feed's mark of the save.
+  /// and after when it saves.
   struct Outcome: Sendable {
     var response: Response?
     var state: AppFeature.State
     var ledgers: (before: PointLedger, after: PointLedger)?
-    var mark: String?
   }
 
   /// load → send → navigate → save: one update of `user` from the state `saved`, what the save
   /// implies (responses recorded, approvals, exchanges queued, an audit entry) hooked to it.
   /// `locked`: the user's update, which saves; without the lock a save is only returned, the cue
-  /// to run again locked. Places claimed in a quota go back when nothing is saved.
+  /// to run again locked.
   private func update(
     _ user: UserID, from saved: Data?, _ action: AppFeature.Action, _ visit: Visit?, locked: Bool,
     audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
   ) async throws -> (save: UserSave?, result: Outcome) {
     let catalogNow = (try? await catalog.fetchAll()) ?? []
-    let claimed = ClaimedPlaces()
-    do {
-      let (store, initial) = try await load(user, from: saved, catalog: catalogNow, visit: visit, claimed: claimed)
-      guard await store.send(action, deadline: effectDeadline) == .finished else {
-        metrics.deadlineOverruns.increment()
-        throw HTTPError(.serviceUnavailable, message: "effects timed out")
-      }
-      let response = if let visit { try await navigate(store, visit, after: action) } else { Response?.none }
-      let after = store.state
-      var outcome = Outcome(response: response, state: after)
-      guard visit?.session.isNew != true, SavedState.userData(of: after) != SavedState.userData(of: initial) else {
-        try await giveBack(claimed.all, of: user)
-        return (nil, outcome)
-      }
-      var (save, savedState) = try UserFiles.save(after)
-      if feed != nil { save.mark = ChangeFeed.newMark() }
-      if locked { hook(&save, of: user, from: initial, to: after, catalog: catalogNow, claimed: claimed.all, audit: audit) }
-      cache.remember(user, bytes: save.state, state: savedState, surveys: catalogNow.map(\.id))
-      (outcome.ledgers, outcome.mark) = ((initial.progress.ledger, after.progress.ledger), save.mark)
-      return (save, outcome)
-    } catch {
-      try? await giveBack(claimed.all, of: user)
-      throw error
+    let (store, initial) = try await load(user, from: saved, catalog: catalogNow, visit: visit)
+    guard await store.send(action, deadline: effectDeadline) == .finished else {
+      metrics.deadlineOverruns.increment()
+      throw HTTPError(.serviceUnavailable, message: "effects timed out")
     }
+    let response = if let visit { try await navigate(store, visit, after: action) } else { Response?.none }
+    let after = store.state
+    var outcome = Outcome(response: response, state: after)
+    guard visit?.session.isNew != true, SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, outcome) }
+    var (save, savedState) = try UserFiles.save(after)
+    if locked { hook(&save, of: user, from: initial, to: after, catalog: catalogNow, audit: audit) }
+    cache.remember(user, bytes: save.state, state: savedState, surveys: catalogNow.map(\.id))
+    outcome.ledgers = (initial.progress.ledger, after.progress.ledger)
+    return (save, outcome)
   }
 
   /// The user's store on their saved state, with what a request's forms reach (their accounts,
   /// quotas) and the ledger's archive.
   private func load(
-    _ user: UserID, from saved: Data?, catalog: [Survey], visit: Visit?, claimed: ClaimedPlaces
+    _ user: UserID, from saved: Data?, catalog: [Survey], visit: Visit?
   ) async throws -> (Store<AppFeature.State, AppFeature.Action>, AppFeature.State) {
     let surveys = catalog.map(\.id)
     var initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
@@ -163,7 +152,7 @@ struct RequestLoop: Sendable {
       initial.passwordConfirmedAt = visit.session.passwordConfirmedAt
       if visit.isForm {
         dependencies.accounts = accounts.client(for: visit.session, from: visit.client, surveys: surveys, prepared: visit.prepared)
-        dependencies.quotas = claimed.client(for: user, in: quotas)
+        dependencies.quotas = quotas.client(for: user)
       }
     }
     if initial.progress.ledger.archivedCount > 0 {
@@ -193,10 +182,10 @@ struct RequestLoop: Sendable {
   /// What the save implies, written with it (`UserSave.before`: on PostgreSQL in its transaction;
   /// on files, responses pending until it is known) and settled once it is (`UserSave.after`):
   /// the responses of the answers finished or approved, the exchange requests queued, an audit
-  /// entry; the quota places claimed are kept where the answer they were for is saved.
+  /// entry.
   private func hook(
     _ save: inout UserSave, of user: UserID, from initial: AppFeature.State, to after: AppFeature.State, catalog: [Survey],
-    claimed: [SurveyID], audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)?
+    audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)?
   ) {
     let finished = SurveyResponse.finished(
       from: initial.progress, to: after.progress,
@@ -213,53 +202,32 @@ struct RequestLoop: Sendable {
       if !approvals.isEmpty { try await responses.approve(approvals, of: user) }
       try await exchanges.add(queued)
     }
-    save.after = { [self] saved in
-      guard saved == true else {
-        // Not known whether it was saved: the saved state tells, under the user's lock.
-        try? await quotas.settle(claimed, of: user, from: users)
+    save.after = { [users, responses] saved in
+      // Not known whether it was saved: the saved state tells, under the user's lock.
+      if saved == true {
+        try? await responses.settle(recorded, of: user, saved: true)
+      } else {
         try? await responses.settle(recorded, of: user, from: users)
-        return
       }
-      try? await giveBack(claimed.filter { after.progress.answer(to: $0)?.isCompleted != true }, of: user)
-      if !quotas.placesCommitWithUpdate {
-        for survey in claimed where after.progress.answer(to: survey)?.isCompleted == true {
-          try? await quotas.settle(QuotaPlace(survey, user), keep: true)
-        }
-      }
-      try? await responses.settle(recorded, of: user, saved: true)
     }
-  }
-
-  /// Places claimed for answers that were not saved, given back (on PostgreSQL they go with the
-  /// update's transaction).
-  private func giveBack(_ surveys: [SurveyID], of user: UserID) async throws {
-    guard !quotas.placesCommitWithUpdate else { return }
-    for survey in surveys { try await quotas.settle(QuotaPlace(survey, user), keep: false) }
   }
 
   /// The response with its cookies: the session's when it is new, a new session id for a new
-  /// identity (an id known before never carries it), and on PostgreSQL the mark of the request's
-  /// last write (`pointapp_state`), by which other instances serve this browser from their
-  /// caches once they have heard it (`ChangeFeed`): the save's when that was the last, else one
-  /// of its own (a form that saved nothing, a new session after the save).
+  /// identity (an id known before never carries it), and a new state cookie after a change: on
+  /// PostgreSQL a mark notified after the request's writes (`pointapp_state`), by which other
+  /// instances serve this browser from their caches once they have heard it (`ChangeFeed`).
   private func respond(_ outcome: Outcome, to visit: Visit, locked: Bool = false) async throws -> Response {
     guard var response = outcome.response else { throw HTTPError(.internalServerError) }
     let session = visit.session
-    guard locked else {
-      if session.setsCookie { response.setCookie(sessions.cookie(for: session)) }
-      return response
-    }
-    var mark = outcome.mark
-    if let ledgers = outcome.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
-    if let identity = outcome.state.identityChange {
+    let changed = locked && (outcome.ledgers != nil || outcome.state.identityChange != nil)
+    if locked, let ledgers = outcome.ledgers { metrics.recordSaved(from: ledgers.before, to: ledgers.after) }
+    if locked, let identity = outcome.state.identityChange {
       let renewed = try await sessions.renew(session, as: identity, now: dependencies.date.now)
       response.setCookie(sessions.cookie(for: renewed))
-      mark = await feed?.mark()
     } else if session.setsCookie {
       response.setCookie(sessions.cookie(for: session))
     }
-    if mark == nil, visit.isForm, let feed { mark = await feed.mark() }
-    if outcome.ledgers != nil || outcome.state.identityChange != nil || mark != nil { response.setCookie(sessions.stateCookie(mark)) }
+    if changed || (locked && visit.isForm && feed != nil) { response.setCookie(sessions.stateCookie(await feed?.mark())) }
     return response
   }
 

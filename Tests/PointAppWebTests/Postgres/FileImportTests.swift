@@ -13,7 +13,7 @@ struct FileImportTests {
   /// and the cookie key.
   static func dataFolder() async throws -> (URL, long: UserID, small: [UserID]) {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
-    let users = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let users = UserStates(try FileBackend(folder))
     let long = UserID.random()
     try await users.replace(long, with: LongHistoryTests.longHistory(10_000))
     let small = (0..<1_000).map { _ in UserID.random() }
@@ -43,19 +43,19 @@ struct FileImportTests {
     #expect(report.giftCodeRecords == 1 && report.pendingExchanges == 1)
     #expect(try await ExchangeQueue(storage: PostgresRecordStorage(database, table: "exchange_pending")).entries() == [.init(user: long, number: 1)])
     // What the database holds is what the folder held, byte for byte, archive included.
-    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
-    let store = PostgresUserStateStore(database)
+    let files = UserStates(try FileBackend(folder))
+    let store = UserStates(PostgresBackend(database))
     for user in [long] + small.prefix(3) {
       #expect(try await store.read(user) == files.read(user))
     }
     let state = try SavedState.state(from: try #require(try await store.read(long)))
     #expect(state.progress.ledger.count == 10_000)
-    let archived = try await database.query("SELECT count(*) FROM user_archive WHERE user_id = \(long.rawValue) AND name LIKE 'ledger-%'")
+    let archived = try await database.query("SELECT count(*) FROM user_archive WHERE starts_with(id, \(long.rawValue + "~ledger-"))")
     #expect(try archived.first?.decode(Int.self) == state.progress.ledger.archivedCount / PointLedger.segmentSize)
     #expect(state.progress.ledger.archivedCount > 9_000)
     #expect(try await AccountRecords(PostgresRecordStorage(database, table: "accounts")).read(AccountID(email: "moving@example.jp"))?.record.user == long)
     #expect(try await SessionRecords(PostgresRecordStorage(database, table: "sessions")).read(SessionID("00112233445566778899aabbccddeeff")!)?.record.user == long)
-    #expect(try await database.sessionSecret() == secret)
+    #expect(try await Sessions.secret(in: PostgresBackend(database)) == secret, "cookies stay valid")
 
     // Run again: nothing is imported twice.
     let again = try await FileImport.run(from: folder, into: database)
@@ -68,12 +68,11 @@ struct FileImportTests {
 
   /// A run cut short leaves some users out; the next run imports them, and only them. A user
   /// who changed in the database since is left as the database has them.
-  /// Places in quotas move with their users: kept ones, and open ones whose answer was saved; an
-  /// open one whose answer never was stays behind.
+  /// Places in quotas move with their users, counted in the database's quota.
   @Test func placesInQuotasMoveWithTheirUsers() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
-    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
-    let quotas = try JSONFileQuotaStore(directory: folder.appendingPathComponent("quotas"))
+    let backend = try FileBackend(folder)
+    let (files, quotas) = (UserStates(backend), Quotas(backend))
     let survey = QuotaFlowTests.tenPlaces
     let (kept, open, unsaved) = (UserID.random(), UserID.random(), UserID.random())
     for user in [kept, open] {
@@ -87,28 +86,31 @@ struct FileImportTests {
         return (try UserFiles.save(state).save, ())
       }
     }
-    try await quotas.settle(QuotaPlace(survey.id, kept), keep: true)
-    try await files.update(unsaved) { _ in
-      #expect(try await quotas.claim(survey.id, places: 10, for: unsaved))
-      return (UserSave(state: try SavedState.data(for: AppFeature.State())), ())
+    await #expect(throws: Failure.self) {
+      try await files.update(unsaved) { _ -> (save: UserSave?, result: Void) in
+        #expect(try await quotas.claim(survey.id, places: 10, for: unsaved))
+        throw Failure()
+      }
     }
     let database = try await TestDatabase.make()
     let report = try await FileImport.run(from: folder, into: database)
     #expect(report.quotaPlaces == 2)
-    #expect(try await database.query("SELECT taken FROM survey_quotas WHERE survey_id = 'ten'").first?.decode(Int.self) == 2)
-    let holders = try await database.query("SELECT user_id FROM quota_places WHERE survey_id = 'ten'").map { try $0.decode(String.self) }
-    #expect(Set(holders) == [kept.rawValue, open.rawValue])
+    let moved = Quotas(PostgresBackend(database))
+    #expect(try await moved.taken(of: [survey.id]) == [survey.id: 2])
+    #expect(try await moved.holds(survey.id, kept))
+    #expect(try await moved.holds(survey.id, open))
+    #expect(try await !moved.holds(survey.id, unsaved))
     #expect(try await FileImport.run(from: folder, into: database).quotaPlaces == 0, "a second run moves nothing twice")
   }
 
   @Test func anInterruptedImportIsFinishedByRunningItAgain() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
-    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let files = UserStates(try FileBackend(folder))
     let users = (0..<6).map { _ in UserID.random() }
     for user in users { try await files.replace(user, with: LongHistoryTests.longHistory(45)) }
     let database = try await TestDatabase.make()
     #expect(try await FileImport.run(from: folder, into: database).users == 6)
-    let store = PostgresUserStateStore(database)
+    let store = UserStates(PostgresBackend(database))
     // As if the run had stopped before the last two users' transactions.
     try await database.query("DELETE FROM users WHERE id = ANY(\(users.suffix(2).map(\.rawValue)))")
     // And the first user answered one more survey on the new site.
@@ -126,12 +128,12 @@ struct FileImportTests {
   /// A user whose saved balance is not their ledger's sum is reported, not hidden.
   @Test func aBalanceThatIsNotItsLedgersSumIsReported() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
-    let files = try JSONFileUserStateStore(directory: folder.appendingPathComponent("users"))
+    let files = UserStates(try FileBackend(folder))
     let (good, bad) = (UserID.random(), UserID.random())
     try await files.replace(good, with: LongHistoryTests.longHistory(30))
     try await files.replace(bad, with: LongHistoryTests.longHistory(30))
     // Its file says 5 points more were earned than its movements add up to.
-    let file = files.fileURL(for: bad)
+    let file = folder.appendingPathComponent("users/\(bad.rawValue).json")
     let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
     let earned = try #require(text.firstMatch(of: /"totalEarned":(\d+)/))
     try Data(text.replacingOccurrences(of: String(earned.0), with: "\"totalEarned\":\(Int(earned.1)! + 5)").utf8).write(to: file)

@@ -55,17 +55,17 @@ struct PostgresTests {
   @Test func whileTheDatabaseCannotBeReachedRequestsAre503() async throws {
     let socket = try ServerSocketPort.free()
     let database = try Database(url: "postgres://pointapp@127.0.0.1:\(socket)/pointapp?sslmode=disable", poolSize: 2, waitLimit: .milliseconds(500), logger: TestDatabase.logger)
-    await #expect(throws: DatabaseUnavailable.self) { try await PostgresUserStateStore(database).read(.random()) }
+    await #expect(throws: DatabaseUnavailable.self) { try await UserStates(PostgresBackend(database)).read(.random()) }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-down-\(UUID())")
     let app = try await buildApplication(
       {
         var configuration = AppConfiguration()
         configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
         configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
-        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-down-\(UUID())")
+        configuration.dataDirectory = folder
         return configuration
       }(),
-      users: PostgresUserStateStore(database), sessions: PostgresRecordStorage(database, table: "sessions"), accounts: PostgresRecordStorage(database, table: "accounts"),
-      secret: secret, passwordHasher: TestServer.hasher
+      backend: Unreachable(rows: PostgresBackend(database), files: try FileBackend(folder)), secret: secret, passwordHasher: TestServer.hasher
     ) { $0.date.now = noon; $0.surveyClient = .catalog(testCatalog) }
     try await app.test(.router) { client in
       let cookie = TestServer.cookie(for: SessionID.random())
@@ -89,7 +89,7 @@ struct PostgresTests {
   /// one connection serves the next update.
   @Test func aCancelledUpdateLeavesNoTransactionOpen() async throws {
     let database = try await TestDatabase.make(poolSize: 1)
-    let store = PostgresUserStateStore(database)
+    let store = UserStates(PostgresBackend(database))
     let user = UserID.random()
     let (started, signal) = AsyncStream.makeStream(of: Void.self)
     let update = Task {
@@ -109,7 +109,7 @@ struct PostgresTests {
     ).first?.decode(Int.self)
     #expect(locks == 0)
     try await store.update(user) { saved in (saved == nil ? UserSave(state: Data("next".utf8)) : nil, ()) }
-    #expect(try await PostgresUserStateStore(other).read(user) == Data("next".utf8))
+    #expect(try await UserStates(PostgresBackend(other)).read(user) == Data("next".utf8))
   }
 
   /// A record that users' updates change (a survey's counts, by everyone who answers it) is read
@@ -117,7 +117,7 @@ struct PostgresTests {
   /// committed, once, instead of reading the old record, losing to the first and starting again.
   @Test func aRecordChangedByTwoUpdatesAtOnceIsChangedOnceByEach() async throws {
     let database = try await TestDatabase.make()
-    let users = PostgresUserStateStore(database)
+    let users = UserStates(PostgresBackend(database))
     let counter = Records<UserID, Int>(PostgresRecordStorage(database, table: "responses"))
     let key = UserID.random()
     #expect(try await counter.create(0, as: key))
@@ -255,9 +255,9 @@ struct PostgresTests {
       }
       #expect(statuses == Array(repeating: 303, count: 50 + catalog.count - 1))
     }
-    let rows = try await database.query("SELECT state FROM users")
+    let rows = try await database.query("SELECT record FROM users")
     #expect(rows.count == 1)
-    let ledger = try SavedState.state(from: try #require(rows.first).decode(Data.self)).progress.ledger
+    let ledger = try SavedState.state(from: Data(try #require(rows.first).decode(String.self).utf8)).progress.ledger
     #expect(ledger.count == catalog.count)
     #expect(ledger.balance.value == catalog.reduce(0) { $0 + $1.reward.value })
   }
@@ -275,5 +275,20 @@ enum ServerSocketPort {
     _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
     _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
     return Int(UInt16(bigEndian: address.sin_port))
+  }
+}
+
+/// Users, sessions and accounts in a database that cannot be reached; the catalog and the rest
+/// in a folder, so that the server starts.
+struct Unreachable: RecordBackend {
+  let rows: PostgresBackend
+  let files: FileBackend
+
+  func table(_ kind: RecordKind) -> any RecordStorage {
+    [.users, .sessions, .accounts].contains(kind) ? rows.table(kind) : files.table(kind)
+  }
+
+  func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
+    try await rows.holding(key, body)
   }
 }

@@ -13,11 +13,10 @@ import Synchronization
 /// - **Heard:** migration 8's triggers `NOTIFY pointapp_changes, '<table>:<id>'` in the
 ///   transaction of every write, delivered once it commits, in commit order, to one `LISTEN`
 ///   connection per instance.
-/// - **Your own writes on another instance:** every form's response (and every save) sets a mark
-///   (`pointapp_state`, `<ms since 1970, hex>-<random>`) notified after the form's writes committed:
-///   with the user's state when that was the last (`users:<id>:<mark>`), else on its own.
-///   An instance that heard a browser's mark has heard every change that browser made before;
-///   until it has, that browser's requests read the rows (`covers`).
+/// - **Your own writes on another instance:** every form's response, and every save, sets a mark
+///   (`pointapp_state`, `<ms since 1970, hex>-<random>`) notified once the request's writes
+///   committed. An instance that heard a browser's mark has heard every change that browser made
+///   before; until it has, that browser's requests read the rows (`covers`).
 /// - **Lost:** each second the feed's connection notifies a ping of its own. Nothing cached is
 ///   served unless the newest ping heard was sent less than `freshness` ago; a ping that cannot
 ///   be sent, or none heard for that long, ends the connection and empties every cache until
@@ -45,7 +44,7 @@ public final class ChangeFeed: Service, Sendable {
 
   let database: Database
   let logger: Logger
-  let users = ReadCache<Data?>(generation: 500)
+  let users = ReadCache<(data: Data, version: Int64)?>(generation: 500)
   let sessions = ReadCache<(data: Data, version: Int64)?>(generation: 4000)
   let accounts = ReadCache<(data: Data, version: Int64)?>(generation: 1000)
   private let instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -105,7 +104,7 @@ public final class ChangeFeed: Service, Sendable {
     return mark
   }
 
-  /// A mark not yet notified: a user's save notifies it with the state (`UserSave.mark`).
+  /// A mark not yet notified.
   static func newMark(now: Date = Date()) -> String {
     milliseconds(now) + "-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
   }
@@ -295,7 +294,7 @@ final class ReadCache<Value: Sendable>: Sendable {
   }
 }
 
-/// Sessions and accounts read through the feed's cache; every write drops its entry here at once
+/// Users' states, sessions and accounts read through the feed's cache; every write drops its entry here at once
 /// (the trigger's notification drops it everywhere).
 struct CachedRecordStorage: RecordStorage {
   let base: any RecordStorage
@@ -331,27 +330,5 @@ struct CachedRecordStorage: RecordStorage {
 
   func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
     try await base.records(prefixed: prefix, after: name, limit: limit)
-  }
-}
-
-/// Users' states read through the feed's cache (the first look of a page view); an update reads
-/// the row under the user's lock, always.
-struct CachedUserStateStore: UserStateStore {
-  let base: any UserStateStore
-  let cache: ReadCache<Data?>
-
-  func update<Result: Sendable>(
-    _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
-  ) async throws -> Result {
-    defer { cache.invalidate(user.rawValue) }
-    return try await base.update(user, body)
-  }
-
-  func read(_ user: UserID) async throws -> Data? {
-    try await cache.read(user.rawValue) { try await base.read(user) }
-  }
-
-  func archived(_ names: [String], of user: UserID) async throws -> [String: Data] {
-    try await base.archived(names, of: user)
   }
 }

@@ -112,8 +112,8 @@ public final class Database: Service, Sendable {
   /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
   func transaction<Result: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
     try await withConnection { connection in
-      // Stated, whatever the server's default: a user's update reads their state after taking
-      // their lock, and must see what committed while it waited (`pointapp_lock_user`).
+      // Stated, whatever the server's default: a holding reads its records after taking its
+      // key's lock, and must see what committed while it waited (`PostgresBackend.holding`).
       try await connection.run("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
       do {
         let result = try await body(connection)
@@ -302,9 +302,9 @@ public struct DatabaseURLError: Error, CustomStringConvertible {
   }
 }
 
-/// The transaction of the user's update this task runs in (`PostgresUserStateStore.update`): every
-/// statement inside the update runs in it (`Database.query`), so a quota place or a session's end
-/// commits with the user's state, and no second connection is leased. Closed when the update's
+/// The transaction of the holding this task runs in (`PostgresBackend.holding`: a user's update):
+/// every statement inside it runs in it (`Database.query`), so a quota place or a session's end
+/// commits with the user's state, and no second connection is leased. Closed when the holding's
 /// body returns; a statement after that is refused rather than run on a connection back in the
 /// pool.
 final class OpenTransaction: Sendable {

@@ -36,35 +36,29 @@ public enum FileImport {
 
   public static func run(from data: URL, into database: Database, progress: @Sendable (String) -> Void = { _ in }) async throws -> Report {
     var report = Report()
-    let store = PostgresUserStateStore(database)
-    let folder = data.appendingPathComponent("users").path
-    // The folder's places, open ones settled first as its server would at start-up; each moves in
-    // its user's transaction, counted in the survey's quota there.
-    let userFiles = try JSONFileUserStateStore(directory: data.appendingPathComponent("users"))
-    let fileQuotas = try JSONFileQuotaStore(directory: data.appendingPathComponent("quotas"))
-    _ = try await fileQuotas.settleOpenPlaces(from: userFiles)
-    let places = Dictionary(grouping: try fileQuotas.keptPlaces(), by: \.user).mapValues { $0.map(\.survey) }
-    let quotas = PostgresQuotaStore(database)
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    let users = names.compactMap { name -> UserID? in
-      guard name.hasSuffix(".json") else { return nil }
-      return UserID(String(name.dropLast(5)))
-    }.sorted { $0.rawValue < $1.rawValue }
+    // The folder as its server would find it at start: earlier shapes moved into records.
+    let files = try FileBackend(data), rows = PostgresBackend(database)
+    let store = UserStates(rows)
+    let (fileArchive, fileQuotas) = (files.table(.archive), files.table(.quotas))
+    // Each holder's places, which move with them, counted in the survey's quota there.
+    var places: [String: [String]] = [:]
+    for name in try await allNames(fileQuotas) {
+      guard let place = RecordName(name).after("p~"), let tilde = place.lastIndex(of: "~") else { continue }
+      places[String(place[place.index(after: tilde)...]), default: []].append(String(place[..<tilde]))
+    }
+    let users = try await allNames(files.table(.users)).compactMap(UserID.init(recordName:))
+    let quotas = Records<RecordName, Int>(rows.table(.quotas))
     for (index, user) in users.enumerated() {
-      guard let state = try DurableFile.read("\(folder)/\(user.rawValue).json") else { continue }
-      let archiveFolder = "\(folder)/\(user.rawValue).archive"
-      var archive: [String: Data] = [:]
-      for name in (try? FileManager.default.contentsOfDirectory(atPath: archiveFolder)) ?? []
-      where name.hasSuffix(".json") && !name.hasPrefix(".") {
-        archive[name] = try DurableFile.read("\(archiveFolder)/\(name)")
-      }
-      let held = places[user] ?? []
-      let imported = try await store.update(user) { [archive] saved in
-        guard saved == nil else { return (nil, false) }
-        for survey in held {
-          _ = try await quotas.claim(survey, places: .max, for: user)  // the file store counted it
+      guard let (state, _) = try await files.table(.users).read(user.rawValue) else { continue }
+      let archive = try await fileArchive.records(prefixed: user.rawValue + "~", after: nil, limit: .max)
+      let held = places[user.rawValue] ?? []
+      let imported = try await rows.holding("user:" + user.rawValue) {
+        guard try await rows.table(.users).readForUpdate(user.rawValue) == nil else { return false }
+        for (name, data) in archive { _ = try await rows.table(.archive).create(name, data) }
+        for survey in held where try await rows.table(.quotas).create(Quotas.place(SurveyID(survey), user).recordName, Data("true".utf8)) {
+          try await quotas.modify(Quotas.count(SurveyID(survey))) { (($0 ?? 0) + 1, ()) }
         }
-        return (UserSave(archive: archive, state: state), true)
+        return try await rows.table(.users).create(user.rawValue, state)
       }
       if imported {
         report.users += 1
@@ -79,7 +73,6 @@ public enum FileImport {
       report.checked += 1
       if (index + 1) % 1_000 == 0 { progress("\(index + 1) of \(users.count) users") }
     }
-    let files = try FileBackend(data), rows = PostgresBackend(database)
     let copy = { (kind: RecordKind, named: (String) -> Bool) in try await copyRecords(files.table(kind), into: rows.table(kind), where: named) }
     let sessionIDs = { (name: String) in RandomID<SessionKind>(name) != nil }
     report.sessions = try await copy(.sessions, sessionIDs)
@@ -90,14 +83,12 @@ public enum FileImport {
     report.giftCodeRecords = try await copy(.giftCodes) { _ in true }
     report.pendingExchanges = try await copy(.exchangeQueue) { _ in true }
     report.adjustments = try await copy(.adjustments) { _ in true }
-    if let secret = try DurableFile.read(data.appendingPathComponent("session.key").path), secret.count == 32 {
-      try await database.query("INSERT INTO settings (name, value) VALUES ('session-secret', \(secret)) ON CONFLICT (name) DO NOTHING")
-    }
+    _ = try await copy(.settings) { _ in true }
     return report
   }
 
   /// Why the user's balance is not their ledger's sum as the database holds it (`nil`: it is).
-  static func check(_ user: UserID, in store: PostgresUserStateStore) async throws -> String? {
+  static func check(_ user: UserID, in store: UserStates) async throws -> String? {
     guard let data = try await store.read(user) else { return "no state in the database" }
     let ledger = try SavedState.state(from: data).progress.ledger
     let history: GuestHistory
@@ -114,6 +105,12 @@ public enum FileImport {
     }
     guard sum == ledger.balance.value else { return "balance \(ledger.balance.value) pt, movements sum to \(sum) pt" }
     return nil
+  }
+
+  private static func allNames(_ table: any RecordStorage) async throws -> [String] {
+    var names: [String] = []
+    while case let page = try await table.names(after: names.last, limit: 1_000), !page.isEmpty { names += page }
+    return names
   }
 
   /// Copies each record `named` picks unless the table has its id; returns how many.

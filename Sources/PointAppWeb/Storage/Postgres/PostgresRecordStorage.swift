@@ -76,7 +76,7 @@ public struct PostgresRecordStorage: RecordStorage {
 /// holding runs in it (`OpenTransaction`, `Database.query`), and a row written or read for update
 /// is locked until the commit.
 ///
-/// With a change feed, sessions and accounts, read by every request, are read through its caches
+/// With a change feed, users' states, sessions and accounts, read by every request, are read through its caches
 /// (`CachedRecordStorage`).
 public struct PostgresBackend: RecordBackend {
   let database: Database
@@ -90,6 +90,7 @@ public struct PostgresBackend: RecordBackend {
   public func table(_ kind: RecordKind) -> any RecordStorage {
     let table = PostgresRecordStorage(database, table: kind.table)
     switch (kind, feed) {
+    case let (.users, feed?): return CachedRecordStorage(base: table, cache: feed.users)
     case let (.sessions, feed?): return CachedRecordStorage(base: table, cache: feed.sessions)
     case let (.accounts, feed?): return CachedRecordStorage(base: table, cache: feed.accounts)
     default: return table

@@ -119,6 +119,35 @@ public enum Schema {
       "DROP TABLE login_failures",
       "DROP TABLE login_attempts",
     ]),
+    Migration(version: 11, name: "users, their archive, the quotas and the settings as records", statements: [
+      // A user's state as a record (`UserStates`), changes notified as the other tables' are;
+      // the mark goes on its own (`ChangeFeed.mark`).
+      "DROP TRIGGER users_changed ON users",
+      "DROP FUNCTION pointapp_notify_user_change()",
+      "DROP FUNCTION pointapp_lock_user(bigint, text)",
+      "ALTER TABLE users ALTER COLUMN state TYPE text USING convert_from(state, 'UTF8')",
+      "ALTER TABLE users RENAME COLUMN state TO record",
+      "ALTER TABLE users ADD COLUMN version bigint NOT NULL DEFAULT 1",
+      "ALTER TABLE users DROP COLUMN saved_at",
+      "ALTER TABLE users DROP COLUMN mark",
+      "CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION pointapp_notify_change()",
+      // `<user>~<name>`, the name without the `.json` its file had.
+      "ALTER TABLE user_archive RENAME TO user_archive_before",
+      #"CREATE TABLE user_archive (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+      #"INSERT INTO user_archive (id, record) SELECT user_id || '~' || regexp_replace(name, '\.json$', ''), convert_from(data, 'UTF8') FROM user_archive_before"#,
+      "DROP TABLE user_archive_before",
+      // `q~<survey>`: places taken; `p~<survey>~<user>`: a holder's (`Quotas`).
+      #"CREATE TABLE quotas (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+      "INSERT INTO quotas (id, record) SELECT 'q~' || survey_id, taken::text FROM survey_quotas",
+      "INSERT INTO quotas (id, record) SELECT 'p~' || survey_id || '~' || user_id, 'true' FROM quota_places",
+      "DROP TABLE survey_quotas",
+      "DROP TABLE quota_places",
+      // The session secret as a record (JSON: base64).
+      "ALTER TABLE settings RENAME TO settings_before",
+      #"CREATE TABLE settings (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+      "INSERT INTO settings (id, record) SELECT name, to_json(encode(value, 'base64'))::text FROM settings_before",
+      "DROP TABLE settings_before",
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }
