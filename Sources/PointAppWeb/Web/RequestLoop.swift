@@ -203,10 +203,10 @@ struct RequestLoop: Sendable {
       try await exchanges.add(queued)
     }
     save.after = { [users, responses] saved in
-      // Not known whether it was saved: the saved state tells, under the user's lock.
       if saved == true {
         try? await responses.settle(recorded, of: user, saved: true)
       } else {
+        // Not known whether it was saved: the saved state tells, under the user's lock.
         try? await responses.settle(recorded, of: user, from: users)
       }
     }
