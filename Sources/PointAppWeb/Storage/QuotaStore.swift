@@ -11,7 +11,8 @@ import Synchronization
 public struct Quotas: Sendable {
   private let taken: Records<RecordName, Int>
   private let places: Records<RecordName, Bool>
-  /// `taken()` is read at most once a second per process: lists may lag by as much, a claim never.
+  /// `taken(of:)` reads the counts at most once a second per process: lists may lag by as much
+  /// (a claim here reads them anew), a claim never.
   private let recent = Recent()
 
   private final class Recent: Sendable {
