@@ -260,14 +260,12 @@ extension FileBackend {
   /// which a crash left, counted as kept so that no place is given twice) become `Quotas`'
   /// records, and `session.key` becomes `settings/session-secret`. Files move by `rename`, or are
   /// written whole before the old ones go, so a crash meanwhile leaves each in one place or both.
+  /// An earlier program's folder has the `session.key` its first start made; removed last, it
+  /// marks the upgrade done, and a start without it looks at nothing (no listing of the users).
   private func upgrade() throws {
     let manager = FileManager.default
     let key = folder.appendingPathComponent("session.key").path
-    if let secret = try DurableFile.read(key), secret.count == 32 {
-      let record = FileRecordStorage.file(try SavedJSON.encode(secret), version: 1)
-      _ = try DurableFile.write(record, to: folder.appendingPathComponent("settings/\(Sessions.secretName.recordName).json").path, exclusive: true)
-      unlink(key)
-    }
+    guard manager.fileExists(atPath: key) else { return }
     let (users, archive, quotas) = (folder.appendingPathComponent("users").path, folder.appendingPathComponent("user-archive").path, folder.appendingPathComponent("quotas").path)
     for name in try manager.contentsOfDirectory(atPath: users) where name.hasSuffix(".archive") || name.hasSuffix(".lock") {
       let path = "\(users)/\(name)"
@@ -295,6 +293,11 @@ extension FileBackend {
       try manager.removeItem(atPath: "\(quotas)/\(survey)")
       unlink("\(quotas)/\(survey).lock")
     }
+    if let secret = try DurableFile.read(key), secret.count == 32 {
+      let record = FileRecordStorage.file(try SavedJSON.encode(secret), version: 1)
+      _ = try DurableFile.write(record, to: folder.appendingPathComponent("settings/\(Sessions.secretName.recordName).json").path, exclusive: true)
+    }
+    unlink(key)
   }
 }
 

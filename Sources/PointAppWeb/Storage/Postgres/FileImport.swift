@@ -47,18 +47,20 @@ public enum FileImport {
       places[String(place[place.index(after: tilde)...]), default: []].append(String(place[..<tilde]))
     }
     let users = try await allNames(files.table(.users)).compactMap(UserID.init(recordName:))
-    let quotas = Records<RecordName, Int>(rows.table(.quotas))
+    let quotas = Quotas(rows)
     for (index, user) in users.enumerated() {
       guard let (state, _) = try await files.table(.users).read(user.rawValue) else { continue }
-      let archive = try await fileArchive.records(prefixed: user.rawValue + "~", after: nil, limit: .max)
+      let prefix = user.rawValue + "~"
+      let archive = Dictionary(
+        uniqueKeysWithValues: try await fileArchive.records(prefixed: prefix, after: nil, limit: .max).map { (String($0.name.dropFirst(prefix.count)), $0.data) }
+      )
       let held = places[user.rawValue] ?? []
-      let imported = try await rows.holding("user:" + user.rawValue) {
-        guard try await rows.table(.users).readForUpdate(user.rawValue) == nil else { return false }
-        for (name, data) in archive { _ = try await rows.table(.archive).create(name, data) }
-        for survey in held where try await rows.table(.quotas).create(Quotas.place(SurveyID(survey), user).recordName, Data("true".utf8)) {
-          try await quotas.modify(Quotas.count(SurveyID(survey))) { (($0 ?? 0) + 1, ()) }
+      let imported = try await store.update(user) { saved in
+        guard saved == nil else { return (nil, false) }
+        for survey in held {
+          _ = try await quotas.claim(SurveyID(survey), places: .max, for: user)  // the folder counted it
         }
-        return try await rows.table(.users).create(user.rawValue, state)
+        return (UserSave(archive: archive, state: state), true)
       }
       if imported {
         report.users += 1
@@ -116,14 +118,9 @@ public enum FileImport {
   /// Copies each record `named` picks unless the table has its id; returns how many.
   private static func copyRecords(_ files: any RecordStorage, into rows: any RecordStorage, where named: (String) -> Bool) async throws -> Int {
     var copied = 0
-    var after: String?
-    while true {
-      let names = try await files.names(after: after, limit: 1_000)
-      for name in names where named(name) {
-        if let (data, _) = try await files.read(name), try await rows.create(name, data) { copied += 1 }
-      }
-      guard names.count == 1_000 else { return copied }
-      after = names.last
+    for name in try await allNames(files) where named(name) {
+      if let (data, _) = try await files.read(name), try await rows.create(name, data) { copied += 1 }
     }
+    return copied
   }
 }
