@@ -98,17 +98,21 @@ struct BackendContractTests {
     let table = try backend.table(.sessions)
     let name = "held-" + UUID().uuidString.lowercased()
     #expect(try await table.create(name, Self.record(0)))
+    // The outside writer starts once the holder has read, not after a guessed head start (on a
+    // busy machine a connection to PostgreSQL can take longer than any guess).
+    let (heldSignal, held) = AsyncStream<Void>.makeStream()
     let (inside, outside) = try await withThrowingTaskGroup(of: (Bool?, Int?).self) { group in
       group.addTask {
         let replaced = try await backend.holding("holder-\(name)") { () async throws in
           let read = try #require(try await table.readForUpdate(name))
+          held.yield()
           try await Task.sleep(for: .milliseconds(300))
           return try await table.replace(name, Self.record(try Self.number(read.data)! + 1), at: read.version)
         }
         return (replaced, nil)
       }
       group.addTask {
-        try await Task.sleep(for: .milliseconds(100))
+        for await _ in heldSignal { break }
         var tries = 0
         while true {
           tries += 1
