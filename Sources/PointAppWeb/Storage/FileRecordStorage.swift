@@ -292,14 +292,15 @@ struct PackedNames: Sendable {
         if errno != 0 { throw FileError("readdir", folder) }
         break
       }
-      withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        let name = raw.prefix(while: { $0 != 0 })
-        guard name.count > prefix.count + suffix.count, name.starts(with: prefix), name.suffix(suffix.count).elementsEqual(suffix)
-        else { return }
-        let start = found.count
-        found.append(contentsOf: name.dropLast(suffix.count))
-        ranges.append(start..<found.count)
-      }
+      // Read up to its end only: an entry takes `d_reclen` bytes, fewer than `dirent`'s size, and
+      // a copy of the whole field can run past the end of the memory `readdir` has (a crash).
+      let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+      let name = UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self)))
+      guard name.count > prefix.count + suffix.count, name.starts(with: prefix), name.suffix(suffix.count).elementsEqual(suffix)
+      else { continue }
+      let first = found.count
+      found.append(contentsOf: name.dropLast(suffix.count))
+      ranges.append(first..<found.count)
     }
     ranges.sort { found[$0].lexicographicallyPrecedes(found[$1]) }
     bytes.reserveCapacity(found.count)
