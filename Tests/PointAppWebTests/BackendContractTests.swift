@@ -98,14 +98,17 @@ struct BackendContractTests {
     let table = try backend.table(.sessions)
     let name = "held-" + UUID().uuidString.lowercased()
     #expect(try await table.create(name, Self.record(0)))
-    // The outside writer starts once the holder has read, not after a guessed head start (on a
-    // busy machine a connection to PostgreSQL can take longer than any guess).
+    // The outside writer reads once the holder has read, and the holder writes once the outside
+    // writer has read (then after a while, for its write to come between if nothing holds it):
+    // no guessed head start, which a busy machine can outlast.
     let (heldSignal, held) = AsyncStream<Void>.makeStream()
+    let (seenSignal, seen) = AsyncStream<Void>.makeStream()
     let (inside, outside) = try await withThrowingTaskGroup(of: (Bool?, Int?).self) { group in
       group.addTask {
         let replaced = try await backend.holding("holder-\(name)") { () async throws in
           let read = try #require(try await table.readForUpdate(name))
           held.yield()
+          for await _ in seenSignal { break }
           try await Task.sleep(for: .milliseconds(300))
           return try await table.replace(name, Self.record(try Self.number(read.data)! + 1), at: read.version)
         }
@@ -117,6 +120,7 @@ struct BackendContractTests {
         while true {
           tries += 1
           let read = try #require(try await table.read(name))
+          seen.yield()
           if try await table.replace(name, Self.record(try Self.number(read.data)! + 10), at: read.version) { return (nil, tries) }
         }
       }
@@ -228,7 +232,40 @@ struct BackendContractTests {
     #expect(try await sessions.read("\(id)-f") != nil)
   }
 
-  /// A commit of several records that a crash cut short after its intent was durable (its intent
+  /// Commits that a crash cut short once they were durable in their process's log (some records
+  /// written, some not) are finished by the next start: records still at their version before
+  /// the commit are written; one written already, or changed since, is left. A commit marked
+  /// applied is left whole (a record it deleted was made again since), and a frame cut short
+  /// ends the log.
+  @Test func onFilesCommitsInALogLeftByACrashAreFinishedAtStart() async throws {
+    let folder = Kind.folder()
+    let backend = try FileBackend(folder)
+    let sessions = backend.table(.sessions)
+    #expect(try await sessions.create("kept", Self.record(1)))
+    #expect(try await sessions.create("made-again", Self.record(5)))
+    typealias Change = FileBackend.Intended
+    func frame(_ changes: [Change], applied: Bool = false) throws -> Data {
+      var frame = CommitLog.frame(try JSONEncoder().encode(changes))
+      if applied { frame[frame.startIndex] = 1 }
+      return frame
+    }
+    var log = try frame([Change(folder: "sessions", name: "made-again", base: 1, version: nil, data: nil)], applied: true)
+    log += try frame([
+      Change(folder: "sessions", name: "kept", base: 1, version: 2, data: Self.record(2)),
+      Change(folder: "accounts", name: "new", base: nil, version: 1, data: Self.record(3)),
+    ])
+    let torn = try frame([Change(folder: "sessions", name: "torn", base: nil, version: 1, data: Self.record(4))])
+    log += torn.prefix(torn.count - 3)
+    try log.write(to: folder.appendingPathComponent(".commits/crashed.log"))
+    let restarted = try FileBackend(folder)
+    #expect(try await Self.number(restarted.table(.sessions).read("kept")?.data) == 2)
+    #expect(try await Self.number(restarted.table(.accounts).read("new")?.data) == 3)
+    #expect(try await Self.number(restarted.table(.sessions).read("made-again")?.data) == 5, "an applied commit is not applied again")
+    #expect(try await restarted.table(.sessions).read("torn") == nil)
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".commits/crashed.log").path))
+  }
+
+  /// An earlier program's commit that a crash cut short after its intent was durable (its intent
   /// left, some records written, some not) is finished by the next start: records still at their
   /// version before the commit are written; one written already, or changed since, is left.
   @Test func onFilesAnInterruptedCommitIsFinishedAtStart() async throws {
@@ -250,6 +287,6 @@ struct BackendContractTests {
     #expect(try await Self.number(restarted.table(.sessions).read("missing")?.data) == 3)
     #expect(try await restarted.table(.sessions).read("written")?.version == 1)
     #expect(try await Self.number(restarted.table(.accounts).read("moved")?.data) == 9)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".commits").path).isEmpty)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".commits").path).filter { !$0.hasSuffix(".log") }.isEmpty)
   }
 }
