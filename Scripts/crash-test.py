@@ -1232,6 +1232,21 @@ def two_processes(binary):
     return not problems
 
 
+def unapplied_commits(path):
+    """How many commits a log holds that are not marked applied: frames of a state byte (0: not
+    applied), the body's length (4 bytes) and checksum (8), then the body; the first cut short ends it."""
+    with open(path, "rb") as f:
+        data = f.read()
+    offset, count = 0, 0
+    while len(data) - offset >= 13:
+        length = int.from_bytes(data[offset + 1:offset + 5], "little")
+        if offset + 13 + length > len(data):
+            break
+        count += data[offset] == 0
+        offset += 13 + length
+    return count
+
+
 def backend_kills(bench, kills):
     data = tempfile.mkdtemp(prefix="pointapp-churn-")
     rng, acknowledged, intents, problems = random.Random(20261126), 0, 0, []
@@ -1246,14 +1261,15 @@ def backend_kills(bench, kills):
             acknowledged = max(acknowledged, int(printed[-1]))
         if err.strip():
             problems.append("the churn failed: %s" % err.decode().strip()[-300:])
-        intents += sum(1 for name in os.listdir(os.path.join(data, ".commits")) if name.endswith(".intent"))
+        intents += sum(unapplied_commits(os.path.join(data, ".commits", name))
+                       for name in os.listdir(os.path.join(data, ".commits")) if name.endswith(".log"))
     check = subprocess.run([bench, "churn", "--data", data, "--check"], capture_output=True, text=True)
     counts = check.stdout.split()
     if check.returncode != 0 or len(counts) != 3 or len(set(counts)) != 1:
         problems.append("the three counters after the kills: %s %s" % (counts, check.stderr.strip()[-300:]))
     elif int(counts[0]) < acknowledged:
         problems.append("%d commits acknowledged, %s kept" % (acknowledged, counts[0]))
-    print("backend commits: %d kills of a churn committing into three tables, %d left an intent to finish; "
+    print("backend commits: %d kills of a churn committing into three tables, %d commits left in logs to finish; "
           "counters %s, %d acknowledged; %s" % (kills, intents, " ".join(counts), acknowledged,
                                                  "all or nothing" if not problems else "; ".join(problems)))
     return not problems

@@ -11,15 +11,16 @@ import Synchronization
 ///    keeps its writes in memory (`PendingWrites`).
 /// 2. At its end, under the locks of the folders it writes (as every writer takes them), it checks
 ///    that no other process moved a record it changed (`RecordConflict` otherwise, nothing
-///    written). One change is written as any record is. Several: first an intent,
-///    `.commits/<id>.intent` (JSON: each record's folder, name, version before and after, bytes),
-///    durable and locked while the commit runs; then each record; then the folders synced and the
-///    intent removed.
-/// 3. At start, an intent that no live process holds is finished: each of its records still at
-///    the version it had before is written, those already written or changed since are left.
+///    written). Then the commit, each record's folder, name, version before and after and bytes,
+///    is appended to the process's log (`CommitLog`, `.commits/<id>.log`) and made durable there,
+///    with one fsync shared by the commits of the same moment; then each record is written (its
+///    file replaced, nothing synced: the log holds it) and the commit marked applied in the log.
+/// 3. At start, a log that no live process holds is finished: each of its commits not marked
+///    applied has its records still at their version before the commit written, those already
+///    written or changed since left; the file system synced, the log goes.
 ///
-/// A crash before the intent is durable leaves nothing of the holding, after it leaves all of it
-/// once the next start has run.
+/// A crash before the commit is durable in the log leaves nothing of the holding, after it leaves
+/// all of it once the next start has run.
 public final class FileBackend: RecordBackend {
   public let folder: URL
   private let threadPool: NIOThreadPool
@@ -28,10 +29,11 @@ public final class FileBackend: RecordBackend {
   private let tables: [String: FileRecordStorage]
   private let token = Token()
   private final class Token: Sendable {}
-  /// Intents of this process's whose records could not all be written once they were durable (a
+  private let log: CommitLog
+  /// Commits of this process's whose records could not all be written once they were durable (a
   /// write refused): finished before any other commit, which is refused while one cannot be, so
   /// that nothing commits over half of one.
-  private let unfinished = Mutex<[String]>([])
+  private let unfinished = Mutex<[(changes: [Intended], frame: CommitLog.Frame)]>([])
 
   /// The threads every file of the process is read and written on. More than the cores: they
   /// mostly wait for the disk, and with several users' writes in flight the file system commits
@@ -56,7 +58,8 @@ public final class FileBackend: RecordBackend {
       try FileManager.default.createDirectory(at: folder.appendingPathComponent(inner), withIntermediateDirectories: true)
     }
     try DurableFile.removeAbandonedTemporaries(in: folder.appendingPathComponent(".commits").path)
-    try finishInterruptedCommits()
+    try Self.finishInterruptedCommits(in: folder.path)
+    log = try CommitLog(in: folder.appendingPathComponent(".commits").path, root: folder.path)
     try upgrade()
   }
 
@@ -99,8 +102,8 @@ public final class FileBackend: RecordBackend {
     }
   }
 
-  /// A record's change as an intent keeps it.
-  private struct Intended: Codable {
+  /// A record's change as the log keeps it.
+  struct Intended: Codable {
     var folder: String
     var name: String
     var base: Int64?
@@ -113,58 +116,50 @@ public final class FileBackend: RecordBackend {
     try await finishUnfinished()
     let root = folder.path
     let intended = changes.map { Intended(folder: $0.table.place, name: $0.name, base: $0.base, version: $0.now?.version, data: $0.now?.data) }
-    let folders = Set(intended.map(\.folder)).sorted()
-    let locks = folders.compactMap { tables[$0]?.folderLock }
+    let locks = Set(intended.map(\.folder)).sorted().compactMap { tables[$0]?.folderLock }
     do {
-      try await threadPool.runIfActive {
-        try Self.withLocks(locks[...]) { try Self.write(intended, folders: folders, in: root) }
+      try await threadPool.runIfActive { [log] in
+        try Self.withLocks(locks[...]) {
+          for change in intended where try FileRecordStorage.version(at: Self.path(change, in: root)) != change.base {
+            throw RecordConflict(record: "\(change.folder)/\(change.name)")
+          }
+          let frame = try log.append(try JSONEncoder().encode(intended))
+          do {
+            for change in intended { try Self.apply(change, in: root) }
+          } catch {
+            throw CommitLeft(changes: intended, frame: frame, error: error)
+          }
+          log.applied(frame)
+        }
       }
-    } catch let left as IntentLeft {
+    } catch let left as CommitLeft {
       // Finished at once, if what refused the write has passed: then the commit is whole.
-      unfinished.withLock { $0.append(left.path) }
+      unfinished.withLock { $0.append((left.changes, left.frame)) }
       do { try await finishUnfinished() } catch { throw left.error }
     }
   }
 
-  /// An intent durable, its records not all written.
-  private struct IntentLeft: Error {
-    let path: String
+  /// A commit durable in the log, its records not all written.
+  private struct CommitLeft: Error {
+    let changes: [Intended]
+    let frame: CommitLog.Frame
     let error: any Error
   }
 
   private func finishUnfinished() async throws {
-    for path in unfinished.withLock({ $0 }) {
-      try await threadPool.runIfActive { [root = folder.path, tables] in
-        try Self.finish(path, in: root) { folders, body in try Self.withLocks(folders.compactMap { tables[$0]?.folderLock }[...], body) }
+    for (changes, frame) in unfinished.withLock({ $0 }) {
+      let locks = Set(changes.map(\.folder)).sorted().compactMap { tables[$0]?.folderLock }
+      try await threadPool.runIfActive { [root = folder.path] in
+        try Self.withLocks(locks[...]) { try Self.finish(changes, in: root) }
       }
-      unfinished.withLock { $0.removeAll { $0 == path } }
+      log.applied(frame)
+      unfinished.withLock { $0.removeAll { $0.frame == frame } }
     }
   }
 
   private static func withLocks(_ locks: ArraySlice<SharedFolderLock>, _ body: () throws -> Void) throws {
     guard let first = locks.first else { return try body() }
     try first.withLock { try withLocks(locks.dropFirst(), body) }
-  }
-
-  /// Under the folders' locks: checked, then written as one record or by an intent.
-  private static func write(_ intended: [Intended], folders: [String], in root: String) throws {
-    for change in intended where try FileRecordStorage.version(at: Self.path(change, in: root)) != change.base {
-      throw RecordConflict(record: "\(change.folder)/\(change.name)")
-    }
-    guard intended.count > 1 else {
-      try Self.apply(intended[0], in: root)
-      try DurableFile.syncFolder("\(root)/\(intended[0].folder)")
-      return
-    }
-    let intent = try Self.writeIntent(intended, in: root)
-    defer { close(intent.fd) }
-    do {
-      for change in intended { try Self.apply(change, in: root) }
-      for folder in folders { try DurableFile.syncFolder("\(root)/\(folder)") }
-    } catch {
-      throw IntentLeft(path: intent.path, error: error)
-    }
-    unlink(intent.path)
   }
 
   private static func path(_ change: Intended, in root: String) -> String {
@@ -177,7 +172,7 @@ public final class FileBackend: RecordBackend {
     static let refusals = Mutex<[String: Int]>([:])
   #endif
 
-  /// The record as the change leaves it (its folder not synced).
+  /// The record as the change leaves it, nothing synced (the log holds the change).
   private static func apply(_ change: Intended, in root: String) throws {
     let path = path(change, in: root)
     #if DEBUG
@@ -189,67 +184,183 @@ public final class FileBackend: RecordBackend {
       if refused { throw FileError("write (refused by a test)", path, code: ENOSPC) }
     #endif
     if let data = change.data, let version = change.version {
-      try DurableFile.write(FileRecordStorage.file(data, version: version), to: path, syncFolder: false)
+      let temporary = try DurableFile.writeTemporary(FileRecordStorage.file(data, version: version), for: path, sync: false)
+      _ = try DurableFile.place(temporary, at: path, exclusive: false)
     } else {
       guard unlink(path) == 0 || errno == ENOENT else { throw FileError("unlink", path) }
     }
   }
 
-  /// The intent of a commit, durable, and locked (`flock`) from before its first byte until the
-  /// commit is done (closing the descriptor ends the lock): a start meanwhile leaves it to its
-  /// process.
-  private static func writeIntent(_ changes: [Intended], in root: String) throws -> (path: String, fd: Int32) {
-    let bytes = try JSONEncoder().encode(changes)
-    let id = RandomID<CommitKind>.random().rawValue
-    // Locked under a name that a start does not look at, then given its name.
-    let (temporary, path) = ("\(root)/.commits/.\(id).tmp", "\(root)/.commits/\(id).intent")
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw FileError("create", temporary) }
-    do {
-      guard flock(fd, LOCK_EX) == 0 else { throw FileError("flock", temporary) }
-      try DurableFile.writeAll(bytes, to: fd, path: temporary)
-      guard fsync(fd) == 0 else { throw FileError("fsync", temporary) }
-      guard rename(temporary, path) == 0 else { throw FileError("rename", temporary) }
-      try DurableFile.syncFolder("\(root)/.commits")
-      return (path, fd)
-    } catch {
-      unlink(temporary)
-      unlink(path)
-      close(fd)
-      throw error
+  /// Writes each of a commit's records still at its version before it (or left empty by a crash
+  /// of the machine, whose log held it); one written already, or changed since, is left.
+  private static func finish(_ changes: [Intended], in root: String) throws {
+    for change in changes {
+      let bytes = try DurableFile.read(Self.path(change, in: root))
+      let version = try bytes.map { try FileRecordStorage.parse($0, path: "").version }
+      if bytes?.isEmpty == true || version == change.base {
+        try Self.apply(change, in: root)
+      }
     }
   }
 
-  /// Finishes the intents whose processes are gone (a `flock` taken at once).
-  private func finishInterruptedCommits() throws {
-    let root = folder.path
-    for name in try FileManager.default.contentsOfDirectory(atPath: "\(root)/.commits") where name.hasSuffix(".intent") {
-      try Self.finish("\(root)/.commits/\(name)", in: root) { folders, body in
-        let locks = try folders.map { try FileLock(path: "\(root)/\($0)/.lock") }
+  /// Finishes the logs whose processes are gone (a `flock` taken at once), and the intents an
+  /// earlier program left (`.commits/<id>.intent`, one commit each), under their folders' locks;
+  /// then syncs the file system and removes them.
+  private static func finishInterruptedCommits(in root: String) throws {
+    let commits = "\(root)/.commits"
+    var finished: [String] = []
+    for name in try FileManager.default.contentsOfDirectory(atPath: commits).sorted() where name.hasSuffix(".log") || name.hasSuffix(".intent") {
+      let path = "\(commits)/\(name)"
+      let fd = open(path, O_RDWR | O_CLOEXEC)
+      guard fd >= 0 else { continue }  // finished by another meanwhile
+      defer { close(fd) }
+      guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }  // its process is at work
+      let bytes = try DurableFile.read(path) ?? Data()
+      // An intent empty or torn: its process died before it was durable, and wrote nothing.
+      let frames = name.hasSuffix(".log") ? CommitLog.unapplied(in: bytes) : [bytes]
+      for changes in frames.compactMap({ try? JSONDecoder().decode([Intended].self, from: $0) }) {
+        let locks = try Set(changes.map(\.folder)).sorted().map { try FileLock(path: "\(root)/\($0)/.lock") }
         defer { locks.forEach { $0.unlock() } }
-        try body()
+        try finish(changes, in: root)
       }
+      finished.append(path)
     }
+    guard !finished.isEmpty else { return }
+    try GroupSync.syncFileSystem(of: root)
+    for path in finished { unlink(path) }
+  }
+}
+
+/// A process's log of its commits (`.commits/<id>.log`, held by a `flock` while the process
+/// lives): a frame per commit, durable before the commit's records are written, with one fsync
+/// shared by the commits of the same moment, and marked applied once they are. Past a few
+/// megabytes, once every commit in it is applied, the file system is synced and the log starts
+/// again from empty.
+///
+/// A frame: its state (0 written, 1 applied), the body's length (4 bytes) and checksum (8 bytes,
+/// FNV-1a), little-endian, then the body (the commit as JSON). A frame cut short or damaged by a
+/// crash ends the log: its commit was never acknowledged.
+final class CommitLog: @unchecked Sendable {
+  struct Frame: Equatable, Sendable { let offset: Int }
+
+  private let path: String
+  private let root: String
+  private let fd: Int32
+  private let limit: Int
+  /// Guards what follows.
+  private let condition = NSCondition()
+  private var end = 0
+  private var synced = 0
+  private var syncing = false
+  /// Frames written, not yet applied.
+  private var open = 0
+
+  init(in folder: String, root: String, limit: Int = 4 << 20) throws {
+    path = "\(folder)/\(RandomID<CommitKind>.random().rawValue).log"
+    self.root = root
+    self.limit = limit
+    fd = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw FileError("create", path) }
+    guard flock(fd, LOCK_EX) == 0 else { throw FileError("flock", path) }
+    try DurableFile.syncFolder(folder)
   }
 
-  /// Finishes an intent no process is at work on: each record still at its version before the
-  /// commit is written, under its folders' locks (`locked`), and the intent removed.
-  private static func finish(_ path: String, in root: String, locked: ([String], () throws -> Void) throws -> Void) throws {
-    let fd = open(path, O_RDWR | O_CLOEXEC)
-    guard fd >= 0 else { return }  // finished by another meanwhile
-    defer { close(fd) }
-    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return }  // its process is at work
-    // Empty or torn: its process died before it was durable, and wrote nothing of its commit.
-    if let bytes = try DurableFile.read(path), let changes = try? JSONDecoder().decode([Intended].self, from: bytes) {
-      let folders = Set(changes.map(\.folder)).sorted()
-      try locked(folders) {
-        for change in changes where try FileRecordStorage.version(at: Self.path(change, in: root)) == change.base {
-          try Self.apply(change, in: root)
-        }
-        for folder in folders { try DurableFile.syncFolder("\(root)/\(folder)") }
+  deinit {
+    // Every commit applied (as they are once their holdings end): nothing for a start to finish.
+    if open == 0 { unlink(path) }
+    close(fd)
+  }
+
+  /// Appends a commit's frame and returns once it is durable.
+  func append(_ body: Data) throws -> Frame {
+    let frame = Self.frame(body)
+    condition.lock()
+    defer { condition.unlock() }
+    if end >= limit {
+      // New frames wait (a moment at most) for those in flight, so that the log can start again.
+      let deadline = Date().addingTimeInterval(1)
+      while open > 0, condition.wait(until: deadline) {}
+      if open == 0 {
+        try GroupSync.syncFileSystem(of: root)
+        guard ftruncate(fd, 0) == 0 else { throw FileError("ftruncate", path) }
+        (end, synced) = (0, 0)
       }
     }
-    unlink(path)
+    let offset = end
+    try frame.withUnsafeBytes { buffer in
+      var written = 0
+      while written < buffer.count {
+        let count = pwrite(fd, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
+        guard count > 0 else { throw FileError("write", path) }
+        written += count
+      }
+    }
+    end = offset + frame.count
+    open += 1
+    while synced < offset + frame.count {
+      if syncing {
+        condition.wait()
+        continue
+      }
+      syncing = true
+      let target = end
+      condition.unlock()
+      let failed = fsync(fd) != 0 ? FileError("fsync", path) : nil
+      condition.lock()
+      syncing = false
+      condition.broadcast()
+      if let failed {
+        // Not known to be durable: never applied, by this process or a start.
+        mark(Frame(offset: offset), 2)
+        open -= 1
+        throw failed
+      }
+      synced = max(synced, target)
+    }
+    return Frame(offset: offset)
+  }
+
+  /// The frame's commit is written: a start leaves it.
+  func applied(_ frame: Frame) {
+    condition.lock()
+    defer { condition.unlock() }
+    mark(frame, 1)
+    open -= 1
+    if open == 0 { condition.broadcast() }
+  }
+
+  private func mark(_ frame: Frame, _ state: UInt8) {
+    var state = state
+    _ = pwrite(fd, &state, 1, off_t(frame.offset))
+  }
+
+  /// The bodies of a log's frames not marked applied, in order, up to the first one cut short.
+  static func unapplied(in bytes: Data) -> [Data] {
+    var bodies: [Data] = []
+    var offset = bytes.startIndex
+    while bytes.endIndex - offset >= 13 {
+      let count = Int(bytes.littleEndian(UInt32.self, at: offset + 1))
+      let start = offset + 13
+      guard count <= bytes.endIndex - start else { break }
+      let body = Data(bytes[start..<(start + count)])
+      guard checksum(body) == bytes.littleEndian(UInt64.self, at: offset + 5) else { break }
+      if bytes[offset] == 0 { bodies.append(body) }
+      offset = start + count
+    }
+    return bodies
+  }
+
+  /// A commit's frame, as written (not applied yet).
+  static func frame(_ body: Data) -> Data {
+    var frame = Data([0])
+    frame.append(littleEndian: UInt32(body.count))
+    frame.append(littleEndian: checksum(body))
+    frame.append(body)
+    return frame
+  }
+
+  private static func checksum(_ bytes: Data) -> UInt64 {
+    bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 }
 

@@ -29,12 +29,15 @@ final class GroupSync: Sendable {
   /// Syncs of all that was written to the file system `folder` is on (`syncfs(2)`): the bytes of
   /// many files at once.
   convenience init(fileSystemOf folder: String, threadPool: NIOThreadPool) {
-    self.init(threadPool: threadPool) {
-      let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-      guard fd >= 0 else { throw FileError("open", folder) }
-      defer { close(fd) }
-      guard Self.syncfs(fd) == 0 else { throw FileError("syncfs", folder) }
-    }
+    self.init(threadPool: threadPool) { try GroupSync.syncFileSystem(of: folder) }
+  }
+
+  /// Syncs all that was written to the file system `folder` is on, now.
+  static func syncFileSystem(of folder: String) throws {
+    let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw FileError("open", folder) }
+    defer { close(fd) }
+    guard syncfs(fd) == 0 else { throw FileError("syncfs", folder) }
   }
 
   /// glibc's `syncfs`, which Swift's Glibc module does not declare.

@@ -311,11 +311,11 @@ private final class Locked: Sendable {
 }
 
 extension Data {
-  fileprivate mutating func append<Number: FixedWidthInteger>(littleEndian number: Number) {
+  mutating func append<Number: FixedWidthInteger>(littleEndian number: Number) {
     Swift.withUnsafeBytes(of: number.littleEndian) { append(contentsOf: $0) }
   }
 
-  fileprivate func littleEndian<Number: FixedWidthInteger>(_: Number.Type, at offset: Int) -> Number {
+  func littleEndian<Number: FixedWidthInteger>(_: Number.Type, at offset: Int) -> Number {
     var number = Number.zero
     Swift.withUnsafeMutableBytes(of: &number) { $0.copyBytes(from: self[offset..<(offset + MemoryLayout<Number>.size)]) }
     return Number(littleEndian: number)
