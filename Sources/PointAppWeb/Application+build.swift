@@ -142,14 +142,10 @@ public func buildApplication(
   let users = UserStates(stores.backend, metrics: registry == nil ? nil : metrics)
   let accounts = AccountRecords(accountStore ?? stores.records(.accounts))
   let quotas = Quotas(stores.backend)
-  // The responses of answers whose save a crash left unknown, before any request.
-  let responses = stores.responses
-  let pending = try await responses.settlePending(from: users)
-  if pending > 0 { logger.notice("responses left pending by a crash settled", metadata: ["responses": "\(pending)"]) }
-  if !responses.commitsWithUpdate {
-    services.append(PeriodicTask(name: "settling the responses saved", interval: .seconds(1), logger: logger, lastAtShutdown: true) {
-      try await responses.settleSaved()
-    })
+  let responses = ResponseStore(stores.records(.responses))
+  if let files = stores.backend as? FileBackend {
+    let settled = try await responses.settleEarlierJournals(in: files.folder, users: users)
+    if settled > 0 { logger.notice("responses an earlier program left pending settled", metadata: ["responses": "\(settled)"]) }
   }
   let catalog = resolved.surveyClient
   resolved.surveyClient = catalog.counting(quotas)
@@ -247,37 +243,24 @@ public func buildApplication(
 
 /// Where everything persistent lives: files in the data folder (the default), or one PostgreSQL
 /// database that several instances share. Records of every kind come from the backend
-/// (`RecordKind` names each one's folder and table); responses still have a way per backend.
+/// (`RecordKind` names each one's folder and table).
 struct Stores {
   let backend: any RecordBackend
-  let responses: ResponseStore
 
   func records(_ kind: RecordKind) -> any RecordStorage { backend.table(kind) }
 
   init(_ data: URL) throws {
-    let files = try FileBackend(data)
-    backend = files
-    // Written as answers are saved, many at once: pending in a journal, then settled among the
-    // responses a second later, their syncs shared.
-    // (A journal per process: those that processes sharing the folder left are taken up at start.)
-    let journals = data.appendingPathComponent("responses-pending")
-    responses = ResponseStore(
-      try FileRecordStorage(data.appendingPathComponent(RecordKind.responses.folder), groupedSyncs: true),
-      pending: try JournalRecordStorage.own(in: journals), orphans: { try JournalRecordStorage.orphans(in: journals) }
-    )
+    backend = try FileBackend(data)
   }
 
-  /// Any backend whose holdings' writes commit together (tests' memory): responses with them.
+  /// Any backend (tests' memory).
   init(_ backend: any RecordBackend) {
     self.backend = backend
-    responses = ResponseStore(backend.table(.responses), pending: nil)
   }
 
   /// Users' states, sessions and accounts are read through `feed`'s caches.
   init(_ database: Database, feed: ChangeFeed) {
     backend = PostgresBackend(database, feed: feed)
-    // In the same transaction as the user's update that records them.
-    responses = ResponseStore(backend.table(.responses), pending: nil)
   }
 }
 

@@ -9,7 +9,7 @@ extension StoreKind {
   /// another process on the data folder, another instance on the database.
   func throttles() async throws -> (LoginThrottle, LoginThrottle?) {
     switch self {
-    case .memory, .groupedFiles, .journal:
+    case .memory:
       return (LoginThrottle(InMemoryRecordStorage()), nil)
     case .files:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-limits-\(UUID().uuidString)")

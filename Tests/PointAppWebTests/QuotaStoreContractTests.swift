@@ -12,7 +12,7 @@ extension StoreKind {
     case .memory:
       let backend = MemoryBackend()
       return (Quotas(backend), UserStates(backend), nil)
-    case .files, .groupedFiles, .journal:
+    case .files:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-quotas-\(UUID().uuidString)")
       let open = { let backend = try FileBackend(folder); return (Quotas(backend), UserStates(backend)) }
       let (quotas, users) = try open()

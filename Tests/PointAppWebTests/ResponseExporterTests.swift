@@ -43,7 +43,7 @@ struct ResponseExporterTests {
 
   @Test func aClientThatGoesAwayStopsTheExport() async throws {
     let storage = CountedPages()
-    let responses = ResponseStore(storage, pending: nil)
+    let responses = ResponseStore(storage)
     let survey = Survey(
       id: SurveyID("long"), title: "t", description: "d", category: .food, questions: [], reward: 10, estimatedMinutes: 1,
       publishedAt: Date(timeIntervalSince1970: 0), expiresAt: nil
@@ -53,7 +53,7 @@ struct ResponseExporterTests {
         surveyID: survey.id, version: 1, respondent: String(format: "r-%05d", number), outcome: .completed, answers: [],
         shownAt: nil, sentAt: Date(timeIntervalSince1970: 1_800_000_000), paid: 10
       )
-      try await responses.record([response], of: .random())
+      try await responses.record([response])
     }
     let exporter = ResponseExporter(responses: responses, pageSize: 100)
     // Read to the end by a client that stays: twenty full pages, and the empty one that ends them.

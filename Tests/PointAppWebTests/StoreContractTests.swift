@@ -4,20 +4,18 @@ import Testing
 
 /// Where a store keeps what it keeps: every store guarantee is tested on each.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-  /// `groupedFiles`: files whose writes wait for a sync shared with others (`GroupSync`), as
-  /// responses are written; `journal`: records in memory and a journal (`JournalRecordStorage`),
-  /// as responses pending are. The record layer is tested on them too, and on `cachedPostgres`:
+  /// The record layer is tested on `cachedPostgres` too:
   /// PostgreSQL's sessions and accounts as an instance reads them, through its change feed's
   /// caches (`CachedRecordStorage`), each call as a request whose browser's writes were all heard
   /// (`ChangeFeed.servesCached`), so that whatever may be served from memory is.
-  case memory, files, postgres, groupedFiles, journal, cachedPostgres
+  case memory, files, postgres, cachedPostgres
   var testDescription: String { rawValue }
 
   /// The kinds every store is tested on; without PostgreSQL's server its cases are reported
   /// skipped (`TestDatabase.database()`).
   static let tested = [StoreKind.memory, .files, .postgres]
-  /// The record layer's: files written both ways.
-  static let testedRecords = tested + [.groupedFiles, .journal, .cachedPostgres]
+  /// The record layer's: PostgreSQL through an instance's caches too.
+  static let testedRecords = tested + [.cachedPostgres]
 
   /// A record storage of this kind; on PostgreSQL, the shared test database's `table`, whose
   /// rows other tests write too (each test names its own records).
@@ -27,11 +25,6 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
       return InMemoryRecordStorage()
     case .files:
       return try FileRecordStorage(FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)"))
-    case .groupedFiles:
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)")
-      return try FileRecordStorage(folder, groupedSyncs: true)
-    case .journal:
-      return try JournalRecordStorage(FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-journal-\(UUID().uuidString)"))
     case .postgres:
       return PostgresRecordStorage(try await TestDatabase.database(), table: table)
     case .cachedPostgres:

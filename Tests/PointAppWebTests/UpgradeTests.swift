@@ -78,4 +78,51 @@ struct UpgradeTests {
     #expect(try await database.query("SELECT version FROM users WHERE id = \(user.rawValue)").first?.decode(Int64.self) == 2)
     await database.close()
   }
+
+  /// Responses an earlier program left pending in its journals (`responses-pending/`) when it
+  /// crashed are settled by the users' states at the first start: kept (and counted) where the
+  /// state holds the answer, dropped where it does not; the folder goes.
+  @Test func responsesAnEarlierProgramLeftPendingAreSettledByTheUsersStates() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-upgrade-\(UUID())")
+    let backend = try FileBackend(folder)
+    let users = UserStates(backend)
+    let (saved, unsaved) = (UserID.random(), UserID.random())
+    var state = AppFeature.State()
+    state.progress.recordAnswer(
+      to: Survey(id: survey, title: "t", description: "d", category: .food, questions: [], reward: 40, estimatedMinutes: 1, publishedAt: noon - 60, expiresAt: nil),
+      with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo)
+    )
+    let save = try UserFiles.save(state).save
+    try await users.update(saved) { _ in (save, ()) }
+    func response(_ respondent: String) -> SurveyResponse {
+      SurveyResponse(surveyID: survey, version: 1, respondent: respondent, outcome: .completed, answers: [], shownAt: noon - 30, sentAt: noon, paid: 40)
+    }
+    struct Marker: Encodable { var response: SurveyResponse }
+    // The earlier journal's frames: kind, version, the name's and the data's lengths, the name,
+    // the data, a checksum of all that.
+    func frame(_ name: String, _ data: Data?) -> Data {
+      var frame = Data([data == nil ? 0 : 1])
+      frame.append(littleEndian: UInt64(1))
+      frame.append(littleEndian: UInt32(name.utf8.count))
+      frame.append(littleEndian: UInt32(data?.count ?? 0))
+      frame.append(Data(name.utf8))
+      if let data { frame.append(data) }
+      frame.append(littleEndian: CommitLog.checksum(frame))
+      return frame
+    }
+    let journal = folder.appendingPathComponent("responses-pending/0123456789abcdef0123456789abcdef")
+    try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
+    var bytes = frame("\(saved.rawValue)~\(survey.rawValue)~r-saved", try SavedJSON.encode(Marker(response: response("r-saved"))))
+    bytes += frame("\(unsaved.rawValue)~\(survey.rawValue)~r-unsaved", try SavedJSON.encode(Marker(response: response("r-unsaved"))))
+    bytes += frame("\(saved.rawValue)~\(survey.rawValue)~r-gone", try SavedJSON.encode(Marker(response: response("r-gone"))))
+    bytes += frame("\(saved.rawValue)~\(survey.rawValue)~r-gone", nil)  // settled before the crash
+    try bytes.write(to: journal.appendingPathComponent("journal-0"))
+
+    let responses = ResponseStore(backend.table(.responses))
+    #expect(try await responses.settleEarlierJournals(in: folder, users: users) == 2)
+    #expect(try await responses.responses(of: survey, limit: 10).map(\.respondent) == ["r-saved"])
+    #expect(try await responses.counts(of: survey).completes == 1)
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("responses-pending").path))
+    #expect(try await responses.settleEarlierJournals(in: folder, users: users) == 0)
+  }
 }

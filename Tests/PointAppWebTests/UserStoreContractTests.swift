@@ -23,7 +23,7 @@ extension StoreKind {
     switch self {
     case .memory:
       return (UserStates(MemoryBackend()), nil)
-    case .files, .groupedFiles, .journal:
+    case .files:
       let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
       return (UserStates(try FileBackend(folder)), UserStates(try FileBackend(folder)))
     case .postgres:

@@ -120,27 +120,19 @@ struct AccountService: Sendable {
           return SignIn(email: email)
         }
         let guest = try await UserFiles.history(of: session.user, in: users)
-        let report = try await users.commit(account.user) { [cache, responses] data in
+        let report = try await users.update(account.user) { [cache, responses] data in
           var state = try await UserFiles.load(data, of: account.user, surveys: surveys + guest.answers.keys, from: users, cache: cache)
           let report = state.progress.absorb(guest, on: Day(now, in: calendar), at: now)
           state.flash = .loggedIn(report)
           // The pseudonym follows the account: the responses of the answers that moved go under
-          // its name with the save (on PostgreSQL in its transaction; elsewhere pending until it
-          // is known).
+          // its name with the save.
           let moved = guest.answers.keys.filter { !report.duplicateSurveys.contains($0) }.sorted { $0.rawValue < $1.rawValue }
           let renamed = moved.map { survey in
             (from: ResponseStore.Key(survey, sessions.respondent(session.user, in: survey)),
              to: ResponseStore.Key(survey, sessions.respondent(account.user, in: survey)))
           }
           var save = try UserFiles.save(state).save
-          save.before = { [users] in try await responses.move(renamed, of: account.user, from: session.user, in: users) }
-          save.after = { saved in
-            if saved == true {
-              try? await responses.settle(renamed.map(\.to), of: account.user, saved: true)
-            } else {
-              try? await responses.settle(renamed.map(\.to), of: account.user, from: users)
-            }
-          }
+          save.before = { try await responses.move(renamed) }
           return (save, report)
         }
         try await sessions.end(session.id, at: now)

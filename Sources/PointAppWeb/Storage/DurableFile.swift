@@ -157,6 +157,20 @@ public enum DurableFile {
     }
   }
 
+  /// Syncs all that was written to the file system `folder` is on (`syncfs(2)`): the bytes and
+  /// names of many files at once.
+  static func syncFileSystem(of folder: String) throws {
+    let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { throw FileError("open", folder) }
+    defer { close(fd) }
+    guard syncfs(fd) == 0 else { throw FileError("syncfs", folder) }
+  }
+
+  /// glibc's `syncfs`, which Swift's Glibc module does not declare.
+  private static let syncfs = unsafeBitCast(
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs")!, to: (@convention(c) (Int32) -> Int32).self
+  )
+
   /// Makes the folder's entries (created, renamed files) durable.
   public static func syncFolder(_ folder: String) throws {
     let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -63,6 +63,14 @@ public final class FileBackend: RecordBackend {
     try upgrade()
   }
 
+  /// How many fsyncs this process's commits took.
+  var logSyncs: Int { log.syncs }
+
+  #if DEBUG
+    /// Tests: each fsync of the log takes this much longer, as on a slow disk.
+    func slowLogSyncs(by delay: Duration) { log.slowSyncs = delay }
+  #endif
+
   public func table(_ kind: RecordKind) -> any RecordStorage {
     guard let table = tables[kind.folder] else { preconditionFailure("\(kind.folder) is not among RecordKind.all") }
     return table
@@ -226,7 +234,7 @@ public final class FileBackend: RecordBackend {
       finished.append(path)
     }
     guard !finished.isEmpty else { return }
-    try GroupSync.syncFileSystem(of: root)
+    try DurableFile.syncFileSystem(of: root)
     for path in finished { unlink(path) }
   }
 }
@@ -254,6 +262,11 @@ final class CommitLog: @unchecked Sendable {
   private var syncing = false
   /// Frames written, not yet applied.
   private var open = 0
+  /// How many fsyncs the frames took: fewer than frames when commits came together.
+  private(set) var syncs = 0
+  #if DEBUG
+    var slowSyncs = Duration.zero
+  #endif
 
   init(in folder: String, root: String, limit: Int = 4 << 20) throws {
     path = "\(folder)/\(RandomID<CommitKind>.random().rawValue).log"
@@ -281,7 +294,7 @@ final class CommitLog: @unchecked Sendable {
       let deadline = Date().addingTimeInterval(1)
       while open > 0, condition.wait(until: deadline) {}
       if open == 0 {
-        try GroupSync.syncFileSystem(of: root)
+        try DurableFile.syncFileSystem(of: root)
         guard ftruncate(fd, 0) == 0 else { throw FileError("ftruncate", path) }
         (end, synced) = (0, 0)
       }
@@ -304,10 +317,17 @@ final class CommitLog: @unchecked Sendable {
       }
       syncing = true
       let target = end
+      #if DEBUG
+        let slow = slowSyncs
+      #endif
       condition.unlock()
+      #if DEBUG
+        if slow > .zero { usleep(UInt32(slow.components.attoseconds / 1_000_000_000_000) + UInt32(slow.components.seconds) * 1_000_000) }
+      #endif
       let failed = fsync(fd) != 0 ? FileError("fsync", path) : nil
       condition.lock()
       syncing = false
+      syncs += 1
       condition.broadcast()
       if let failed {
         // Not known to be durable: never applied, by this process or a start.
@@ -359,7 +379,8 @@ final class CommitLog: @unchecked Sendable {
     return frame
   }
 
-  private static func checksum(_ bytes: Data) -> UInt64 {
+  /// FNV-1a, 64 bits: enough to tell a frame a crash cut or left unwritten.
+  static func checksum(_ bytes: Data) -> UInt64 {
     bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 }
@@ -414,3 +435,15 @@ extension FileBackend {
 
 /// The ids of commits' intents.
 public enum CommitKind {}
+
+extension Data {
+  mutating func append<Number: FixedWidthInteger>(littleEndian number: Number) {
+    Swift.withUnsafeBytes(of: number.littleEndian) { append(contentsOf: $0) }
+  }
+
+  func littleEndian<Number: FixedWidthInteger>(_: Number.Type, at offset: Int) -> Number {
+    var number = Number.zero
+    Swift.withUnsafeMutableBytes(of: &number) { $0.copyBytes(from: self[offset..<(offset + MemoryLayout<Number>.size)]) }
+    return Number(littleEndian: number)
+  }
+}

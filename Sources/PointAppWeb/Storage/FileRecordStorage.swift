@@ -33,17 +33,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   /// The folder's names of the last `records(prefixed:)`, with the folder's version then: the
   /// next page of the same list is cut from it while the folder is unchanged.
   private let listed = Mutex<(prefix: String, folder: FileVersion, names: PackedNames)?>(nil)
-  /// The syncs the writes share, when they do: of the files' bytes, then of their names.
-  private let grouped: (bytes: GroupSync, names: GroupSync)?
-
-  /// `groupedSyncs`: a write waits for syncs shared with the writes of the same moment (of the
-  /// file system, then of the folder) rather than syncing its file and the folder itself: many
-  /// written at once (responses settled a second's worth at a time) cost two syncs, not two each.
-  public convenience init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, groupedSyncs: Bool) throws {
-    try self.init(directory, threadPool: threadPool, groupedSyncs: groupedSyncs, backend: nil)
-  }
-
-  init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, groupedSyncs: Bool = false, backend: ObjectIdentifier?) throws {
+  init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, backend: ObjectIdentifier?) throws {
     folder = directory.path
     folderLock = SharedFolderLock(folder: directory.path)
     holdings = backend == nil ? nil : directory.deletingLastPathComponent().appendingPathComponent(".holding").path
@@ -51,18 +41,11 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     self.backend = backend
     self.threadPool = threadPool
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    grouped =
-      groupedSyncs
-      ? (GroupSync(fileSystemOf: directory.path, threadPool: threadPool), GroupSync(folder: directory.path, threadPool: threadPool)) : nil
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try DurableFile.removeAbandonedTemporaries(in: folder)
   }
 
-  /// How many syncs of the folder its grouped writes waited for.
-  var groupedFolderSyncs: Int { grouped?.names.rounds.load(ordering: .relaxed) ?? 0 }
-
   public convenience init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads) throws {
-    try self.init(directory, threadPool: threadPool, groupedSyncs: false)
+    try self.init(directory, threadPool: threadPool, backend: nil)
   }
 
   public func read(_ name: String) async throws -> (data: Data, version: Int64)? {
@@ -117,65 +100,30 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, data, ifAt: nil) }
     let path = path(name)
     let file = Self.file(data, version: 1)
-    guard let grouped else {
-      // After any holding that holds the name.
-      return try await writers.withLock(name) { try await threadPool.runIfActive { try DurableFile.write(file, to: path, exclusive: true) } }
-    }
-    let temporary = try await written(file, for: path, grouped.bytes)
-    guard try await threadPool.runIfActive({ try DurableFile.place(temporary, at: path, exclusive: true) }) else { return false }
-    try await grouped.names.sync()
-    return true
+    // After any holding that holds the name.
+    return try await writers.withLock(name) { try await threadPool.runIfActive { try DurableFile.write(file, to: path, exclusive: true) } }
   }
 
   public func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
     if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, data, ifAt: version) }
     let path = path(name)
     let file = Self.file(data, version: version + 1)
-    guard let grouped else {
-      return try await locked(name) {
-        guard try Self.version(at: path) == version else { return false }
-        try DurableFile.write(file, to: path)
-        return true
-      }
+    return try await locked(name) {
+      guard try Self.version(at: path) == version else { return false }
+      try DurableFile.write(file, to: path)
+      return true
     }
-    let temporary = try await written(file, for: path, grouped.bytes)
-    let replaced = try await locked(name) {
-      guard try Self.version(at: path) == version else {
-        unlink(temporary)
-        return false
-      }
-      return try DurableFile.place(temporary, at: path, exclusive: false)
-    }
-    // Waited for after the lock: a write that comes between and builds on this one is
-    // acknowledged after a sync of the folder too, which holds both.
-    if replaced { try await grouped.names.sync() }
-    return replaced
-  }
-
-  /// `file` in a temporary file beside `path`, durable once `bytes` has synced.
-  private func written(_ file: Data, for path: String, _ bytes: GroupSync) async throws -> String {
-    let temporary = try await threadPool.runIfActive { try DurableFile.writeTemporary(file, for: path, sync: false) }
-    do {
-      try await bytes.sync()
-    } catch {
-      unlink(temporary)
-      throw error
-    }
-    return temporary
   }
 
   public func delete(_ name: String, at version: Int64) async throws -> Bool {
     if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, nil, ifAt: version) }
-    let path = path(name)
-    let (folder, grouped) = (folder, grouped)
-    let deleted = try await locked(name) {
+    let (path, folder) = (path(name), folder)
+    return try await locked(name) {
       guard try Self.version(at: path) == version else { return false }
       guard unlink(path) == 0 else { throw FileError("unlink", path) }
-      if grouped == nil { try DurableFile.syncFolder(folder) }
+      try DurableFile.syncFolder(folder)
       return true
     }
-    if deleted { try await grouped?.names.sync() }
-    return deleted
   }
 
   public func names(after name: String?, limit: Int) async throws -> [String] {

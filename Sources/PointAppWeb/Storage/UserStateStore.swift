@@ -8,11 +8,8 @@ public struct UserSave: Sendable {
   public var archive: [String: Data]
   public var state: Data
   /// Writes elsewhere that the save implies (responses recorded, exchanges queued), made in the
-  /// update before the state is written: their error is the update's.
+  /// update before the state is written, and committed with it: their error is the update's.
   public var before: (@Sendable () async throws -> Void)?
-  /// Told, once the update is over, whether the state was saved: `true`, or `nil` when an error
-  /// came as it was being saved, so that it may or may not have been (`UserStates.commit`).
-  public var after: (@Sendable (_ saved: Bool?) async -> Void)?
 
   public init(archive: [String: Data] = [:], state: Data) {
     self.archive = archive
@@ -71,26 +68,6 @@ public struct UserStates: Sendable {
   private static func put(_ data: Data, as name: String, in table: any RecordStorage, at version: Int64?) async throws {
     let written = if let version { try await table.replace(name, data, at: version) } else { try await table.create(name, data) }
     guard written else { throw RecordConflict(record: name) }
-  }
-
-  /// `update`, then what the save implies told whether it was saved (`UserSave.after`), once the
-  /// update is over: it may hold the user again to look.
-  func commit<Result: Sendable>(
-    _ user: UserID, _ body: @Sendable (Data?) async throws -> (save: UserSave?, result: Result)
-  ) async throws -> Result {
-    let after = Mutex<(@Sendable (Bool?) async -> Void)?>(nil)
-    do {
-      let result = try await update(user) { saved in
-        let (save, result) = try await body(saved)
-        after.withLock { $0 = save?.after }
-        return (save, result)
-      }
-      await after.withLock({ $0 })?(true)
-      return result
-    } catch {
-      await after.withLock({ $0 })?(nil)
-      throw error
-    }
   }
 
   /// A user's state as last saved (`nil`: nothing saved yet), without waiting for their updates:

@@ -78,7 +78,7 @@ struct RequestLoop: Sendable {
     if !isForm, case (nil, let viewed) = try await update(session.user, from: users.read(session.user), action, visit, locked: false) {
       return try await respond(viewed, to: visit)
     }
-    let saved = try await users.commit(session.user) { try await update(session.user, from: $0, action, visit, locked: true) }
+    let saved = try await users.update(session.user) { try await update(session.user, from: $0, action, visit, locked: true) }
     return try await respond(saved, to: visit, locked: true)
   }
 
@@ -89,7 +89,7 @@ struct RequestLoop: Sendable {
   func send(
     _ action: AppFeature.Action, to user: UserID, audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
   ) async throws -> AppFeature.State? {
-    let outcome = try await users.commit(user) { saved -> (save: UserSave?, result: Outcome?) in
+    let outcome = try await users.update(user) { saved -> (save: UserSave?, result: Outcome?) in
       guard saved != nil else { return (nil, nil) }
       return try await update(user, from: saved, action, nil, locked: true, audit: audit)
     }
@@ -179,10 +179,8 @@ struct RequestLoop: Sendable {
     }
   }
 
-  /// What the save implies, written with it (`UserSave.before`: on PostgreSQL in its transaction;
-  /// on files, responses pending until it is known) and settled once it is (`UserSave.after`):
-  /// the responses of the answers finished or approved, the exchange requests queued, an audit
-  /// entry.
+  /// What the save implies, written with it (`UserSave.before`, in the user's holding): the
+  /// responses of the answers finished or approved, the exchange requests queued, an audit entry.
   private func hook(
     _ save: inout UserSave, of user: UserID, from initial: AppFeature.State, to after: AppFeature.State, catalog: [Survey],
     audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)?
@@ -195,20 +193,11 @@ struct RequestLoop: Sendable {
       (key: ResponseStore.Key(approval.survey, sessions.respondent(user, in: approval.survey)), paid: approval.paid)
     }
     let queued = Self.newlyPending(from: initial, to: after, of: user)
-    let recorded = finished.map { ResponseStore.Key($0.surveyID, $0.respondent) } + approvals.map(\.key)
     save.before = { [responses, exchanges] in
       try await audit?(initial, after)
-      if !finished.isEmpty { try await responses.record(finished, of: user) }
-      if !approvals.isEmpty { try await responses.approve(approvals, of: user) }
+      try await responses.record(finished)
+      try await responses.approve(approvals)
       try await exchanges.add(queued)
-    }
-    save.after = { [users, responses] saved in
-      if saved == true {
-        try? await responses.settle(recorded, of: user, saved: true)
-      } else {
-        // Not known whether it was saved: the saved state tells, under the user's lock.
-        try? await responses.settle(recorded, of: user, from: users)
-      }
     }
   }
 
