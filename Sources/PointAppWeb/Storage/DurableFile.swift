@@ -245,6 +245,46 @@ final class FileLock: Sendable {
   }
 }
 
+/// Locks by name across the processes sharing a data folder, without a file each: the byte of one
+/// file at the name's digest (`HoldingKey.number`), locked as an open file description's
+/// (`F_OFD_SETLKW`), which waits. Locks of this process's holders, all through one descriptor, do
+/// not keep each other out: they take turns by their locks in memory first, and only one of them
+/// holds a name at a time.
+final class NamedLocks: Sendable {
+  private let path: String
+  private let fd: Int32
+  /// Linux's `F_OFD_SETLKW`, which Swift's Glibc module does not declare.
+  private static let waitForLock: Int32 = 38
+
+  init(path: String) throws {
+    self.path = path
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw FileError("open", path) }
+  }
+
+  deinit { close(fd) }
+
+  /// Blocks until the name is held.
+  func lock(_ name: String) throws {
+    try set(name, to: F_WRLCK)
+  }
+
+  func unlock(_ name: String) {
+    try? set(name, to: F_UNLCK)
+  }
+
+  private func set(_ name: String, to type: Int32) throws {
+    var lock = flock()
+    lock.l_type = Int16(type)
+    lock.l_whence = Int16(SEEK_SET)
+    lock.l_start = off_t(UInt64(bitPattern: HoldingKey.number(name)) >> 2)
+    lock.l_len = 1
+    while fcntl(fd, Self.waitForLock, &lock) != 0 {
+      guard errno == EINTR else { throw FileError("fcntl", path) }
+    }
+  }
+}
+
 /// A folder's `flock` shared by every writer of this process: the first takes it, the last lets
 /// it go. Writers in this process keep out of each other's way by their records' locks; this one
 /// keeps other processes sharing the folder out, without putting this process's writes, and

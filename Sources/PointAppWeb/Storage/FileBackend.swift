@@ -6,8 +6,8 @@ import Synchronization
 /// Records as files in the data folder, a folder per kind (`FileRecordStorage`), and holdings
 /// whose writes commit together by one protocol, written once here:
 ///
-/// 1. A holding holds its key (in this process, then a `flock` on `.holding/<digest>.lock` for
-///    processes sharing the folder) and every record it touches (their tables' record locks), and
+/// 1. A holding holds its key (in this process, then across processes sharing the folder:
+///    `NamedLocks`) and every record it touches (their tables' record locks, the same ways), and
 ///    keeps its writes in memory (`PendingWrites`).
 /// 2. At its end, under the locks of the folders it writes (as every writer takes them), it checks
 ///    that no other process moved a record it changed (`RecordConflict` otherwise, nothing
@@ -30,6 +30,8 @@ public final class FileBackend: RecordBackend {
   private let token = Token()
   private final class Token: Sendable {}
   private let log: CommitLog
+  /// Holdings' keys and records, held across processes.
+  private let locks: NamedLocks
   /// Commits of this process's whose records could not all be written once they were durable (a
   /// write refused): finished before any other commit, which is refused while one cannot be, so
   /// that nothing commits over half of one.
@@ -51,12 +53,14 @@ public final class FileBackend: RecordBackend {
     self.folder = folder
     self.threadPool = threadPool
     let backend = ObjectIdentifier(token)
-    tables = try Dictionary(uniqueKeysWithValues: RecordKind.all.map { kind in
-      (kind.folder, try FileRecordStorage(folder.appendingPathComponent(kind.folder), threadPool: threadPool, backend: backend))
-    })
     for inner in [".holding", ".commits"] {
       try FileManager.default.createDirectory(at: folder.appendingPathComponent(inner), withIntermediateDirectories: true)
     }
+    let locks = try NamedLocks(path: folder.appendingPathComponent(".holding/names.lock").path)
+    self.locks = locks
+    tables = try Dictionary(uniqueKeysWithValues: RecordKind.all.map { kind in
+      (kind.folder, try FileRecordStorage(folder.appendingPathComponent(kind.folder), threadPool: threadPool, backend: backend, locks: locks))
+    })
     try DurableFile.removeAbandonedTemporaries(in: folder.appendingPathComponent(".commits").path)
     try Self.finishInterruptedCommits(in: folder.path)
     log = try CommitLog(in: folder.appendingPathComponent(".commits").path, root: folder.path)
@@ -97,11 +101,10 @@ public final class FileBackend: RecordBackend {
   private func hold(_ key: String, until pending: PendingWrites) async throws {
     guard pending.takes(key) else { return }  // held already by this holding
     await holds.acquire(key)
-    let lockPath = folder.appendingPathComponent(".holding/\(HoldingKey.fileName(key)).lock").path
     do {
-      let lock = try await threadPool.runIfActive { try FileLock(path: lockPath) }
-      pending.onEnd { [holds] in
-        lock.unlock()
+      try await threadPool.runIfActive { [locks] in try locks.lock("holding " + key) }
+      pending.onEnd { [holds, locks] in
+        locks.unlock("holding " + key)
         await holds.release(key)
       }
     } catch {

@@ -27,16 +27,15 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   private let writers = KeyedMutex<String>()
   /// Held by this process's writes while they check a version and write.
   let folderLock: SharedFolderLock
-  /// In a backend: where its holdings' records are locked across processes, and those held.
-  private let holdings: String?
-  private let held = Mutex<[String: FileLock]>([:])
+  /// In a backend: where its holdings' records are locked across processes.
+  private let locks: NamedLocks?
   /// The folder's names of the last `records(prefixed:)`, with the folder's version then: the
   /// next page of the same list is cut from it while the folder is unchanged.
   private let listed = Mutex<(prefix: String, folder: FileVersion, names: PackedNames)?>(nil)
-  init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, backend: ObjectIdentifier?) throws {
+  init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, backend: ObjectIdentifier?, locks: NamedLocks? = nil) throws {
     folder = directory.path
     folderLock = SharedFolderLock(folder: directory.path)
-    holdings = backend == nil ? nil : directory.deletingLastPathComponent().appendingPathComponent(".holding").path
+    self.locks = locks
     place = directory.lastPathComponent
     self.backend = backend
     self.threadPool = threadPool
@@ -58,15 +57,13 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     return try await stored(name)
   }
 
-  /// In a backend, a holding's record is held across processes too: a `flock` on
-  /// `<holdings>/<digest>.lock`, taken after this process's lock.
+  /// In a backend, a holding's record is held across processes too (`NamedLocks`), after this
+  /// process's lock.
   func hold(_ name: String) async throws {
     await writers.acquire(name)
-    guard let holdings else { return }
-    let path = "\(holdings)/\(HoldingKey.fileName(place + "/" + name)).lock"
+    guard let locks else { return }
     do {
-      let lock = try await threadPool.runIfActive { try FileLock(path: path) }
-      held.withLock { $0[name] = lock }
+      try await threadPool.runIfActive { [place] in try locks.lock(place + "/" + name) }
     } catch {
       await writers.release(name)
       throw error
@@ -74,7 +71,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   }
 
   func letGo(_ name: String) async {
-    held.withLock { $0.removeValue(forKey: name) }?.unlock()
+    locks?.unlock(place + "/" + name)
     await writers.release(name)
   }
 
