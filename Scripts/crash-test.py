@@ -25,7 +25,8 @@
 
 Prints its figures and exits non-zero on any violation. Loopback only; bounded in time.
 """
-import argparse, base64, datetime, hashlib, hmac, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import argparse
+import collections, base64, datetime, hashlib, hmac, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -493,41 +494,6 @@ def check_published(data, published, edited):
     return problems
 
 
-def pending_responses(folder):
-    """The responses pending in the journals of `folder` (one per process)."""
-    journals = [os.path.join(folder, n) for n in os.listdir(folder)] if os.path.isdir(folder) else []
-    return [name for journal in journals if os.path.isdir(journal) for name in journal_records(journal)]
-
-
-def journal_records(folder):
-    """The records a `JournalRecordStorage` folder holds: its segments' frames replayed in order
-    (kind, version, the name's and the data's lengths, name, data, FNV-1a checksum), each
-    segment read up to a frame cut short or damaged."""
-    records = {}
-    segments = sorted((int(n[8:]), n) for n in os.listdir(folder) if n.startswith("journal-")) if os.path.isdir(folder) else []
-    for _, name in segments:
-        with open(os.path.join(folder, name), "rb") as f:
-            data = f.read()
-        offset = 0
-        while len(data) - offset >= 25:
-            kind, _, name_length, data_length = struct.unpack_from("<BqII", data, offset)
-            end = offset + 17 + name_length + data_length
-            if kind > 1 or end + 8 > len(data):
-                break
-            checksum = 0xcbf29ce484222325
-            for byte in data[offset:end]:
-                checksum = ((checksum ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-            if checksum != struct.unpack_from("<Q", data, end)[0]:
-                break
-            record = data[offset + 17:offset + 17 + name_length].decode()
-            if kind == 1:
-                records[record] = data[offset + 17 + name_length:end]
-            else:
-                records.pop(record, None)
-            offset = end + 8
-    return records
-
-
 def respondent(key, user, survey):
     """A user's pseudonym in a survey's responses, as the server makes it from its secret
     (`Sessions.respondent`)."""
@@ -572,9 +538,8 @@ def saved_answers(state, archive):
 
 
 def check_responses(data, moves=None):
-    """Every answer is a response exactly once (after a start, which settles what a crash left
-    pending), compared one by one (`compare_responses`, with the guests' `moves`), and no
-    response is left pending."""
+    """Every answer is a response exactly once, compared one by one (`compare_responses`, with the
+    guests' `moves`), and each survey's counts are those of its responses."""
     folder = os.path.join(data, "users")
     answered = {}
     for name in os.listdir(folder):
@@ -589,9 +554,14 @@ def check_responses(data, moves=None):
             response = record(os.path.join(folder, name))
             responses[(response["surveyID"], response["respondent"])] = response
     problems = compare_responses(answered, responses, base64.b64decode(record(os.path.join(data, "settings", "session-secret.json"))), moved)
-    left = pending_responses(os.path.join(data, "responses-pending"))
-    if left:
-        problems.append("%d responses still pending after a start: %s" % (len(left), sorted(left)[:3]))
+    # Each survey's counts, committed with its responses: those of the responses there.
+    for name in os.listdir(folder) if os.path.isdir(folder) else []:
+        if name.startswith("#counts~") and name.endswith(".json"):
+            survey = name[len("#counts~"):-5]
+            counted = record(os.path.join(folder, name))["counts"]["byOutcome"]
+            there = collections.Counter(r["outcome"] for r in responses.values() if r["surveyID"] == survey)
+            if counted != dict(there):
+                problems.append("%s: counted %s, its responses %s" % (survey, counted, dict(there)))
     return problems, sum(1 for r in responses.values() if r["outcome"] == "completed")
 
 

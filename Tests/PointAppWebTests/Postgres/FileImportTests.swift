@@ -27,6 +27,10 @@ struct FileImportTests {
     // A code the issuer gave, and a request left pending.
     #expect(try await FileRecordStorage(folder.appendingPathComponent("gift-codes")).create("c-7K3M-Q9PZ-2HXD-W4RA", Data("r-x".utf8)))
     try await ExchangeQueue(storage: FileRecordStorage(folder.appendingPathComponent("exchanges-pending"))).add([.init(user: long, number: 1)])
+    // A survey's response, with its counts.
+    let response = SurveyResponse(surveyID: SurveyID("moving"), version: 1, respondent: "r-1", outcome: .completed, answers: [], shownAt: nil, sentAt: noon, paid: 10)
+    let backend = try FileBackend(folder)
+    try await backend.holding("k") { try await ResponseStore(backend.table(.responses)).record([response]) }
     return (folder, long, small)
   }
 
@@ -41,6 +45,10 @@ struct FileImportTests {
     #expect(report.accounts == 1)
     #expect(report.sessions == 1)
     #expect(report.giftCodeRecords == 1 && report.pendingExchanges == 1)
+    #expect(report.responses == 2, "the response and its survey's counts")
+    let responses = ResponseStore(PostgresBackend(database).table(.responses))
+    #expect(try await responses.responses(of: SurveyID("moving"), limit: 10).map(\.respondent) == ["r-1"])
+    #expect(try await responses.counts(of: SurveyID("moving")).completes == 1)
     #expect(try await ExchangeQueue(storage: PostgresRecordStorage(database, table: "exchange_pending")).entries() == [.init(user: long, number: 1)])
     // What the database holds is what the folder held, byte for byte, archive included.
     let files = UserStates(try FileBackend(folder))

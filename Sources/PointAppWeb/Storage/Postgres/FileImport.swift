@@ -3,8 +3,8 @@ import PointApp
 import PostgresNIO
 
 /// Copies a file store's data folder into PostgreSQL (`pointapp import-files`): users with their
-/// archives and their places in surveys' quotas, sessions, accounts and the session secret, so
-/// that cookies stay valid.
+/// archives and their places in surveys' quotas, sessions, accounts, surveys' responses and the
+/// session secret, so that cookies stay valid.
 ///
 /// Each user is copied in one transaction, under the user's lock, and only if the database has
 /// no state for them: a second run imports nothing twice, an interrupted run can be run again,
@@ -28,6 +28,8 @@ public enum FileImport {
     public var pendingExchanges = 0
     /// The support desk's adjustments as asked (each form's id kept) and operators' day counts.
     public var adjustments = 0
+    /// Surveys' responses, and their counts.
+    public var responses = 0
     /// Users whose balance is not the sum of their ledger's movements, with why.
     public var mismatches: [String] = []
     /// Users whose ledger was checked.
@@ -38,6 +40,7 @@ public enum FileImport {
     var report = Report()
     // The folder as its server would find it at start: earlier shapes moved into records.
     let files = try FileBackend(data), rows = PostgresBackend(database)
+    _ = try await ResponseStore(files.table(.responses)).settleEarlierJournals(in: data, users: UserStates(files))
     let store = UserStates(rows)
     let (fileArchive, fileQuotas) = (files.table(.archive), files.table(.quotas))
     // Each holder's places, which move with them, counted in the survey's quota there.
@@ -85,6 +88,7 @@ public enum FileImport {
     report.giftCodeRecords = try await copy(.giftCodes) { _ in true }
     report.pendingExchanges = try await copy(.exchangeQueue) { _ in true }
     report.adjustments = try await copy(.adjustments) { _ in true }
+    report.responses = try await copy(.responses) { _ in true }
     _ = try await copy(.settings) { _ in true }
     return report
   }
