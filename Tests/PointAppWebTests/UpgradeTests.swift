@@ -88,16 +88,21 @@ struct UpgradeTests {
     let users = UserStates(backend)
     let (saved, unsaved) = (UserID.random(), UserID.random())
     var state = AppFeature.State()
-    state.progress.recordAnswer(
-      to: Survey(id: survey, title: "t", description: "d", category: .food, questions: [], reward: 40, estimatedMinutes: 1, publishedAt: noon - 60, expiresAt: nil),
-      with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo)
-    )
+    for id in [survey, SurveyID("moved")] {
+      state.progress.recordAnswer(
+        to: Survey(id: id, title: "t", description: "d", category: .food, questions: [], reward: 40, estimatedMinutes: 1, publishedAt: noon - 60, expiresAt: nil),
+        with: [], id: TransactionID(UUID()), at: noon, on: Day(noon, in: .tokyo)
+      )
+    }
     let save = try UserFiles.save(state).save
     try await users.update(saved) { _ in (save, ()) }
     func response(_ respondent: String) -> SurveyResponse {
       SurveyResponse(surveyID: survey, version: 1, respondent: respondent, outcome: .completed, answers: [], shownAt: noon - 30, sentAt: noon, paid: 40)
     }
-    struct Marker: Encodable { var response: SurveyResponse }
+    struct Marker: Encodable {
+      var response: SurveyResponse?
+      var replaces: String?
+    }
     // The earlier journal's frames: kind, version, the name's and the data's lengths, the name,
     // the data, a checksum of all that.
     func frame(_ name: String, _ data: Data?) -> Data {
@@ -116,12 +121,18 @@ struct UpgradeTests {
     bytes += frame("\(unsaved.rawValue)~\(survey.rawValue)~r-unsaved", try SavedJSON.encode(Marker(response: response("r-unsaved"))))
     bytes += frame("\(saved.rawValue)~\(survey.rawValue)~r-gone", try SavedJSON.encode(Marker(response: response("r-gone"))))
     bytes += frame("\(saved.rawValue)~\(survey.rawValue)~r-gone", nil)  // settled before the crash
+    // A guest's response moving into this account (whose state holds the answer), the crash
+    // before its new name was written.
+    let earlier = SurveyResponse(surveyID: SurveyID("moved"), version: 1, respondent: "r-guest", outcome: .completed, answers: [], shownAt: nil, sentAt: noon, paid: 40)
+    #expect(try await backend.table(.responses).create("moved~r-guest", try SavedJSON.encode(earlier)))
+    bytes += frame("\(saved.rawValue)~moved~r-account", try SavedJSON.encode(Marker(replaces: "moved~r-guest")))
     try bytes.write(to: journal.appendingPathComponent("journal-0"))
 
     let responses = ResponseStore(backend.table(.responses))
-    #expect(try await responses.settleEarlierJournals(in: folder, users: users) == 2)
+    #expect(try await responses.settleEarlierJournals(in: folder, users: users) == 3)
     #expect(try await responses.responses(of: survey, limit: 10).map(\.respondent) == ["r-saved"])
     #expect(try await responses.counts(of: survey).completes == 1)
+    #expect(try await responses.responses(of: SurveyID("moved"), limit: 10).map(\.respondent) == ["r-account"])
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("responses-pending").path))
     #expect(try await responses.settleEarlierJournals(in: folder, users: users) == 0)
   }

@@ -189,18 +189,11 @@ final class PendingWrites: Sendable {
   }
 }
 
-/// The lock of a holding's key as a 64-bit number (PostgreSQL's advisory locks) or a file name.
+/// The lock of a holding's key, or a record's, as a 64-bit number: PostgreSQL's advisory locks,
+/// the byte of `NamedLocks`.
 enum HoldingKey {
-  static func digest(_ key: String) -> [UInt8] {
-    Array(SHA256.hash(data: Data(key.utf8)))
-  }
-
   static func number(_ key: String) -> Int64 {
-    digest(key).prefix(8).reduce(0 as Int64) { $0 << 8 | Int64($1) }
-  }
-
-  static func fileName(_ key: String) -> String {
-    hex(digest(key).prefix(16))
+    SHA256.hash(data: Data(key.utf8)).prefix(8).reduce(0 as Int64) { $0 << 8 | Int64($1) }
   }
 }
 

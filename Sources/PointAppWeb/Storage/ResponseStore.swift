@@ -150,11 +150,8 @@ extension ResponseStore {
           if let response = marker.response, answer != nil { try await record([response]) }
           if let paid = marker.approves, answer?.isCompleted == true { try await approve([(key, paid)]) }
           if let replaced = marker.replaces.flatMap(Key.init(recordName:)) {
-            if answer != nil {
-              if let old = try await responses.read(replaced) { _ = try await responses.delete(replaced, at: old.version) }
-            } else {
-              try await move([(key, replaced)])
-            }
+            // Kept: under the new name, whether or not the crash came before it was written.
+            try await move(answer != nil ? [(replaced, key)] : [(key, replaced)])
           }
         }
         return (nil, ())
