@@ -47,7 +47,7 @@ struct ContactsTests {
 
   @Test func theSuggestionArrivesWhileTheFormIsOpen() async {
     let (store, clock) = await addFormSuggestingAName()
-    await clock.advance(by: .seconds(1))
+    await clock.advanceOnceSleeping(by: .seconds(1))
     await store.receive(\.destination.presented.addContact.suggestionResponse) {
       $0.destination = .addContact(AddContact.State(contact: Contact(id: UUID(0), name: "Blob")))
     }
@@ -261,4 +261,15 @@ struct CaseStudies: Reducer {
 /// The text an issue was reported with.
 func message(of issue: Issue) -> String {
   issue.comments.map(\.rawValue).joined(separator: "\n")
+}
+
+extension TestClock<Duration> {
+  /// Advances once an effect sleeps on the clock: an effect still on its way to its sleep (a busy
+  /// machine delays it) would start counting only after the advance, and never be due.
+  func advanceOnceSleeping(by duration: Duration) async {
+    for _ in 0..<1_000 {
+      do { try await checkSuspension() } catch { break }  // throws once something sleeps
+    }
+    await advance(by: duration)
+  }
 }

@@ -49,7 +49,7 @@ struct EffectTests {
     let store = TestStore(initialState: [Int]()) { Steps() } withDependencies: { $0.continuousClock = clock }
     await store.send(.mergeTapped)
     await store.receive(.step(2)) { $0 = [2] }
-    await clock.advance(by: .milliseconds(30))
+    await clock.advanceOnceSleeping(by: .milliseconds(30))
     await store.receive(.step(1)) { $0 = [2, 1] }
   }
 
@@ -57,7 +57,7 @@ struct EffectTests {
     let clock = TestClock()
     let store = TestStore(initialState: [Int]()) { Steps() } withDependencies: { $0.continuousClock = clock }
     await store.send(.concatenateTapped)
-    await clock.advance(by: .milliseconds(30))
+    await clock.advanceOnceSleeping(by: .milliseconds(30))
     await store.receive(.step(1)) { $0 = [1] }
     await store.receive(.step(2)) { $0 = [1, 2] }
   }

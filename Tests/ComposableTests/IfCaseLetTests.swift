@@ -75,7 +75,7 @@ struct IfCaseLetTests {
     let store = TestStore(initialState: Session.State.signedOut) { Session() } withDependencies: { $0.continuousClock = clock }
     await store.send(.signInTapped) { $0 = .signedIn(SignedIn.State()) }
     await store.send(.signedIn(.startTimerTapped))
-    await clock.advance(by: .seconds(2))
+    await clock.advanceOnceSleeping(by: .seconds(2))
     await store.receive(.signedIn(.tick)) { $0 = .signedIn(SignedIn.State(ticks: 1)) }
     await store.receive(.signedIn(.tick)) { $0 = .signedIn(SignedIn.State(ticks: 2)) }
     // Signing out leaves the case: the timer is cancelled, no tick follows.

@@ -88,9 +88,9 @@ struct NavigationTests {
     let clock = TestClock()
     let store = TestStore(initialState: Search.State()) { Search() } withDependencies: { $0.continuousClock = clock }
     await store.send(.queryChanged("a")) { $0.query = "a" }
-    await clock.advance(by: .milliseconds(200))
+    await clock.advanceOnceSleeping(by: .milliseconds(200))
     await store.send(.queryChanged("ab")) { $0.query = "ab" }
-    await clock.advance(by: .milliseconds(300))
+    await clock.advanceOnceSleeping(by: .milliseconds(300))
     await store.receive(.searchResponse(["ab!"])) { $0.results = ["ab!"] }
   }
 
