@@ -167,7 +167,10 @@ public enum Schema {
   public static func migrate(_ database: Database) async throws -> [Migration] {
     try await database.withConnection { connection in
       let logger = database.logger
-      try await connection.run("SELECT pg_advisory_lock(\(lockKeys.0), \(lockKeys.1))", logger: logger)
+      // Not a request's statements: waiting for another instance's migrations, or moving a large
+      // table's rows, may take far longer than `statementLimit`.
+      let limit = Duration.seconds(3600)
+      try await connection.run("SELECT pg_advisory_lock(\(lockKeys.0), \(lockKeys.1))", logger: logger, limit: limit)
       do {
         try await connection.run(
           "CREATE TABLE IF NOT EXISTS pointapp_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
@@ -178,7 +181,7 @@ public enum Schema {
           try await connection.run("BEGIN", logger: logger)
           do {
             for statement in migration.statements {
-              try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
+              try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger, limit: limit)
             }
             try await connection.run(
               "INSERT INTO pointapp_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger
