@@ -160,10 +160,7 @@ public enum DurableFile {
   /// Syncs all that was written to the file system `folder` is on (`syncfs(2)`): the bytes and
   /// names of many files at once.
   static func syncFileSystem(of folder: String) throws {
-    let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard fd >= 0 else { throw FileError("open", folder) }
-    defer { close(fd) }
-    guard syncfs(fd) == 0 else { throw FileError("syncfs", folder) }
+    try sync(folder, by: syncfs, "syncfs")
   }
 
   /// glibc's `syncfs`, which Swift's Glibc module does not declare.
@@ -173,10 +170,15 @@ public enum DurableFile {
 
   /// Makes the folder's entries (created, renamed files) durable.
   public static func syncFolder(_ folder: String) throws {
+    try sync(folder, by: fsync, "fsync")
+  }
+
+  /// Opens `folder` and runs `call` (`fsync`, `syncfs`) on it.
+  private static func sync(_ folder: String, by call: (Int32) -> Int32, _ name: String) throws {
     let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0 else { throw FileError("open", folder) }
     defer { close(fd) }
-    guard fsync(fd) == 0 else { throw FileError("fsync", folder) }
+    guard call(fd) == 0 else { throw FileError(name, folder) }
   }
 }
 
