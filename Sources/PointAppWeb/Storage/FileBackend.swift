@@ -267,6 +267,9 @@ final class CommitLog: @unchecked Sendable {
   private var open = 0
   /// How many fsyncs the frames took: fewer than frames when commits came together.
   private(set) var syncs = 0
+  /// Whether the log's name is durable in its folder: synced with the first frame, on the file
+  /// threads, not at start on the caller's.
+  private var named = false
   #if DEBUG
     var slowSyncs = Duration.zero
   #endif
@@ -278,7 +281,6 @@ final class CommitLog: @unchecked Sendable {
     fd = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw FileError("create", path) }
     guard flock(fd, LOCK_EX) == 0 else { throw FileError("flock", path) }
-    try DurableFile.syncFolder(folder)
   }
 
   deinit {
@@ -319,7 +321,7 @@ final class CommitLog: @unchecked Sendable {
         continue
       }
       syncing = true
-      let target = end
+      let (target, alreadyNamed) = (end, named)
       #if DEBUG
         let slow = slowSyncs
       #endif
@@ -327,8 +329,13 @@ final class CommitLog: @unchecked Sendable {
       #if DEBUG
         if slow > .zero { usleep(UInt32(slow.components.attoseconds / 1_000_000_000_000) + UInt32(slow.components.seconds) * 1_000_000) }
       #endif
-      let failed = fsync(fd) != 0 ? FileError("fsync", path) : nil
+      var failed: (any Error)?
+      if !alreadyNamed {
+        do { try DurableFile.syncFolder((path as NSString).deletingLastPathComponent) } catch { failed = error }
+      }
+      if failed == nil, fsync(fd) != 0 { failed = FileError("fsync", path) }
       condition.lock()
+      if failed == nil { named = true }
       syncing = false
       syncs += 1
       condition.broadcast()
