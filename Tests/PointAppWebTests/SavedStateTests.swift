@@ -82,8 +82,12 @@ struct SavedStateTests {
   }
 
   @Test func refusesAFileFromANewerVersion() throws {
-    let newer = Data(#"{"schemaVersion": 4, "progress": {}}"#.utf8)
-    #expect(throws: DecodingError.self) { try SavedState.state(from: newer) }
+    // A file this version would read, but for its number.
+    let current = String(decoding: SavedState.data(for: AppFeature.State()), as: UTF8.self)
+    #expect(try SavedState.state(from: Data(current.utf8)) == AppFeature.State())
+    let newer = current.replacingOccurrences(of: #""schemaVersion":\#(SavedState.schemaVersion)"#, with: #""schemaVersion":\#(SavedState.schemaVersion + 1)"#)
+    #expect(newer != current)
+    #expect(throws: DecodingError.self) { try SavedState.state(from: Data(newer.utf8)) }
     let unversioned = Data(#"{"progress": {}}"#.utf8)
     #expect(throws: DecodingError.self) { try SavedState.state(from: unversioned) }
   }

@@ -175,17 +175,9 @@ struct OperatorService: Sendable {
     )
   }
 
-  /// Every operator, in the order of their ids.
+  /// Every operator, in the order of their ids (the table holds operators only).
   private func allOperators() async throws -> [Operator] {
-    var found: [Operator] = []
-    var after: OperatorID?
-    while case let ids = try await operators.keys(after: after, limit: 200), let last = ids.last {
-      for id in ids {
-        if let record = try await operators.read(id)?.record { found.append(record) }
-      }
-      after = last
-    }
-    return found
+    try await operators.all(prefixed: "")
   }
 
   private func changeTeam(_ change: TeamChange, by email: String, in session: OperatorSession, at now: Date) async throws {
@@ -250,8 +242,7 @@ struct OperatorService: Sendable {
   /// as two groups of five.
   static func newRecoveryCode() -> String {
     let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
-    var generator = SystemRandomNumberGenerator()
-    let characters = (0..<10).map { _ in alphabet.randomElement(using: &generator)! }
+    let characters = (0..<10).map { _ in alphabet.randomElement()! }
     return String(characters.prefix(5)) + "-" + String(characters.dropFirst(5))
   }
 
@@ -264,8 +255,7 @@ struct OperatorService: Sendable {
   /// A new operator's first password: 16 characters of letters and digits (about 95 bits).
   static func newPassword() -> String {
     let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789")
-    var generator = SystemRandomNumberGenerator()
-    return String((0..<16).map { _ in alphabet.randomElement(using: &generator)! })
+    return String((0..<16).map { _ in alphabet.randomElement()! })
   }
 
   /// A published version as the audit log shows it.

@@ -14,9 +14,7 @@ public struct RandomID<Kind>: Hashable, Sendable, CustomStringConvertible {
 
   /// A new random id.
   public static func random() -> Self {
-    var generator = SystemRandomNumberGenerator()
-    let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    return Self(hex(bytes))!
+    Self(hex(randomBytes(16)))!
   }
 
   public var description: String { rawValue }
@@ -43,9 +41,19 @@ public enum SessionKind {}
 public typealias UserID = RandomID<UserKind>
 /// A session: what the session cookie carries.
 public typealias SessionID = RandomID<SessionKind>
-public enum JournalKind {}
-/// A process's journal of responses pending: the name of its folder.
-public typealias JournalID = RandomID<JournalKind>
+
+/// `count` bytes from the system's secure generator.
+func randomBytes(_ count: Int) -> [UInt8] {
+  (0..<count).map { _ in UInt8.random(in: 0...255) }
+}
+
+/// Whether a secret given equals the one expected, in a time that does not tell how much of it
+/// matched.
+func constantTimeEqual(_ expected: some StringProtocol, _ given: some StringProtocol) -> Bool {
+  let (a, b) = (Array(expected.utf8), Array(given.utf8))
+  guard a.count == b.count else { return false }
+  return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+}
 
 func hex(_ bytes: some Sequence<UInt8>) -> String {
   let digits = Array("0123456789abcdef".utf8)

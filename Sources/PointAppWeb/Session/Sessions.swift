@@ -189,8 +189,6 @@ public struct Sessions: Sendable {
 
   public static let stateCookieName = "pointapp_state"
 
-  /// The server's mark on a session id it issued: HMAC-SHA256(secret, "issued " + id), 16 hex
-  /// digits. (The CSRF token signs the id alone: the two never stand for each other.)
   /// A user's name in one survey's responses: `r-` and 16 hex digits of
   /// HMAC-SHA256(secret, "respondent <user> <survey>"). The same for the user within the survey,
   /// another in another survey, and nothing leads from it to the user without the secret.
@@ -198,6 +196,8 @@ public struct Sessions: Sendable {
     "r-" + hex(HMAC<SHA256>.authenticationCode(for: Data("respondent \(user.rawValue) \(survey.rawValue)".utf8), using: key).prefix(8))
   }
 
+  /// The server's mark on a session id it issued: HMAC-SHA256(secret, "issued " + id), 16 hex
+  /// digits. (The CSRF token signs the id alone: the two never stand for each other.)
   func mark(_ id: SessionID) -> String {
     marks.value(of: id) { hex(HMAC<SHA256>.authenticationCode(for: Data("issued \(id.rawValue)".utf8), using: key).prefix(8)) }
   }
@@ -220,14 +220,7 @@ public struct Sessions: Sendable {
   }
 
   func isValid(csrfToken token: String, for id: SessionID) -> Bool {
-    constantTimeEqual(csrfToken(for: id), token[...])
-  }
-
-  private func constantTimeEqual(_ expected: String, _ given: Substring) -> Bool {
-    let expected = Array(expected.utf8)
-    let given = Array(given.utf8)
-    guard expected.count == given.count else { return false }
-    return zip(expected, given).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    constantTimeEqual(csrfToken(for: id), token)
   }
 
   /// The key that signs cookies and CSRF tokens (`settings/session-secret`, 32 random bytes),
@@ -235,8 +228,7 @@ public struct Sessions: Sendable {
   /// every one reads that one (each keeping its own would refuse the others' cookies).
   public static func secret(in backend: any RecordBackend) async throws -> Data {
     let settings = Records<RecordName, Data>(backend.table(.settings))
-    var generator = SystemRandomNumberGenerator()
-    _ = try await settings.create(Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }), as: secretName)
+    _ = try await settings.create(Data(randomBytes(32)), as: secretName)
     guard let secret = try await settings.read(secretName)?.record, secret.count == 32 else {
       throw HTTPError(.internalServerError, message: "the stored session secret is not 32 bytes")
     }

@@ -40,16 +40,9 @@ struct TOTP: Sendable {
     return nil
   }
 
-  private func constantTimeEqual(_ expected: String, _ given: String) -> Bool {
-    let (a, b) = (Array(expected.utf8), Array(given.utf8))
-    guard a.count == b.count else { return false }
-    return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-  }
-
   /// A new secret: 20 random bytes, as RFC 4226 recommends for SHA-1.
   static func newSecret() -> Data {
-    var generator = SystemRandomNumberGenerator()
-    return Data((0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    Data(randomBytes(20))
   }
 
   /// The URI authenticator apps read (from the QR code): `otpauth://totp/PointApp:<address>?…`.

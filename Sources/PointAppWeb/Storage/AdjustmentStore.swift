@@ -35,18 +35,7 @@ struct AdjustmentStore: Sendable {
 
   /// Every request still open, oldest first.
   func open() async throws -> [AdjustmentRequest] {
-    var found: [AdjustmentRequest] = []
-    var after: String?
-    while true {
-      let page = try await requests.storage.records(prefixed: "r-", after: after, limit: 200)
-      for (_, data) in page {
-        let request = try SavedJSON.decode(AdjustmentRequest.self, from: data)
-        if request.isOpen { found.append(request) }
-      }
-      guard page.count == 200, let last = page.last else { break }
-      after = last.name
-    }
-    return found.sorted { ($0.requestedAt, $0.id.rawValue.uuidString) < ($1.requestedAt, $1.id.rawValue.uuidString) }
+    try await requests.all(prefixed: "r-").filter(\.isOpen).sorted { ($0.requestedAt, $0.id.rawValue.uuidString) < ($1.requestedAt, $1.id.rawValue.uuidString) }
   }
 
   /// Moves the request on to `status` if the move is one a request makes (waiting → approved or

@@ -119,15 +119,9 @@ public struct AuditLog: Sendable {
   /// missing (removed), a record that is no entry (inserted), a head that does not match.
   public func verify() async throws -> AuditVerification {
     var numbers: [Int64] = []
-    var cursor: String?
-    while true {
-      let names = try await storage.names(after: cursor, limit: 1_000)
-      for name in names where name != Self.headName {
-        guard let parsed = Name(recordName: name) else { return .broken(.foreignRecord(name)) }
-        numbers.append(parsed.number)
-      }
-      guard let last = names.last, names.count == 1_000 else { break }
-      cursor = last
+    for name in try await storage.allNames() where name != Self.headName {
+      guard let parsed = Name(recordName: name) else { return .broken(.foreignRecord(name)) }
+      numbers.append(parsed.number)
     }
     numbers.sort()
     var previousHash: String?

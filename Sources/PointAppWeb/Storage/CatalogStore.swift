@@ -34,14 +34,12 @@ public final class CatalogStore: Sendable {
   static func draftName(_ id: SurveyID) -> RecordName { RecordName("draft-", id.rawValue) }
   static func versionName(_ id: SurveyID, _ version: Int) -> RecordName { RecordName(id.rawValue, "@\(version)") }
 
-  private let storage: any RecordStorage
   private let records: Records<Name, SavedCatalog>
   private let drafts: Records<RecordName, EditorDraft>
   private let versions: Records<RecordName, Survey>
   private let loaded = Mutex<Loaded?>(nil)
 
   public init(_ storage: any RecordStorage) {
-    self.storage = storage
     records = Records(storage)
     drafts = Records(storage)
     versions = Records(storage)
@@ -103,16 +101,7 @@ public final class CatalogStore: Sendable {
 
   /// Every draft, in the order of their ids.
   public func allDrafts() async throws -> [EditorDraft] {
-    var found: [EditorDraft] = []
-    var after = "draft-"
-    while case let names = try await storage.names(after: after, limit: 200), let last = names.last {
-      for name in names {
-        guard let key = RecordName(recordName: name), key.after("draft-") != nil else { return found }  // past the drafts
-        if let draft = try await drafts.read(key)?.record { found.append(draft) }
-      }
-      after = last
-    }
-    return found
+    try await drafts.all(prefixed: "draft-")
   }
 
   public func draft(_ id: SurveyID) async throws -> EditorDraft? {

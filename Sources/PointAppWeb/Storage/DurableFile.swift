@@ -136,13 +136,6 @@ public enum DurableFile {
     }
   }
 
-  /// Creates a folder unless it exists (its parent must), and makes its entry durable, also when an
-  /// earlier call created it but stopped before the sync.
-  public static func makeFolder(_ path: String) throws {
-    guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw FileError("mkdir", path) }
-    try syncFolder((path as NSString).deletingLastPathComponent)
-  }
-
   static func writeAll(_ data: Data, to fd: Int32, path: String) throws {
     try data.withUnsafeBytes { bytes in
       var offset = 0

@@ -74,8 +74,7 @@ struct GiftCodeIssuer: Sendable {
   /// `XXXX-XXXX-XXXX-XXXX` in Crockford's base 32 (no I, L, O or U: nothing to misread).
   static func randomCode() -> String {
     let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-    var generator = SystemRandomNumberGenerator()
-    let characters = (0..<16).map { _ in alphabet[Int.random(in: 0..<32, using: &generator)] }
+    let characters = (0..<16).map { _ in alphabet[Int.random(in: 0..<32)] }
     return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
   }
 }

@@ -59,6 +59,13 @@ public protocol RecordStorage: Sendable {
 }
 
 extension RecordStorage {
+  /// Every name, in ascending order: a page at a time.
+  func allNames() async throws -> [String] {
+    var all: [String] = []
+    while case let page = try await names(after: all.last, limit: 1_000), !page.isEmpty { all += page }
+    return all
+  }
+
   public func readForUpdate(_ name: String) async throws -> (data: Data, version: Int64)? {
     try await read(name)
   }
@@ -145,6 +152,16 @@ public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
   /// name; not kept in memory (a long list read once would only push out what is in use).
   public func records(prefixed prefix: String, after key: Key?, limit: Int) async throws -> [Record] {
     try await storage.records(prefixed: prefix, after: key?.recordName, limit: limit).map { try SavedJSON.decode(Record.self, from: $0.data) }
+  }
+
+  /// Every record whose name starts with `prefix`, decoded, in order of name: a page at a time.
+  public func all(prefixed prefix: String) async throws -> [Record] {
+    var (found, after): ([Record], String?) = ([], nil)
+    while case let page = try await storage.records(prefixed: prefix, after: after, limit: 500), let last = page.last {
+      found += try page.map { try SavedJSON.decode(Record.self, from: $0.data) }
+      after = last.name
+    }
+    return found
   }
 
   /// Up to `limit` keys in ascending order of their names, after `key` (from the first: `nil`).

@@ -45,11 +45,11 @@ public enum FileImport {
     let (fileArchive, fileQuotas) = (files.table(.archive), files.table(.quotas))
     // Each holder's places, which move with them, counted in the survey's quota there.
     var places: [String: [String]] = [:]
-    for name in try await allNames(fileQuotas) {
+    for name in try await fileQuotas.allNames() {
       guard let place = RecordName(name).after("p~"), let tilde = place.lastIndex(of: "~") else { continue }
       places[String(place[place.index(after: tilde)...]), default: []].append(String(place[..<tilde]))
     }
-    let users = try await allNames(files.table(.users)).compactMap(UserID.init(recordName:))
+    let users = try await files.table(.users).allNames().compactMap(UserID.init(recordName:))
     let quotas = Quotas(rows)
     for (index, user) in users.enumerated() {
       guard let (state, _) = try await files.table(.users).read(user.rawValue) else { continue }
@@ -113,16 +113,10 @@ public enum FileImport {
     return nil
   }
 
-  private static func allNames(_ table: any RecordStorage) async throws -> [String] {
-    var names: [String] = []
-    while case let page = try await table.names(after: names.last, limit: 1_000), !page.isEmpty { names += page }
-    return names
-  }
-
   /// Copies each record `named` picks unless the table has its id; returns how many.
   private static func copyRecords(_ files: any RecordStorage, into rows: any RecordStorage, where named: (String) -> Bool) async throws -> Int {
     var copied = 0
-    for name in try await allNames(files) where named(name) {
+    for name in try await files.allNames() where named(name) {
       if let (data, _) = try await files.read(name), try await rows.create(name, data) { copied += 1 }
     }
     return copied
