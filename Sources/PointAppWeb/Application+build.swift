@@ -44,6 +44,12 @@ public struct AppConfiguration: Sendable {
   public var giftCodeDelay = Duration.zero
   /// When a support desk adjustment waits for a second operator.
   public var adjustmentPolicy = AdjustmentPolicy()
+  /// What messages say of their sender, and where their links lead.
+  public var mail = MailSettings()
+  /// Where messages go: an SMTP server, or (`nil`) the outbox folder `mail-outbox/` of the data folder.
+  public var smtp: SMTPServer?
+  /// How often each process looks for messages to deliver.
+  public var mailSweepInterval = Duration.seconds(1)
 
   public init() {}
 
@@ -167,6 +173,17 @@ public func buildApplication(
     let pruned = try await pruning.step()
     if pruned > 0 { logger.info("expired sessions pruned", metadata: ["sessions": "\(pruned)"]) }
   })
+  let mailQueue = MailQueue(stores.backend)
+  let mailTransport: any MailTransport =
+    if let smtp = configuration.smtp { try SMTPTransport(smtp, settings: configuration.mail) }
+    else { try OutboxFolder(configuration.dataDirectory.appendingPathComponent("mail-outbox"), settings: configuration.mail) }
+  let mailSender = MailSender(
+    queue: mailQueue, transport: mailTransport, process: "\(ProcessInfo.processInfo.processIdentifier)-" + hex(randomBytes(4)),
+    now: { [date = resolved.date] in date.now }, logger: logger
+  )
+  services.append(PeriodicTask(name: "delivering mail", interval: configuration.mailSweepInterval, logger: logger) {
+    try await mailSender.sweep()
+  })
   let loop = RequestLoop(
     users: users,
     sessions: sessions,
@@ -184,6 +201,7 @@ public func buildApplication(
     quotas: quotas,
     responses: responses,
     exchanges: ExchangeQueue(storage: stores.records(.exchangeQueue)),
+    mail: MailOutbox(queue: mailQueue, renderer: renderer, settings: configuration.mail),
     cache: cache,
     feed: feed,
     app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }

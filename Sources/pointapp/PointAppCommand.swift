@@ -59,6 +59,61 @@ struct DatabaseOptions: ParsableArguments {
   }
 }
 
+/// Where mail goes and what it says of its sender.
+struct MailOptions: ParsableArguments {
+  static let environment = ProcessInfo.processInfo.environment
+
+  @Option(help: "The site's address as members reach it, for the links in mail (POINTAPP_SITE_URL; default http://HOSTNAME:PORT).")
+  var siteURL = environment["POINTAPP_SITE_URL"]
+
+  @Option(help: "Send mail through this SMTP server, host:port, instead of writing it to mail-outbox/ in the data folder (POINTAPP_SMTP).")
+  var smtp = environment["POINTAPP_SMTP"]
+
+  @Flag(help: "Speak to the SMTP server without STARTTLS: only for a relay on this machine (POINTAPP_SMTP_PLAIN=1).")
+  var smtpPlain = environment["POINTAPP_SMTP_PLAIN"] == "1"
+
+  @Option(help: "PEM certificates to trust for the SMTP server instead of the system's (POINTAPP_SMTP_CA).")
+  var smtpCA = environment["POINTAPP_SMTP_CA"]
+
+  @Option(help: "A file whose first line is the SMTP user name and second its password (POINTAPP_SMTP_CREDENTIALS); or set POINTAPP_SMTP_USERNAME and POINTAPP_SMTP_PASSWORD. Never a flag.")
+  var smtpCredentials = environment["POINTAPP_SMTP_CREDENTIALS"]
+
+  @Option(help: "The address mail is from (POINTAPP_MAIL_FROM).")
+  var mailFrom = environment["POINTAPP_MAIL_FROM"] ?? MailSettings().fromAddress
+
+  @Option(help: "The sender's name every message ends with (POINTAPP_MAIL_SENDER).")
+  var mailSender = environment["POINTAPP_MAIL_SENDER"] ?? MailSettings().senderName
+
+  @Option(help: "The sender's postal address every message ends with, as 特定電子メール法 asks (POINTAPP_MAIL_POSTAL_ADDRESS).")
+  var mailPostalAddress = environment["POINTAPP_MAIL_POSTAL_ADDRESS"] ?? MailSettings().postalAddress
+
+  @Option(help: "Where members get in touch, every message ends with it (POINTAPP_MAIL_CONTACT).")
+  var mailContact = environment["POINTAPP_MAIL_CONTACT"] ?? MailSettings().contact
+
+  /// The settings, with the site at `defaultSite` unless set.
+  func apply(to configuration: inout AppConfiguration, defaultSite: String) throws {
+    configuration.mail.siteURL = siteURL ?? defaultSite
+    (configuration.mail.fromAddress, configuration.mail.senderName) = (mailFrom, mailSender)
+    (configuration.mail.postalAddress, configuration.mail.contact) = (mailPostalAddress, mailContact)
+    guard let smtp else { return }
+    guard let colon = smtp.lastIndex(of: ":"), let port = Int(smtp[smtp.index(after: colon)...]) else {
+      throw ValidationError("--smtp wants host:port, got \(smtp)")
+    }
+    var server = SMTPServer(host: String(smtp[..<colon]), port: port)
+    server.startTLS = !smtpPlain
+    server.trustedCertificates = smtpCA
+    if let file = smtpCredentials {
+      guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw ValidationError("cannot read \(file)") }
+      let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .newlines) }
+      guard lines.count >= 2, !lines[0].isEmpty else { throw ValidationError("\(file): the user name on the first line, the password on the second") }
+      (server.username, server.password) = (lines[0], lines[1])
+    } else if let username = Self.environment["POINTAPP_SMTP_USERNAME"] {
+      (server.username, server.password) = (username, Self.environment["POINTAPP_SMTP_PASSWORD"] ?? "")
+    }
+    configuration.smtp = server
+  }
+}
+
 /// Serves PointApp until SIGTERM or SIGINT.
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(abstract: "Serve the site (the default command).")
@@ -101,6 +156,8 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "An adjustment that takes its operator's adjustments of the day (JST) past this waits for approval too (POINTAPP_APPROVAL_DAILY).")
   var approvalDaily = Int(ProcessInfo.processInfo.environment["POINTAPP_APPROVAL_DAILY"] ?? "") ?? 50_000
 
+  @OptionGroup var mail: MailOptions
+
   @Flag(help: "Take the built-in issuer's fault settings from the environment (POINTAPP_GIFT_*, POINTAPP_EXCHANGE_SWEEP_SECONDS): for the crash test and the scale-out proof, never for real members (POINTAPP_TEST_FAULTS=1).")
   var testFaults = ProcessInfo.processInfo.environment["POINTAPP_TEST_FAULTS"] == "1"
 
@@ -115,6 +172,7 @@ struct Serve: AsyncParsableCommand {
     configuration.databaseURL = database.databaseURL
     configuration.databasePoolSize = database.databasePoolSize
     configuration.adjustmentPolicy = AdjustmentPolicy(singleLimit: approvalAbove, dailyLimit: approvalDaily)
+    try mail.apply(to: &configuration, defaultSite: "http://\(hostname):\(port)")
     // For the crash test and the scale-out proof only: an issuer that rejects and is slow.
     let faults = configuration.applyTestFaults(from: ProcessInfo.processInfo.environment, enabled: testFaults)
     configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

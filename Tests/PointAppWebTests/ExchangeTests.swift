@@ -127,10 +127,9 @@ struct PendingExchangeTests {
     return (user, TestServer.cookie(for: session))
   }
 
-  static func requestExchange(_ client: some TestClientProtocol, cookie: String) async throws -> Browser {
+  static func requestExchange(_ client: some TestClientProtocol, cookie: String, mail: any RecordBackend) async throws -> Browser {
     var browser = Browser(client: client, cookie: cookie)
-    let csrf = try await browser.csrf(from: "/register")
-    _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
+    try await browser.registerVerified(in: mail)
     let token = try await browser.csrf(from: "/exchange/digital-gift-300")
     let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
     let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
@@ -147,7 +146,7 @@ struct PendingExchangeTests {
     let issuer = Issuer()
     let cookie = Mutex<String?>(nil)
     try await server.application(giftCodes: issuer.client).test(.router) { client in
-      let browser = try await Self.requestExchange(client, cookie: seeded)
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory))
       cookie.withLock { $0 = browser.cookie }
     }
     let queue = server.dataDirectory.appendingPathComponent("exchanges-pending")
@@ -175,7 +174,7 @@ struct PendingExchangeTests {
     let issuer = Issuer()
     let cookie = Mutex<String?>(nil)
     try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
-      let browser = try await Self.requestExchange(client, cookie: seeded)
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: PostgresBackend(database))
       cookie.withLock { $0 = browser.cookie }
     }
     let queued = try await database.query("SELECT id FROM exchange_pending").map { try $0.decode(String.self) }

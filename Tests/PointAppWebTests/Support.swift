@@ -61,7 +61,7 @@ struct TestServer {
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
     trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
     storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil, logLevel: Logger.Level = .info,
-    hasher: PasswordHasher = TestServer.hasher
+    hasher: PasswordHasher = TestServer.hasher, now: Date = noon
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     configuration.logLevel = logLevel
@@ -77,7 +77,7 @@ struct TestServer {
     return try await buildApplication(configuration, backend: backend, sessions: sessions, secret: secret, logger: logger, metrics: metrics,
       passwordHasher: hasher, routes: routes
     ) {
-      $0.date.now = noon
+      $0.date.now = now
       $0.uuid = .incrementing
       $0.continuousClock = ContinuousClock()
       // With `storeCatalog`, the catalog in the store (the shipped one, seeded at noon), which
@@ -172,6 +172,40 @@ struct Browser {
 
 extension TestResponse {
   var html: String { String(buffer: body) }
+}
+
+/// The mail a test server queued (its `MailQueue`, read from `backend` as another process would).
+enum Mailbox {
+  /// The messages waiting for `address`, oldest first.
+  static func messages(to address: String, in backend: any RecordBackend) async throws -> [QueuedMail] {
+    try await MailQueue(backend).waiting(after: nil, limit: 10_000).filter { $0.to == address }
+  }
+
+  /// The token of the newest verification link sent to `address`.
+  static func verificationToken(to address: String, in backend: any RecordBackend) async throws -> String? {
+    try await messages(to: address, in: backend).last { $0.kind == "verification" }.flatMap { message in
+      message.body.firstMatch(of: /verify\?token=([0-9a-f]{64})/).map { String($0.1) }
+    }
+  }
+}
+
+extension Browser {
+  /// Registers `email` with `AccountTests.password`, then opens the verification link the
+  /// registration queued in `backend` as its owner would from the mail: an account that exchanges.
+  mutating func registerVerified(_ email: String = "hanako@example.jp", in backend: any RecordBackend) async throws {
+    let csrf = try await csrf(from: "/register")
+    let form = "csrf=\(csrf)&email=\(email.replacingOccurrences(of: "@", with: "%40"))&password=correct+horse+battery"
+    #expect(try await post("/register", form: form).headers[.location] == "/points")
+    try await verifyAddress(email, in: backend)
+  }
+
+  /// Opens the newest verification link sent to `email` and presses its button.
+  mutating func verifyAddress(_ email: String, in backend: any RecordBackend) async throws {
+    let token = try #require(try await Mailbox.verificationToken(to: email, in: backend))
+    let csrf = try await csrf(from: "/account/verify?token=\(token)")
+    let verified = try await post("/account/verify", form: "csrf=\(csrf)&token=\(token)")
+    #expect(verified.status == .seeOther)
+  }
 }
 
 /// Runs `body`, which blocks its thread (a child process waited for), on a thread of its own. The

@@ -16,6 +16,12 @@ public struct AccountClient: Sendable {
   public var confirmPassword: @Sendable (_ password: String) async throws -> Date
   /// Replaces the signed-in account's password, given the current one; ends its other sessions.
   public var changePassword: @Sendable (_ current: String, _ new: String) async throws -> Void
+  /// A new link that proves `email`'s address, valid until `expires` (an earlier one stops
+  /// working): its token, kept only hashed. `nil`: no account has that address.
+  public var issueVerification: @Sendable (_ email: EmailAddress, _ expires: Date) async throws -> String?
+  /// Marks the address whose link carries `token` as its account's own: the address. Refused
+  /// (`invalidLink`) once used, past its time, replaced or never issued.
+  public var verifyAddress: @Sendable (_ token: String) async throws -> EmailAddress
 }
 
 /// An account signed in to, and what moved into it from the guest who signed in.
@@ -45,6 +51,11 @@ public enum AccountError: Error, Equatable, Sendable {
   case wrongPassword
   /// The session ended while the form was on its way (signed in, out, or elsewhere meanwhile).
   case sessionEnded
+  /// A verification link used, replaced, past its time, or never issued.
+  case invalidLink
+  case alreadyVerified
+  /// Verification links asked for too often.
+  case tooManyLinks
   case unavailable
 
   public init(_ error: any Error) {
@@ -62,6 +73,9 @@ public enum AccountError: Error, Equatable, Sendable {
     case .passwordRequired: "確認のため、パスワードを入力してください。"
     case .wrongPassword: "パスワードが正しくありません。"
     case .sessionEnded: "このページは古くなっています。開き直してから、もう一度お試しください。"
+    case .invalidLink: "このリンクは使えません。有効期限（24時間）が切れたか、すでに使われたか、新しいリンクが送られています。"
+    case .alreadyVerified: "メールアドレスは確認済みです。"
+    case .tooManyLinks: "確認メールは1分に1回、1時間に3回まで送れます。しばらくたってからお試しください。"
     case .unavailable: "ただいま処理できません。時間をおいてお試しください。"
     }
   }
@@ -73,7 +87,9 @@ extension AccountClient: DependencyKey {
     register: { _, _ in throw AccountError.unavailable },
     logIn: { _, _ in throw AccountError.unavailable },
     confirmPassword: { _ in throw AccountError.unavailable },
-    changePassword: { _, _ in throw AccountError.unavailable }
+    changePassword: { _, _ in throw AccountError.unavailable },
+    issueVerification: { _, _ in throw AccountError.unavailable },
+    verifyAddress: { _ in throw AccountError.unavailable }
   )
   public static let testValue = AccountClient()
 }

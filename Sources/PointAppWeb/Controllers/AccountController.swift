@@ -2,7 +2,8 @@ import Hummingbird
 import PointApp
 
 /// /register and /login (each a page whose form posts to it), /account, POST /account/password,
-/// POST /logout and POST /logout/everywhere.
+/// /account/verify (a verification link's page, whose button posts to it), POST
+/// /account/verification (another link), POST /logout and POST /logout/everywhere.
 struct AccountController {
   let loop: RequestLoop
 
@@ -25,6 +26,16 @@ struct AccountController {
       try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
         .passwordChange(.submitted(current: Secret(try form.value("current")), new: Secret(try form.value("new"))))
       }
+    }
+
+    router.page("/account/verify") { request, _ in
+      try await loop.page(request, .verificationPageRequested(token: request.uri.queryParameters.get("token") ?? ""))
+    } form: { request, _ in
+      try await loop.form(request) { form in .addressVerification(.confirmTapped(token: try form.value("token"))) }
+    }
+
+    router.form("/account/verification") { request, _ in
+      try await loop.form(request) { _ in .addressVerification(.resendTapped) }
     }
 
     router.form("/logout") { request, _ in

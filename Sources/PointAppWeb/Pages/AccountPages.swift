@@ -16,6 +16,17 @@ extension Pages {
 
   /// The signed-in account: its address, logging out here or everywhere.
   static func account(_ state: AppFeature.State, csrf: String) -> [String: Any] {
-    layout(state, body: ["csrf": csrf, "email": state.account?.value ?? ""])
+    var body: [String: Any] = ["csrf": csrf, "email": state.account?.value ?? ""]
+    if let verified = state.addressStatus?.verifiedAt {
+      body["verifiedAt"] = date(verified)
+    } else {
+      body["unverified"] = ["lastSent": state.addressStatus?.linksSent.last.map(date) ?? "まだ送っていません"]
+    }
+    return layout(state, body: body)
+  }
+
+  /// A verification link's page: the button that uses it.
+  static func verifyAddress(_ state: AppFeature.State, token: String, csrf: String) -> [String: Any] {
+    layout(state, body: ["csrf": csrf, "token": token])
   }
 }

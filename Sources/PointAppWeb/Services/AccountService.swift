@@ -171,6 +171,28 @@ struct AccountService: Sendable {
           account.epoch += 1  // every session of the old password ends; this one is renewed
           return (account, ())
         }
+      },
+      issueVerification: { email, expires in
+        let now = now
+        let id = AccountID(email: email.value)
+        return try await accounts.modify(id) { account in
+          guard var account else { return (nil, nil) }
+          let (token, link) = PendingLink.issue(for: id, expires: expires)
+          account.verification = link
+          account.linksSent = Array(((account.linksSent ?? []) + [now]).suffix(5))
+          return (account, token)
+        }
+      },
+      verifyAddress: { token in
+        let now = now
+        guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidLink }
+        return try await accounts.modify(id) { account in
+          guard var account, let address = EmailAddress(account.email) else { throw AccountError.invalidLink }
+          guard account.verifiedAt == nil else { throw AccountError.alreadyVerified }
+          guard let link = account.verification, link.opens(with: secret, at: now) else { throw AccountError.invalidLink }
+          (account.verifiedAt, account.verification) = (now, nil)
+          return (account, address)
+        }
       }
     )
   }

@@ -35,9 +35,14 @@ public struct RecordKind: Hashable, Sendable {
   /// The server's own settings: `session-secret` (`Sessions.secret(in:)`).
   public static let settings = RecordKind("settings")
 
+  /// Messages waiting to be delivered (`MailQueue`), and what became of each one delivered or refused.
+  public static let mailQueue = RecordKind("mail-queue", table: "mail_queue")
+  public static let mailLog = RecordKind("mail-log", table: "mail_log")
+
   /// Every kind a backend holds.
   public static let all: [RecordKind] = [
     sessions, accounts, catalog, operators, audit, responses, giftCodes, exchangeQueue, adjustments, loginLimits, users, archive, quotas, settings,
+    mailQueue, mailLog,
   ]
 }
 

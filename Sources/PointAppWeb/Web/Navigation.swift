@@ -38,6 +38,7 @@ enum Navigation {
     case profile
     case signIn(SignInForm.Kind)
     case account
+    case verifyAddress(token: String)
     /// An alert as a page: its buttons with actions are forms, one without leads to `cancel`.
     case confirmation(AlertState<AppFeature.Action>, cancel: String)
   }
@@ -89,6 +90,8 @@ enum Navigation {
       (page, url) = (.signIn(.logIn), "/login")
     case .account?:
       (page, url) = (.account, "/account")
+    case let .verifyAddress(token)?:
+      (page, url) = (.verifyAddress(token: token), "/account/verify")
     case let .exchangeConfirmation(option, alert)?:
       (page, url) = (.confirmation(alert.map(AppFeature.Action.exchange), cancel: "/exchange"), "/exchange/\(option.id.rawValue)")
     }
@@ -125,6 +128,7 @@ extension Pages {
     case .profile: renderer.render("profile", profile(state, csrf: csrf()))
     case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
     case .account: renderer.render("account", account(state, csrf: csrf()))
+    case let .verifyAddress(token): renderer.render("verify-address", verifyAddress(state, token: token, csrf: csrf()))
     case let .confirmation(alert, cancel): renderer.render("confirmation", confirmation(state, alert, cancel: cancel, csrf: csrf()))
     }
   }

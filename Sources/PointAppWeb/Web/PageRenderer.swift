@@ -10,6 +10,7 @@ public struct PageRenderer: Sendable {
   static let templateNames = [
     "layout", "current-tab", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange", "confirmation",
     "profile", "survey-ineligible", "screened-out", "survey-invalid", "admin-login", "admin-surveys", "admin-audit",
+    "verify-address", "mail-verification", "mail-footer",
   ]
 
   private let library: MustacheLibrary

@@ -27,6 +27,8 @@ struct RequestLoop: Sendable {
   let responses: ResponseStore
   /// Exchange requests a request left pending, recorded with the update that saves them.
   let exchanges: ExchangeQueue
+  /// The messages an update asked for, queued with it.
+  let mail: MailOutbox
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
   let cache: SavedStateCache
   /// On PostgreSQL: what a request may read from this instance's caches, and the marks that tell.
@@ -131,7 +133,9 @@ struct RequestLoop: Sendable {
     let response = if let visit { try await navigate(store, visit, after: action) } else { Response?.none }
     let after = store.state
     var outcome = Outcome(response: response, state: after)
-    guard visit?.session.isNew != true, SavedState.userData(of: after) != SavedState.userData(of: initial) else { return (nil, outcome) }
+    guard visit?.session.isNew != true, SavedState.userData(of: after) != SavedState.userData(of: initial) || !after.outbox.isEmpty else {
+      return (nil, outcome)
+    }
     var (save, savedState) = try UserFiles.save(after)
     if locked { hook(&save, of: user, from: initial, to: after, catalog: catalogNow, audit: audit) }
     cache.remember(user, bytes: save.state, state: savedState, surveys: catalogNow.map(\.id))
@@ -150,6 +154,7 @@ struct RequestLoop: Sendable {
     if let visit {
       initial.account = visit.session.account.flatMap { EmailAddress($0.email) }
       initial.passwordConfirmedAt = visit.session.passwordConfirmedAt
+      initial.addressStatus = visit.session.account?.addressStatus
       if visit.isForm {
         dependencies.accounts = accounts.client(for: visit.session, from: visit.client, surveys: surveys, prepared: visit.prepared)
         dependencies.quotas = quotas.client(for: user)
@@ -180,7 +185,8 @@ struct RequestLoop: Sendable {
   }
 
   /// What the save implies, written with it (`UserSave.before`, in the user's holding): the
-  /// responses of the answers finished or approved, the exchange requests queued, an audit entry.
+  /// responses of the answers finished or approved, the exchange requests and the messages
+  /// queued, an audit entry.
   private func hook(
     _ save: inout UserSave, of user: UserID, from initial: AppFeature.State, to after: AppFeature.State, catalog: [Survey],
     audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)?
@@ -193,11 +199,13 @@ struct RequestLoop: Sendable {
       (key: ResponseStore.Key(approval.survey, sessions.respondent(user, in: approval.survey)), paid: approval.paid)
     }
     let queued = Self.newlyPending(from: initial, to: after, of: user)
-    save.before = { [responses, exchanges] in
+    let now = dependencies.date.now
+    save.before = { [responses, exchanges, mail] in
       try await audit?(initial, after)
       try await responses.record(finished)
       try await responses.approve(approvals)
       try await exchanges.add(queued)
+      try await mail.queue(after.outbox, for: user, at: now)
     }
   }
 

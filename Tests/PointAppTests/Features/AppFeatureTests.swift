@@ -362,6 +362,7 @@ struct AppFeatureTests {
   func signedIn(_ state: AppFeature.State) -> AppFeature.State {
     var state = state
     state.account = EmailAddress("hanako@example.jp")
+    state.addressStatus = AddressStatus(verifiedAt: noon - 3600)
     state.passwordConfirmedAt = noon - 60
     return state
   }
@@ -502,21 +503,6 @@ struct AppFeatureAccountTests {
       $0.date.now = noon
       $0.calendar = .tokyo
       accounts(&$0.accounts)
-    }
-  }
-
-  @Test func registeringSignsTheBrowserInAndSaysThePointsStay() async {
-    let store = makeStore { $0.register = { email, _ in SignIn(email: email) } }
-    await store.send(.signInForm(.submitted(.register, email: "hanako@example.jp", password: "correct horse battery"))) {
-      $0.signInFormKind = .register
-      $0.signInFormEmail = "hanako@example.jp"
-      $0.destination = .register
-    }
-    await store.receive(\.signInForm.answered.success)
-    await store.receive(.signInForm(.delegate(.signedIn(SignIn(email: address))))) {
-      $0.identityChange = .signedIn(address)
-      $0.flash = Flash(.success, "登録しました。ポイントはこのアカウントに残り、ほかの端末からもログインして使えます。")
-      $0.destination = .points
     }
   }
 

@@ -18,7 +18,7 @@ struct ExchangeTests {
   ) -> TestStoreOf<Exchange> {
     var ids = 100
     let state = Exchange.State(
-      progress: .answered([.fixture(reward: balance)], at: earnedAt, ids: &ids), account: EmailAddress("hanako@example.jp"),
+      progress: .answered([.fixture(reward: balance)], at: earnedAt, ids: &ids), account: EmailAddress("hanako@example.jp"), addressVerified: true,
       passwordConfirmedAt: confirmed.map { noon - $0 }
     )
     return TestStore(initialState: state) {

@@ -43,6 +43,11 @@ public struct AppFeature: Reducer, Sendable {
     public var surveyTitles: [SurveyID: String] = [:]
     /// Why the support desk's action was refused: set by the reducer, never saved.
     public var supportRefusal: SupportError?
+    /// The signed-in account's address (verified, links sent): set by the web layer, never saved.
+    public var addressStatus: AddressStatus?
+    /// Messages the request's actions ask to be sent: the web layer queues them with the save
+    /// (which a non-empty outbox makes happen); never saved.
+    public var outbox: [MailRequest] = []
 
     public init() {}
   }
@@ -90,6 +95,9 @@ public struct AppFeature: Reducer, Sendable {
     case login
     /// The signed-in account's page.
     case account
+    /// A verification link's page: a button that confirms the address (a link that changes
+    /// something by being fetched would be used up by mail scanners).
+    case verifyAddress(token: String)
     /// The question asked before points are exchanged for `option`.
     case exchangeConfirmation(ExchangeOption, AlertState<Exchange.Action>)
     /// No such page, survey or exchange.
@@ -123,6 +131,9 @@ public struct AppFeature: Reducer, Sendable {
     case profile(ProfileForm.Action)
     case signInForm(SignInForm.Action)
     case passwordChange(PasswordChange.Action)
+    case addressVerification(AddressVerification.Action)
+    /// A verification link was opened.
+    case verificationPageRequested(token: String)
     /// The account's page was asked for.
     case accountPageRequested
     /// The logout button was pressed.
@@ -158,6 +169,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.profileForm, action: \.profile) { ProfileForm() }
     Scope(state: \.signInForm, action: \.signInForm) { SignInForm() }
     Scope(state: \.passwordChange, action: \.passwordChange) { PasswordChange() }
+    Scope(state: \.addressVerification, action: \.addressVerification) { AddressVerification() }
     Reduce { state, action in
       switch action {
       case .surveyList(.pageRequested):
@@ -341,6 +353,10 @@ public struct AppFeature: Reducer, Sendable {
       case let .missions(.delegate(.claimRefused(error))), let .exchange(.delegate(.exchangeRefused(error))):
         state.flash = Flash(.error, error.message)
         return .none
+      case .exchange(.delegate(.verificationRequired)):
+        state.flash = Flash(.error, "ポイント交換の前に、登録したメールアドレスの確認をお願いします。確認メールはこのページから再送できます。")
+        state.destination = .account
+        return .none
       case .exchange(.delegate(.signInRequired)):
         state.flash = Flash(.error, "ポイント交換にはログインが必要です。ログインするか、新規登録してください。")
         state.destination = .login
@@ -378,9 +394,33 @@ public struct AppFeature: Reducer, Sendable {
         state.destination = .points
         // A login's message goes with the account's data (`Flash.loggedIn`): this request's user
         // is the guest left behind.
-        if state.signInFormKind == .register {
-          state.flash = Flash(.success, "登録しました。ポイントはこのアカウントに残り、ほかの端末からもログインして使えます。")
+        guard state.signInFormKind == .register else { return .none }
+        state.flash = Flash(
+          .success,
+          "登録しました。\(signIn.email.value) に確認メールを送りました。メールのリンクを開くと、ポイントを交換できるようになります。"
+        )
+        return .send(.addressVerification(.registered(signIn.email)))
+      case let .verificationPageRequested(token):
+        // A link cut short, or not one of ours.
+        guard token.utf8.count == 64, token.allSatisfy(\.isHexDigit) else {
+          state.destination = .notFound
+          return .none
         }
+        arrive(at: .verifyAddress(token: token), &state)
+        return .none
+      case .addressVerification(.resendTapped), .addressVerification(.confirmTapped):
+        state.destination = state.account == nil ? .login : .account
+        return .none
+      case let .addressVerification(.delegate(.linkSent(email, resent))):
+        if resent { state.flash = Flash(.success, "\(email.value) に確認メールを送りました。24時間以内にリンクを開いてください。") }
+        return .none
+      case let .addressVerification(.delegate(.verified(email))):
+        state.flash = state.account == email
+          ? Flash(.success, "メールアドレスを確認しました。ポイントを交換できるようになりました。")
+          : Flash(.success, "メールアドレスを確認しました。ログインしてご利用ください。")
+        return .none
+      case let .addressVerification(.delegate(.refused(error))):
+        state.flash = Flash(.error, error.message)
         return .none
       case .accountPageRequested:
         // Nobody signed in has no account page: the login form instead.
@@ -413,7 +453,8 @@ public struct AppFeature: Reducer, Sendable {
         return .none
       case let .support(action):
         return support(action, &state)
-      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange:
+      case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange,
+        .addressVerification:
         return .none
       }
     }
@@ -510,6 +551,7 @@ extension AppFeature.State {
         page: exchangePage, history: exchangeHistoryPage
       )
       exchange.asksPassword = exchangeAsksPassword
+      exchange.addressVerified = addressStatus?.isVerified == true
       return exchange
     }
     set {
@@ -528,6 +570,11 @@ extension AppFeature.State {
   public var passwordChange: PasswordChange.State {
     get { PasswordChange.State(signedIn: account) }
     set {}
+  }
+
+  public var addressVerification: AddressVerification.State {
+    get { AddressVerification.State(signedIn: account, status: addressStatus, outbox: outbox) }
+    set { (addressStatus, outbox) = (newValue.status, newValue.outbox) }
   }
 
   public var signInForm: SignInForm.State {

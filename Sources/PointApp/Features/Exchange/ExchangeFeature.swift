@@ -32,6 +32,8 @@ public struct Exchange: Reducer, Sendable {
     public var passwordConfirmedAt: Date?
     /// The confirmation asks for the password (not typed in the last 10 minutes).
     public var asksPassword = false
+    /// The account's address has been proved (`AddressVerification`): only then do points leave.
+    public var addressVerified = false
     /// What the page shows of the moment: built per request, never saved.
     public var page = Page()
     /// The page of the history shown; not saved.
@@ -39,11 +41,13 @@ public struct Exchange: Reducer, Sendable {
 
     public init(
       progress: UserProgress = UserProgress(), confirmation: AlertState<Action>? = nil,
-      account: EmailAddress? = nil, passwordConfirmedAt: Date? = nil, page: Page = Page(), history: History = History()
+      account: EmailAddress? = nil, addressVerified: Bool = false, passwordConfirmedAt: Date? = nil, page: Page = Page(),
+      history: History = History()
     ) {
       self.progress = progress
       self.confirmation = confirmation
       self.account = account
+      self.addressVerified = addressVerified
       self.passwordConfirmedAt = passwordConfirmedAt
       self.page = page
       self.history = history
@@ -136,6 +140,8 @@ public struct Exchange: Reducer, Sendable {
       case exchangeRefused(PointError)
       /// Exchanging needs an account, or the password again.
       case signInRequired
+      /// Exchanging needs the account's address verified first.
+      case verificationRequired
       case passwordRefused(AccountError)
     }
   }
@@ -212,6 +218,7 @@ public struct Exchange: Reducer, Sendable {
           return .send(.delegate(.exchangeRefused(.unknownOption)))
         }
         guard state.account != nil else { return .send(.delegate(.signInRequired)) }
+        guard state.addressVerified else { return .send(.delegate(.verificationRequired)) }
         state.confirmation = .exchange(option, ledgerCount: state.progress.ledger.count)
         state.asksPassword = state.needsPassword(at: now)
         return .none
@@ -221,6 +228,7 @@ public struct Exchange: Reducer, Sendable {
           return .send(.delegate(.exchangeRefused(.unknownOption)))
         }
         guard state.account != nil else { return .send(.delegate(.signInRequired)) }
+        guard state.addressVerified else { return .send(.delegate(.verificationRequired)) }
         guard state.needsPassword(at: now) else { return exchange(id, ledgerCount: ledgerCount, &state) }
         guard let password, !password.value.isEmpty else { return .send(.delegate(.passwordRefused(.passwordRequired))) }
         return .run { send in

@@ -148,6 +148,12 @@ public enum Schema {
       "INSERT INTO settings (id, record) SELECT name, to_json(encode(value, 'base64'))::text FROM settings_before",
       "DROP TABLE settings_before",
     ]),
+    Migration(version: 12, name: "mail: the queue and the log", statements: [
+      // `m-<queued, ms>-<message id>`: the queue in the order messages were queued (`MailQueue`).
+      #"CREATE TABLE mail_queue (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+      // `<message id>`: delivered or refused, without the address.
+      #"CREATE TABLE mail_log (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }

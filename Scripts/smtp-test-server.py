@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""A real SMTP server for the tests (aiosmtpd from PyPI): STARTTLS and AUTH when asked, every
+message it accepts kept as a file in FOLDER, and FOLDER/log with a line per message accepted
+(its Message-ID and recipient), the witness that each message arrived once.
+
+Recipients make it refuse, to show what the sender does then:
+  tempfail-N@...  451 to the first N attempts for that address, then accepted
+  reject@...      550, for good
+
+Prints "ready PORT" on standard output once it listens; runs until killed.
+
+  python3 Scripts/smtp-test-server.py --folder /tmp/mail [--tls] [--auth user:password]
+
+With --tls it makes a self-signed certificate for localhost and 127.0.0.1 (FOLDER/cert.pem,
+valid ten years, so that tests with the clock moved still trust it), offers STARTTLS and
+refuses mail before it."""
+import argparse
+import asyncio
+import email
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
+
+
+class Keeper:
+    def __init__(self, folder):
+        self.folder = folder
+        self.attempts = {}
+        self.count = len([n for n in os.listdir(folder) if n.endswith(".eml")])
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        local = address.split("@")[0]
+        if local == "reject":
+            return "550 5.1.1 no such mailbox here"
+        if local.startswith("tempfail-"):
+            seen = self.attempts.get(address, 0)
+            self.attempts[address] = seen + 1
+            if seen < int(local.split("-")[1]):
+                return "451 4.3.0 mailbox busy, try again later"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        message = email.message_from_bytes(envelope.content)
+        self.count += 1
+        with open(os.path.join(self.folder, f"{self.count:06d}.eml"), "wb") as f:
+            f.write(envelope.content)
+        with open(os.path.join(self.folder, "log"), "a") as f:
+            f.write(f"{message['Message-ID']} {' '.join(envelope.rcpt_tos)}\n")
+            f.flush()
+            os.fsync(f.fileno())
+        return "250 2.0.0 OK kept"
+
+
+def main():
+    # A parent may have started it with signals blocked: SIGTERM ends it all the same.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--folder", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--tls", action="store_true")
+    parser.add_argument("--auth", help="user:password that AUTH accepts (then required)")
+    args = parser.parse_args()
+    os.makedirs(args.folder, exist_ok=True)
+    port = args.port
+    if port == 0:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    options = {}
+    if args.tls:
+        cert, key = os.path.join(args.folder, "cert.pem"), os.path.join(args.folder, "key.pem")
+        if not os.path.exists(cert):
+            subprocess.run(
+                ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "3650",
+                 "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                check=True, capture_output=True,
+            )
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(cert, key)
+        options.update(tls_context=context, require_starttls=True)
+    if args.auth:
+        user, password = args.auth.split(":", 1)
+
+        def authenticate(server, session, envelope, mechanism, data):
+            ok = data.login == user.encode() and data.password == password.encode()
+            return AuthResult(success=ok, handled=False)
+
+        options.update(authenticator=authenticate, auth_required=True, auth_require_tls=args.tls)
+    controller = Controller(Keeper(args.folder), hostname="127.0.0.1", port=port, **options)
+    controller.start()
+    print(f"ready {port}", flush=True)
+    try:
+        asyncio.get_event_loop_policy().get_event_loop().run_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        controller.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+import Foundation
+import PointApp
+
+/// Where the features' messages (`MailRequest`) become mail: each is written in Japanese from its
+/// template (`Templates/mail-*.mustache`, ending with the sender's details) and queued, in the
+/// holding of the change that asked for it.
+struct MailOutbox: Sendable {
+  let queue: MailQueue
+  let renderer: PageRenderer
+  let settings: MailSettings
+
+  func queue(_ requests: [MailRequest], for user: UserID?, at now: Date) async throws {
+    try await queue.add(requests.map { compose($0, for: user, at: now) })
+  }
+
+  func compose(_ request: MailRequest, for user: UserID?, at now: Date) -> QueuedMail {
+    var context: [String: Any] = [
+      "site": settings.siteURL, "senderName": settings.senderName, "postalAddress": settings.postalAddress, "contact": settings.contact,
+    ]
+    let (kind, subject): (String, String)
+    switch request.kind {
+    case let .addressVerification(token, expires):
+      (kind, subject) = ("verification", "【PointApp】メールアドレスの確認")
+      context["link"] = settings.siteURL + "/account/verify?token=" + token
+      context["expires"] = Pages.date(expires)
+    }
+    let body = renderer.render("mail-" + kind, context)
+    return QueuedMail(id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now, due: now)
+  }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PointApp
+
+/// A message waiting in the queue: what it says, where it goes, and how its delivery stands.
+struct QueuedMail: Codable, Equatable, Sendable {
+  /// The left part of its Message-ID (32 hex digits): the one identity of every attempt.
+  let id: String
+  /// Whose change queued it.
+  let user: UserID?
+  /// What it is (`verification`, …), for the log and the desk.
+  let kind: String
+  let to: String
+  let subject: String
+  let body: String
+  let queued: Date
+  var attempts = 0
+  /// Not tried before then.
+  var due: Date
+  /// The process delivering it now, and until when: the others leave it alone till then.
+  var claim: Claim?
+  /// The server's last answer, or why it could not be reached.
+  var lastReply: String?
+
+  struct Claim: Codable, Equatable, Sendable {
+    let by: String
+    let until: Date
+  }
+
+  /// `m-<queued, ms since 1970, 13 digits>-<id>`: the queue in the order messages were queued.
+  var name: RecordName { RecordName("m-", String(format: "%013lld-", Int64(queued.timeIntervalSince1970 * 1000)) + id) }
+}
+
+/// What became of a message that left the queue: delivered, or refused for good with the server's
+/// words. Kept without the address (`mail-log/<id>`).
+struct MailOutcome: Codable, Equatable, Sendable {
+  let id: String
+  let user: UserID?
+  let kind: String
+  let subject: String
+  let queued: Date
+  let ended: Date
+  let attempts: Int
+  let delivered: Bool
+  let reply: String?
+}
+
+/// The messages waiting to be delivered, and the log of those that left. A change queues its
+/// messages in its own holding (`add`), so that they are written with it or not at all; a worker
+/// (`MailSender`) claims each in turn, and ends it in one holding that takes it out of the queue
+/// and writes its outcome, so that a message delivered is never taken up again.
+struct MailQueue: Sendable {
+  let backend: any RecordBackend
+  private let queue: Records<RecordName, QueuedMail>
+  private let log: Records<RecordName, MailOutcome>
+
+  init(_ backend: any RecordBackend) {
+    self.backend = backend
+    queue = Records(backend.table(.mailQueue))
+    log = Records(backend.table(.mailLog))
+  }
+
+  func add(_ messages: [QueuedMail]) async throws {
+    for message in messages { _ = try await queue.create(message, as: message.name) }
+  }
+
+  /// Up to `limit` messages of the queue after `name`, oldest first.
+  func waiting(after name: RecordName?, limit: Int = 100) async throws -> [QueuedMail] {
+    try await queue.records(prefixed: "m-", after: name, limit: limit)
+  }
+
+  /// Claims `message` for `process` until `until`, if it is still waiting, due at `now` and no other
+  /// claim holds it: the message with the attempt counted, or `nil`.
+  func claim(_ message: QueuedMail, for process: String, at now: Date, until: Date) async throws -> QueuedMail? {
+    try await queue.modify(message.name) { current in
+      guard var current, current.due <= now, (current.claim?.until ?? .distantPast) <= now else { return (nil, nil) }
+      current.claim = QueuedMail.Claim(by: process, until: until)
+      current.attempts += 1
+      return (current, current)
+    }
+  }
+
+  /// Puts a claimed message back, to be tried again at `due`.
+  func retry(_ message: QueuedMail, at due: Date, reply: String) async throws {
+    try await queue.modify(message.name) { current in
+      guard var current else { return (nil, ()) }
+      (current.claim, current.due, current.lastReply) = (nil, due, reply)
+      return (current, ())
+    }
+  }
+
+  /// Takes `message` out of the queue and logs what became of it, both or neither; `false` when it
+  /// had left already.
+  @discardableResult
+  func end(_ message: QueuedMail, delivered: Bool, reply: String?, at now: Date) async throws -> Bool {
+    try await backend.holding("mail:" + message.id) {
+      guard let current = try await queue.storage.readForUpdate(message.name.recordName) else { return false }
+      guard try await queue.delete(message.name, at: current.version) else { return false }
+      let outcome = MailOutcome(
+        id: message.id, user: message.user, kind: message.kind, subject: message.subject, queued: message.queued, ended: now,
+        attempts: message.attempts, delivered: delivered, reply: reply
+      )
+      _ = try await log.create(outcome, as: RecordName(message.id))
+      return true
+    }
+  }
+
+  /// What became of message `id`; `nil` while it waits (or never was).
+  func outcome(_ id: String) async throws -> MailOutcome? {
+    try await log.read(RecordName(id))?.record
+  }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+
+/// Delivers the queue (`MailQueue`), in every process that shares it: each message due is claimed
+/// (one process at a time holds it, for `lease`), handed to the transport outside any user's lock
+/// or transaction, then ended: delivered, or refused for good (5xx) with the server's words. A
+/// temporary refusal (4xx) or a server out of reach puts it back, due again after a backoff that
+/// doubles with each attempt (with jitter), until `giveUpAfter` from its queueing.
+struct MailSender: Sendable {
+  let queue: MailQueue
+  let transport: any MailTransport
+  /// This process, as its claims name it.
+  let process: String
+  let now: @Sendable () -> Date
+  let logger: Logger
+  /// Longer than any conversation (`SMTPServer.deadline`): a claim outlives its
+  /// delivery, and only a process that died leaves one to run out.
+  var lease: TimeInterval = 120
+  var giveUpAfter: TimeInterval = 3 * 24 * 3600
+
+  /// One pass over the queue; how many messages it delivered.
+  @discardableResult
+  func sweep() async throws -> Int {
+    var delivered = 0
+    var after: RecordName?
+    while case let page = try await queue.waiting(after: after), let last = page.last {
+      for message in page where message.due <= now() {
+        if try await deliver(message) { delivered += 1 }
+      }
+      after = last.name
+    }
+    return delivered
+  }
+
+  /// Claims and delivers one message; `true` once it is delivered.
+  func deliver(_ waiting: QueuedMail) async throws -> Bool {
+    let start = now()
+    guard let message = try await queue.claim(waiting, for: process, at: start, until: start.addingTimeInterval(lease)) else { return false }
+    do {
+      try await transport.deliver(message) {}
+      try await queue.end(message, delivered: true, reply: nil, at: now())
+      logger.info("mail delivered", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "attempt": "\(message.attempts)"])
+      return true
+    } catch let refusal as MailRefusal where refusal.isPermanent {
+      try await queue.end(message, delivered: false, reply: refusal.description, at: now())
+      logger.warning("mail refused for good", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reply": "\(refusal)"])
+    } catch {
+      let reply = "\(error)"
+      if now().timeIntervalSince(message.queued) >= giveUpAfter {
+        try await queue.end(message, delivered: false, reply: "gave up after \(message.attempts) attempts: \(reply)", at: now())
+        logger.error("mail given up", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reply": "\(reply)"])
+      } else {
+        try await queue.retry(message, at: now().addingTimeInterval(Self.backoff(after: message.attempts)), reply: reply)
+        logger.warning("mail not delivered: tried again later", metadata: ["message": "\(message.id)", "attempt": "\(message.attempts)", "reply": "\(reply)"])
+      }
+    }
+    return false
+  }
+
+  /// The wait after the `attempts`th attempt failed: 30 s, doubling, at most an hour, each
+  /// between three quarters and the whole of it so that a crowd of messages spreads out.
+  static func backoff(after attempts: Int) -> TimeInterval {
+    let full = min(30 * pow(2, Double(max(attempts, 1) - 1)), 3600)
+    return full * Double.random(in: 0.75...1)
+  }
+}

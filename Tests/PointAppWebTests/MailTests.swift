@@ -1,0 +1,275 @@
+import Foundation
+import Logging
+import PointApp
+@testable import PointAppWeb
+import Synchronization
+import Testing
+
+/// The mail queue and its sender: a message delivered once, a temporary refusal tried again after
+/// a backoff, a permanent one recorded, across processes sharing the queue; the outbox folder;
+/// and a real SMTP server (aiosmtpd) with STARTTLS and AUTH.
+struct MailTests {
+  /// A clock the test moves.
+  final class Clock: Sendable {
+    let now = Mutex(noon)
+    func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
+    var read: @Sendable () -> Date { { self.now.withLock { $0 } } }
+  }
+
+  /// Delivers into memory, refusing as told.
+  final class Recorder: MailTransport {
+    let delivered = Mutex<[QueuedMail]>([])
+    let refusal: MailRefusal?
+    init(refusing refusal: MailRefusal? = nil) { self.refusal = refusal }
+    func deliver(_ message: QueuedMail, handedOver: @Sendable () -> Void) async throws {
+      try await Task.sleep(for: .milliseconds(1))
+      if let refusal { throw refusal }
+      delivered.withLock { $0.append(message) }
+      handedOver()
+    }
+  }
+
+  static func message(to address: String = "hanako@example.jp", at date: Date = noon) -> QueuedMail {
+    QueuedMail(
+      id: hex(randomBytes(16)), user: UserID.random(), kind: "verification", to: address, subject: "【PointApp】メールアドレスの確認",
+      body: "確認してください。\n.行頭の点\nhttps://example.jp/account/verify?token=abc", queued: date, due: date
+    )
+  }
+
+  static func sender(_ queue: MailQueue, _ transport: any MailTransport, clock: Clock, process: String = "a") -> MailSender {
+    MailSender(queue: queue, transport: transport, process: process, now: clock.read, logger: Logger(label: "mail-tests"))
+  }
+
+  @Test func aMessageIsDeliveredOnceAndLoggedWithoutItsAddress() async throws {
+    let queue = MailQueue(MemoryBackend())
+    let clock = Clock()
+    let message = Self.message()
+    try await queue.add([message])
+    let recorder = Recorder()
+    #expect(try await Self.sender(queue, recorder, clock: clock).sweep() == 1)
+    #expect(try await Self.sender(queue, recorder, clock: clock).sweep() == 0)
+    #expect(recorder.delivered.withLock { $0.map(\.id) } == [message.id])
+    #expect(try await queue.waiting(after: nil).isEmpty)
+    let outcome = try #require(try await queue.outcome(message.id))
+    #expect(outcome.delivered && outcome.attempts == 1 && outcome.reply == nil)
+    #expect(!String(decoding: try SavedJSON.encode(outcome), as: UTF8.self).contains("hanako"), "the log keeps no address")
+  }
+
+  @Test func processesSweepingTogetherDeliverEachMessageOnce() async throws {
+    let backend = MemoryBackend()
+    let queue = MailQueue(backend)
+    let clock = Clock()
+    let messages = (0..<40).map { _ in Self.message() }
+    try await queue.add(messages)
+    let recorder = Recorder()
+    let delivered = try await withThrowingTaskGroup(of: Int.self) { group in
+      for process in ["a", "b", "c", "d"] {
+        group.addTask { try await Self.sender(MailQueue(backend), recorder, clock: clock, process: process).sweep() }
+      }
+      return try await group.reduce(0, +)
+    }
+    #expect(delivered == 40)
+    #expect(recorder.delivered.withLock { $0.map(\.id).sorted() } == messages.map(\.id).sorted())
+  }
+
+  @Test func aTemporaryRefusalIsTriedAgainAfterABackoffAndAPermanentOneIsRecorded() async throws {
+    let queue = MailQueue(MemoryBackend())
+    let clock = Clock()
+    let busy = Self.message(to: "busy@example.jp")
+    try await queue.add([busy])
+    #expect(try await Self.sender(queue, Recorder(refusing: MailRefusal(code: 451, reply: "try later")), clock: clock).sweep() == 0)
+    let waiting = try #require(try await queue.waiting(after: nil).first)
+    #expect(waiting.attempts == 1 && waiting.claim == nil && waiting.lastReply == "451 try later")
+    #expect(waiting.due >= noon.addingTimeInterval(22.5) && waiting.due <= noon.addingTimeInterval(30))
+    // Not before it is due, then once.
+    let recorder = Recorder()
+    #expect(try await Self.sender(queue, recorder, clock: clock).sweep() == 0)
+    clock.advance(30)
+    #expect(try await Self.sender(queue, recorder, clock: clock).sweep() == 1)
+    #expect(try await queue.outcome(busy.id)?.attempts == 2)
+
+    let unknown = Self.message(to: "nobody@example.jp")
+    try await queue.add([unknown])
+    #expect(try await Self.sender(queue, Recorder(refusing: MailRefusal(code: 550, reply: "no such mailbox")), clock: clock).sweep() == 0)
+    let refused = try #require(try await queue.outcome(unknown.id))
+    #expect(!refused.delivered && refused.reply == "550 no such mailbox")
+    #expect(try await queue.waiting(after: nil).isEmpty)
+  }
+
+  @Test func aMessageNeverTakenIsGivenUpAfterThreeDays() async throws {
+    let queue = MailQueue(MemoryBackend())
+    let clock = Clock()
+    let message = Self.message()
+    try await queue.add([message])
+    let down = Recorder(refusing: MailRefusal(code: 421, reply: "closing"))
+    var attempts = 0
+    while try await queue.outcome(message.id) == nil {
+      try await Self.sender(queue, down, clock: clock).sweep()
+      clock.advance(3600)
+      attempts += 1
+    }
+    #expect(attempts >= 70 && attempts <= 74, "hourly at most, for three days")
+    #expect(try await queue.outcome(message.id)?.reply?.hasPrefix("gave up after") == true)
+  }
+
+  @Test func aClaimKeepsOtherProcessesOffUntilItRunsOut() async throws {
+    let queue = MailQueue(MemoryBackend())
+    let message = Self.message()
+    try await queue.add([message])
+    #expect(try await queue.claim(message, for: "a", at: noon, until: noon.addingTimeInterval(120)) != nil)
+    #expect(try await queue.claim(message, for: "b", at: noon.addingTimeInterval(60), until: noon.addingTimeInterval(180)) == nil)
+    let taken = try await queue.claim(message, for: "b", at: noon.addingTimeInterval(121), until: noon.addingTimeInterval(241))
+    #expect(taken?.attempts == 2 && taken?.claim?.by == "b")
+  }
+
+  @Test func theOutboxFolderHoldsEachMessageOnceAsRFC5322() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-outbox-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let outbox = try OutboxFolder(folder, settings: MailSettings())
+    let message = Self.message()
+    try await outbox.deliver(message) {}
+    try await outbox.deliver(message) {}
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+    #expect(files == [message.name.recordName + ".eml"])
+    let text = try String(contentsOf: folder.appendingPathComponent(files[0]), encoding: .utf8)
+    #expect(text.contains("Message-ID: <\(message.id)@pointapp.example>\r\n"))
+    #expect(text.contains("Subject: =?UTF-8?B?"))
+    #expect(text.contains("Date: Fri, 23 Nov 2026 21:00:00 +0900\r\n") || text.contains("+0900\r\n"))
+    #expect(text.contains("\r\n\r\n確認してください。\r\n"))
+  }
+
+  @Test func japaneseSubjectsAreEncodedWordsOfAtMost75Characters() {
+    let subject = String(repeating: "ポイント失効のお知らせ", count: 6)
+    let encoded = MailFormat.encodedWords(subject)
+    let words = encoded.components(separatedBy: "\r\n ")
+    #expect(words.count > 1)
+    #expect(words.allSatisfy { $0.count <= 75 && $0.hasPrefix("=?UTF-8?B?") && $0.hasSuffix("?=") })
+    let decoded = words.map { word in
+      String(decoding: Data(base64Encoded: String(word.dropFirst(10).dropLast(2)))!, as: UTF8.self)
+    }.joined()
+    #expect(decoded == subject, "no character split between words")
+    #expect(MailFormat.encodedWords("Hello") == "Hello")
+  }
+
+  @Test func linesThatBeginWithADotAreStuffed() {
+    #expect(SMTPTransport.dotStuffed(Array("a\r\n.b\r\n..c\r\n".utf8)) == Array("a\r\n..b\r\n...c\r\n".utf8))
+  }
+}
+
+/// The tests' SMTP server (`Scripts/smtp-test-server.py`, aiosmtpd), a process of its own.
+final class SMTPTestServer: Sendable {
+  static let environment = ProcessInfo.processInfo.environment
+  /// CI sets `POINTAPP_TEST_SMTP=required`; elsewhere the cases run where aiosmtpd is installed.
+  static let available: Bool = {
+    if environment["POINTAPP_TEST_SMTP"] == "required" { return true }
+    // Not `Process.waitUntilExit`, which waits on a run loop the test library's threads never run.
+    return system("python3 -c 'import aiosmtpd' 2>/dev/null") == 0
+  }()
+  static let notInstalled: Comment = "needs aiosmtpd (pip install aiosmtpd)"
+
+  let folder: URL
+  let port: Int
+  private let process: Process
+
+  init(tls: Bool = false, auth: String? = nil) throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-smtp-\(UUID().uuidString)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/smtp-test-server.py").path, "--folder", folder.path]
+      + (tls ? ["--tls"] : []) + (auth.map { ["--auth", $0] } ?? [])
+    let output = Pipe()
+    process.standardOutput = output
+    // Not the test run's: `swift test` reads that to its end, which a server still running holds off.
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    self.process = process
+    var line = Data()
+    while !line.contains(10) {
+      guard let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty else { break }
+      line += byte
+    }
+    let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    guard text.hasPrefix("ready "), let port = Int(text.dropFirst(6)) else {
+      process.terminate()
+      throw SMTPFailure("the test SMTP server did not start: \(text)")
+    }
+    self.port = port
+  }
+
+  deinit {
+    process.terminate()
+    try? FileManager.default.removeItem(at: folder)
+  }
+
+  /// The messages it accepted, as their bytes, in the order they came.
+  func messages() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".eml") }.sorted().map {
+      try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)
+    }
+  }
+
+  /// Its log: a line per message accepted (Message-ID, recipient).
+  func log() throws -> [String] {
+    ((try? String(contentsOf: folder.appendingPathComponent("log"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  func server(startTLS: Bool = false, auth: (String, String)? = nil) -> SMTPServer {
+    var server = SMTPServer(host: "localhost", port: port)
+    server.startTLS = startTLS
+    server.trustedCertificates = startTLS ? folder.appendingPathComponent("cert.pem").path : nil
+    (server.username, server.password) = (auth?.0, auth?.1)
+    server.deadline = .seconds(10)
+    return server
+  }
+}
+
+@Suite(.enabled(if: SMTPTestServer.available, SMTPTestServer.notInstalled))
+struct SMTPTests {
+  @Test func aMessageGoesOutThroughSTARTTLSAndAUTHInJapanese() async throws {
+    let smtp = try SMTPTestServer(tls: true, auth: "pointapp:s3cret")
+    let queue = MailQueue(MemoryBackend())
+    let message = MailTests.message()
+    try await queue.add([message])
+    let transport = try SMTPTransport(smtp.server(startTLS: true, auth: ("pointapp", "s3cret")), settings: MailSettings())
+    #expect(try await MailTests.sender(queue, transport, clock: MailTests.Clock()).sweep() == 1)
+    #expect(try smtp.log() == ["<\(message.id)@pointapp.example> hanako@example.jp"])
+    let received = try #require(try smtp.messages().first)
+    #expect(received.contains("Subject: =?UTF-8?B?"))
+    #expect(received.contains("確認してください。\r\n.行頭の点\r\n"), "8 bits through, the dot unstuffed by the server")
+    #expect(try await queue.outcome(message.id)?.delivered == true)
+  }
+
+  @Test func wrongCredentialsOrNoTLSLeaveTheMessageQueuedForLater() async throws {
+    let smtp = try SMTPTestServer(tls: true, auth: "pointapp:s3cret")
+    let queue = MailQueue(MemoryBackend())
+    let message = MailTests.message()
+    try await queue.add([message])
+    let clock = MailTests.Clock()
+    let wrong = try SMTPTransport(smtp.server(startTLS: true, auth: ("pointapp", "guess")), settings: MailSettings())
+    #expect(try await MailTests.sender(queue, wrong, clock: clock).sweep() == 0)
+    let waiting = try #require(try await queue.waiting(after: nil).first)
+    #expect(waiting.lastReply?.contains("535") == true, "\(waiting.lastReply ?? "")")
+    clock.advance(3600)
+    let plain = try SMTPTransport(smtp.server(startTLS: false, auth: ("pointapp", "s3cret")), settings: MailSettings())
+    #expect(try await MailTests.sender(queue, plain, clock: clock).sweep() == 0)
+    #expect(try await queue.outcome(message.id) == nil)
+    #expect(try smtp.log().isEmpty)
+  }
+
+  @Test func aServersTemporaryRefusalIsRetriedAndItsPermanentOneRecorded() async throws {
+    let smtp = try SMTPTestServer()
+    let queue = MailQueue(MemoryBackend())
+    let clock = MailTests.Clock()
+    let busy = MailTests.message(to: "tempfail-1@example.jp")
+    let unknown = MailTests.message(to: "reject@example.jp")
+    try await queue.add([busy, unknown])
+    let transport = try SMTPTransport(smtp.server(), settings: MailSettings())
+    #expect(try await MailTests.sender(queue, transport, clock: clock).sweep() == 0)
+    let refused = try #require(try await queue.outcome(unknown.id))
+    #expect(!refused.delivered && refused.reply?.hasPrefix("550") == true)
+    #expect(try await queue.waiting(after: nil).map(\.lastReply) == ["451 4.3.0 mailbox busy, try again later"])
+    clock.advance(30)
+    #expect(try await MailTests.sender(queue, transport, clock: clock).sweep() == 1)
+    #expect(try smtp.log() == ["<\(busy.id)@pointapp.example> tempfail-1@example.jp"])
+  }
+}
