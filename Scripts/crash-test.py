@@ -26,7 +26,7 @@
 Prints its figures and exits non-zero on any violation. Loopback only; bounded in time.
 """
 import argparse
-import collections, base64, datetime, hashlib, hmac, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import collections, base64, datetime, email, hashlib, hmac, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -148,6 +148,30 @@ class Server:
         self.process.wait(timeout=10)
 
 
+def mailed_token(outboxes, address, wait=15.0):
+    """The token of the newest verification link mailed to `address`, read from the .eml files of
+    the outbox folders `outboxes` (each server's `data/mail-outbox`) as a mail program reads a
+    message; None when none came within `wait` seconds."""
+    deadline = time.time() + wait
+    while True:
+        found = []
+        for folder in outboxes:
+            for name in (os.listdir(folder) if os.path.isdir(folder) else []):
+                if name.startswith(".") or not name.endswith(".eml"):
+                    continue
+                with open(os.path.join(folder, name), "rb") as f:
+                    message = email.message_from_binary_file(f)
+                if message["To"] == "<%s>" % address:
+                    link = re.search(r"verify\?token=([0-9a-f]{64})", message.get_payload(decode=True).decode("utf-8"))
+                    if link:
+                        found.append((name, link.group(1)))
+        if found:
+            return max(found)[1]
+        if time.time() > deadline:
+            return None
+        time.sleep(0.1)
+
+
 class User:
     def __init__(self, port, data=None):
         """A new visitor who comes back once (which gives them a session record). With `data`,
@@ -189,6 +213,22 @@ class User:
             pass
         self.retired = True
         return False
+
+    def verify(self, port, outboxes, address):
+        """Opens the verification link mailed to `address` and presses its button, as its owner
+        does: True once the account page says the address is verified (exchanges wait for it)."""
+        token = mailed_token(outboxes, address)
+        if token is None:
+            return False
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c.request("POST", "/account/verify", body=urllib.parse.urlencode([("csrf", self.csrf), ("token", token)]), headers={
+                "Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:%d" % port})
+            c.getresponse().read()
+            c.request("GET", "/account", headers={"Cookie": self.cookie})
+            return "確認済み" in c.getresponse().read().decode()
+        except OSError:
+            return False
 
     def exchange(self, port, option, password):
         """Exchanges points as a browser does: the option's confirmation page, then its form (its
@@ -864,6 +904,7 @@ def crash_safety(binary, kills, users_count, threads):
     bonus, rng_exchange = exchange_survey(Console(server.port)), random.Random(13)
     accounts = {}       # owner: (the User signed in to the account, its password)
     exchangers = []     # owners with the exchange survey's reward acknowledged, to exchange next
+    verified = set()    # owners whose address is verified
     attempted = set()   # owners who sent their exchange (or gave up before it)
     exchanged = set()   # (owner, N) of each request acknowledged: 303 to /exchange/history/N
     exchange_tally = {"POSTs": 0, "acknowledged": 0, "refused": 0, "cut by a kill": 0}
@@ -987,6 +1028,11 @@ def crash_safety(binary, kills, users_count, threads):
                     with lock:
                         attempted.add(owner)  # its reward not acknowledged: no exchange for this one
                     return
+                address = [e for e, (_, o) in registered.items() if o == owner][0]
+                if owner not in verified and not accounts[owner][0].verify(server.port, [os.path.join(data, "mail-outbox")], address):
+                    return  # the server went down meanwhile: another round
+                with lock:
+                    verified.add(owner)
                 with lock:
                     acknowledged[owner].add(bonus["id"])
                     exchangers.append(owner)

@@ -371,6 +371,14 @@ def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges):
         if not u.sign_in(port, "/register", email, password):
             raise RuntimeError("registering %s through nginx was not acknowledged" % email)
         exchangers.append((u, password))
+    # Exchanges wait for the address: each opens the link the registration mailed (either
+    # instance's sender delivers it into their folder's outbox).
+    outboxes = [os.path.join(folder, "data", "mail-outbox")]
+    for u, _ in exchangers:
+        address = [e for e, (_, o) in registered.items() if o == u.owner]
+        address = address[0] if address else "koukan-%s@example.jp" % u.owner[:12]
+        if not u.verify(port, outboxes, address):
+            raise RuntimeError("verifying %s through nginx was not acknowledged" % address)
     for u in users:
         u.retired = False  # sign_in retires on failure only; all succeeded
     bonus = exchange_survey(args, url, instances, port, [u for u, _ in exchangers])

@@ -7,6 +7,8 @@ walk needs in order to go on (an element to click) is asserted at once.
 """
 
 import base64
+import email
+import email.policy
 import io
 import re
 import time
@@ -305,3 +307,30 @@ def sign_in_operator(console: Browser, email: str, password: str, authenticator:
     console.expect(console.driver.current_url.endswith("/admin/login/code"), f"the code is asked: {console.driver.current_url}")
     console.find("#code").send_keys(code or authenticator.code())
     console.follow(console.link("確認する", console.find("main")), slug)
+
+
+def mailbox(data: Path, address: str, wait: float = 15.0) -> list[email.message.Message]:
+    """The mail the server delivered to `address`, oldest first, read from its outbox folder
+    (`data/mail-outbox/*.eml`) as a mail program reads a message: its sender delivers within a
+    second or two of the change that queued it. Waits up to `wait` seconds for a first one."""
+    deadline = time.time() + wait
+    while True:
+        folder = data / "mail-outbox"
+        found = []
+        for path in sorted(folder.glob("*.eml")) if folder.is_dir() else []:
+            message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+            if message["To"] == f"<{address}>":
+                found.append(message)
+        if found or time.time() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def mailed_link(data: Path, address: str, path: str) -> str:
+    """The newest link to `path` (a regular expression) in the mail to `address`."""
+    for message in reversed(mailbox(data, address)):
+        match = re.search(rf"https?://\S+{path}", message.get_content())
+        if match:
+            return match.group(0)
+    raise AssertionError(f"no mail to {address} links to {path}")
+

@@ -6,7 +6,7 @@ that one request a day is the limit. Each window has its own user and address.""
 
 import re
 
-from helpers import Browser, points
+from helpers import Browser, mailed_link, points
 from test_accounts import fill_in
 
 PASSWORD = "koukan no pasuwaado 2026"
@@ -27,14 +27,27 @@ def amount(text: str) -> int:
     return points(text.replace("−", "-"))
 
 
-def register(b: Browser, email: str, slug: str):
+def register(b: Browser, email: str, slug: str, server=None):
     """Signs up from the header, as a guest who has points does; the password then counts as
-    typed for a while, so the confirmation does not ask for it."""
+    typed for a while, so the confirmation does not ask for it. With `server`, the address is
+    then verified from the mail the registration sent, as exchanging needs."""
     b.follow(b.link("ログイン", b.find("header")), f"{slug}-login")
     b.follow(b.link("新規登録"), f"{slug}-register")
     fill_in(b, email, PASSWORD)
     b.follow(b.find("main form button[type=submit]"), f"{slug}-registered")
     b.expect("登録しました" in b.text() and email in b.find("header").text, f"{email} is registered and signed in")
+    if server is not None:
+        verify_address(b, server, email, slug)
+
+
+def verify_address(b: Browser, server, email: str, slug: str):
+    """Opens the verification link of the mail sent to `email` in the same browser, as from a
+    phone's mail app, and presses its button."""
+    link = mailed_link(server.data, email, r"/account/verify\?token=[0-9a-f]{64}")
+    b.expect(link.startswith(server.base_url + "/"), f"the mail links to the site: {link}")
+    b.open(link[len(server.base_url):], f"{slug}-verify")
+    b.follow(b.find("main form button[type=submit]"), f"{slug}-verified")
+    b.expect("メールアドレスを確認しました" in b.text(), f"the address is verified: {b.text()[:200]!r}")
 
 
 def option_card(b: Browser, title: str):
@@ -54,7 +67,7 @@ def test_a_user_exchanges_points_for_a_gift_code(devices, window, server):
     email = f"gift-{window}@example.jp"
     b.sign_in_as(server.seed_user(STARTING_POINTS))
     b.open("/points", "exchange-guest-points")
-    register(b, email, "exchange")
+    register(b, email, "exchange", server)
     before = b.balance()
     b.expect(before == STARTING_POINTS, f"the user holds {STARTING_POINTS}pt: {before}")
 

@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 
 from helpers import Browser, points
+from test_exchange import verify_address
 
 # The walk's user arrives with points from an old campaign: the whole catalog pays less than the
 # cheapest exchange (3,000pt).
@@ -32,7 +33,7 @@ def test_walk(browser: Browser, server):
     read_points_and_history(b, [title for title, _ in answered],
                             bonuses=sum(rank_bonus(reward, percent) > 0 for _, reward in answered))
     claim_a_mission(b)
-    exchange_points(b)
+    exchange_points(b, server)
     b.assert_no_problems()
 
 
@@ -334,7 +335,7 @@ def claim_a_mission(b: Browser):
 
 # Exchange.
 
-def exchange_points(b: Browser):
+def exchange_points(b: Browser, server):
     """Points leave from an account only: the walk's guest registers first (the password typed
     just now, the confirmation does not ask for it again)."""
     b.open("/exchange/digital-gift-300", "exchange-as-guest")
@@ -343,6 +344,7 @@ def exchange_points(b: Browser):
     for field, value in (("#email", f"walk-{b.window}@example.jp"), ("#password", "aruki no pasuwaado")):
         b.find(field).send_keys(value)
     b.follow(b.find("main form button[type=submit]"), "registered-before-exchange")
+    verify_address(b, server, f"walk-{b.window}@example.jp", "walk")
     b.open("/points", "points-before-exchange")
     b.follow(b.link("ポイントを交換する"), "exchange")
     before = b.balance()

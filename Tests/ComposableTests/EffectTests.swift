@@ -89,7 +89,9 @@ struct StoreTests {
         return "\(number) is lucky."
       }
     }
-    let completion = await store.send(.numberFactButtonTapped)
+    // A deadline far past the effect's work: on a machine busy with the rest of the suite (two
+    // cores, bcrypt and fsyncs in other tests) a yielded task was seen to wait over 10 s for a thread.
+    let completion = await store.send(.numberFactButtonTapped, deadline: .seconds(120))
     #expect(completion == .finished)
     #expect(store.state == Counter.State(count: 7, isLoading: false, numberFactAlert: "7 is lucky."))
   }

@@ -13,11 +13,11 @@ struct AddressVerificationWebTests {
     try await server.application().test(.router) { client in
       var (phone, csrf) = try await AccountTests.guest(client)
       _ = try await phone.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
-      let messages = try await Mailbox.messages(to: "hanako@example.jp", in: mail)
-      let message = try #require(messages.first)
-      #expect(messages.count == 1 && message.subject == "【PointApp】メールアドレスの確認" && message.kind == "verification")
-      #expect(message.body.contains("http://localhost:8080/account/verify?token="))
-      #expect(message.body.contains("PointApp 運営事務局") && message.body.contains("〒100-0005"), "the sender's name and address")
+      let messages = try await Mailbox.messages(to: "hanako@example.jp", in: mail, data: server.dataDirectory)
+      let body = try #require(messages.first)
+      #expect(messages.count == 1)
+      #expect(body.contains("http://localhost:8080/account/verify?token="))
+      #expect(body.contains("PointApp 運営事務局") && body.contains("〒100-0005"), "the sender's name and address")
       let account = try await phone.get("/account").html
       #expect(account.contains("未確認です。") && account.contains(#"action="/account/verification""#))
 
@@ -28,7 +28,7 @@ struct AddressVerificationWebTests {
       #expect(try await phone.get("/account").html.contains("ポイント交換の前に、登録したメールアドレスの確認をお願いします。"))
 
       // The link opened on another browser, by a guest there: its page asks for the press.
-      let token = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: mail))
+      let token = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: mail, data: server.dataDirectory))
       var desktop = Browser(client: client)
       let page = try await desktop.get("/account/verify?token=\(token)")
       #expect(page.status == .ok && page.html.contains("メールアドレスを確認する"))
@@ -57,7 +57,7 @@ struct AddressVerificationWebTests {
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
       return try #require(browser.cookie)
     }
-    let token = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: mail))
+    let token = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: mail, data: server.dataDirectory))
     try await server.application(now: noon.addingTimeInterval(24 * 3600 + 1)).test(.router) { client in
       var browser = Browser(client: client, cookie: cookie)
       let csrf = try await browser.csrf(from: "/account/verify?token=\(token)")
@@ -86,17 +86,17 @@ struct AddressVerificationWebTests {
       #expect(try await browser.get("/account").html.contains(AccountError.tooManyLinks.message))
       return try #require(browser.cookie)
     }
-    let first = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: mail))
-    #expect(try await Mailbox.messages(to: "hanako@example.jp", in: mail).count == 1)
+    let first = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: mail, data: server.dataDirectory))
+    #expect(try await Mailbox.messages(to: "hanako@example.jp", in: mail, data: server.dataDirectory).count == 1)
     try await server.application(now: noon.addingTimeInterval(61)).test(.router) { client in
       var browser = Browser(client: client, cookie: cookie)
       let csrf = try await browser.csrf(from: "/account")
       _ = try await browser.post("/account/verification", form: "csrf=\(csrf)")
       #expect(try await browser.get("/account").html.contains("hanako@example.jp に確認メールを送りました。"))
-      #expect(try await Mailbox.messages(to: "hanako@example.jp", in: mail).count == 2)
+      #expect(try await Mailbox.messages(to: "hanako@example.jp", in: mail, data: server.dataDirectory).count == 2)
       _ = try await browser.post("/account/verify", form: "csrf=\(csrf)&token=\(first)")
       #expect(try await browser.get("/account").html.contains(AccountError.invalidLink.message), "the first link was replaced")
-      try await browser.verifyAddress("hanako@example.jp", in: mail)
+      try await browser.verifyAddress("hanako@example.jp", in: mail, data: server.dataDirectory)
       #expect(try await browser.get("/account").html.contains("メールアドレスを確認しました。ポイントを交換できるようになりました。"))
     }
   }

@@ -13,7 +13,7 @@ struct DataFolderTests {
     let (_, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
     try await server.application().test(.router) { client in
       var browser = Browser(client: client, cookie: seeded)
-      try await browser.registerVerified(in: try FileBackend(server.dataDirectory))
+      try await browser.registerVerified(in: try FileBackend(server.dataDirectory), data: server.dataDirectory)
       let token = try await browser.csrf(from: "/exchange/digital-gift-300")
       let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
       _ = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")

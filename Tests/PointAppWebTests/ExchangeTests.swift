@@ -127,9 +127,9 @@ struct PendingExchangeTests {
     return (user, TestServer.cookie(for: session))
   }
 
-  static func requestExchange(_ client: some TestClientProtocol, cookie: String, mail: any RecordBackend) async throws -> Browser {
+  static func requestExchange(_ client: some TestClientProtocol, cookie: String, mail: any RecordBackend, data: URL) async throws -> Browser {
     var browser = Browser(client: client, cookie: cookie)
-    try await browser.registerVerified(in: mail)
+    try await browser.registerVerified(in: mail, data: data)
     let token = try await browser.csrf(from: "/exchange/digital-gift-300")
     let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
     let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
@@ -146,7 +146,7 @@ struct PendingExchangeTests {
     let issuer = Issuer()
     let cookie = Mutex<String?>(nil)
     try await server.application(giftCodes: issuer.client).test(.router) { client in
-      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory))
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
       cookie.withLock { $0 = browser.cookie }
     }
     let queue = server.dataDirectory.appendingPathComponent("exchanges-pending")
@@ -174,7 +174,7 @@ struct PendingExchangeTests {
     let issuer = Issuer()
     let cookie = Mutex<String?>(nil)
     try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
-      let browser = try await Self.requestExchange(client, cookie: seeded, mail: PostgresBackend(database))
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: PostgresBackend(database), data: server.dataDirectory)
       cookie.withLock { $0 = browser.cookie }
     }
     let queued = try await database.query("SELECT id FROM exchange_pending").map { try $0.decode(String.self) }

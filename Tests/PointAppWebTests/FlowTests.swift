@@ -182,7 +182,7 @@ struct FlowTests {
     try await server.application().test(.router) { client in
       var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       #expect(try await browser.get("/exchange/digital-gift-300").headers[.location] == "/login", "a guest signs in first")
-      try await browser.registerVerified(in: try FileBackend(server.dataDirectory))
+      try await browser.registerVerified(in: try FileBackend(server.dataDirectory), data: server.dataDirectory)
       #expect(try await browser.get("/exchange").html.contains(#"<a class="button primary" href="/exchange/digital-gift-300">交換する</a>"#))
       let confirmation = try await browser.get("/exchange/digital-gift-300")
       #expect(confirmation.status == .ok)

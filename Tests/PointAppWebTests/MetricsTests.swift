@@ -73,7 +73,7 @@ struct MetricsTests {
       try await browser.get("/surveys")
       var csrf = try await browser.csrf(from: "/surveys/rich-0")
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
-      try await browser.verifyAddress("hanako@example.jp", in: try FileBackend(server.dataDirectory))
+      try await browser.verifyAddress("hanako@example.jp", in: try FileBackend(server.dataDirectory), data: server.dataDirectory)
       csrf = try await browser.csrf(from: "/surveys/rich-0")
       for survey in rich {
         _ = try await browser.post("/surveys/\(survey.id.rawValue)/answers", form: "csrf=\(csrf)&q%5Bsatisfaction%5D=5")

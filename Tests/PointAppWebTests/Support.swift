@@ -174,34 +174,46 @@ extension TestResponse {
   var html: String { String(buffer: body) }
 }
 
-/// The mail a test server queued (its `MailQueue`, read from `backend` as another process would).
+/// The mail a test server sent: waiting in its queue (read from `backend` as another process
+/// would), or delivered already by its sender into the outbox folder of `data`.
 enum Mailbox {
-  /// The messages waiting for `address`, oldest first.
-  static func messages(to address: String, in backend: any RecordBackend) async throws -> [QueuedMail] {
-    try await MailQueue(backend).waiting(after: nil, limit: 10_000).filter { $0.to == address }
+  /// The bodies of the messages to `address`, oldest first (each once, though the sender moves
+  /// it from the queue to the folder while they are read).
+  static func messages(to address: String, in backend: any RecordBackend, data: URL) async throws -> [String] {
+    var found: [String: String] = [:]
+    for message in try await MailQueue(backend).waiting(after: nil, limit: 10_000) where message.to == address {
+      found[message.name.recordName] = message.body
+    }
+    let outbox = data.appendingPathComponent("mail-outbox")
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? [] where name.hasSuffix(".eml") && !name.hasPrefix(".") {
+      let text = try String(contentsOf: outbox.appendingPathComponent(name), encoding: .utf8)
+      guard let split = text.range(of: "\r\n\r\n"), text[..<split.lowerBound].contains("\r\nTo: <\(address)>") else { continue }
+      found[String(name.dropLast(4))] = String(text[split.upperBound...]).replacingOccurrences(of: "\r\n", with: "\n")
+    }
+    return found.sorted { $0.key < $1.key }.map(\.value)
   }
 
   /// The token of the newest verification link sent to `address`.
-  static func verificationToken(to address: String, in backend: any RecordBackend) async throws -> String? {
-    try await messages(to: address, in: backend).last { $0.kind == "verification" }.flatMap { message in
-      message.body.firstMatch(of: /verify\?token=([0-9a-f]{64})/).map { String($0.1) }
-    }
+  static func verificationToken(to address: String, in backend: any RecordBackend, data: URL) async throws -> String? {
+    try await messages(to: address, in: backend, data: data).compactMap { body in
+      body.firstMatch(of: /verify\?token=([0-9a-f]{64})/).map { String($0.1) }
+    }.last
   }
 }
 
 extension Browser {
   /// Registers `email` with `AccountTests.password`, then opens the verification link the
   /// registration queued in `backend` as its owner would from the mail: an account that exchanges.
-  mutating func registerVerified(_ email: String = "hanako@example.jp", in backend: any RecordBackend) async throws {
+  mutating func registerVerified(_ email: String = "hanako@example.jp", in backend: any RecordBackend, data: URL) async throws {
     let csrf = try await csrf(from: "/register")
     let form = "csrf=\(csrf)&email=\(email.replacingOccurrences(of: "@", with: "%40"))&password=correct+horse+battery"
     #expect(try await post("/register", form: form).headers[.location] == "/points")
-    try await verifyAddress(email, in: backend)
+    try await verifyAddress(email, in: backend, data: data)
   }
 
   /// Opens the newest verification link sent to `email` and presses its button.
-  mutating func verifyAddress(_ email: String, in backend: any RecordBackend) async throws {
-    let token = try #require(try await Mailbox.verificationToken(to: email, in: backend))
+  mutating func verifyAddress(_ email: String, in backend: any RecordBackend, data: URL) async throws {
+    let token = try #require(try await Mailbox.verificationToken(to: email, in: backend, data: data))
     let csrf = try await csrf(from: "/account/verify?token=\(token)")
     let verified = try await post("/account/verify", form: "csrf=\(csrf)&token=\(token)")
     #expect(verified.status == .seeOther)
