@@ -29,10 +29,11 @@ struct MailTests {
     }
   }
 
-  static func message(to address: String = "hanako@example.jp", at date: Date = noon) -> QueuedMail {
+  /// A message queued at `date`: by default within a second, as the record keeps it only to the second.
+  static func message(to address: String = "hanako@example.jp", at date: Date = noon.addingTimeInterval(0.4321)) -> QueuedMail {
     QueuedMail(
       id: hex(randomBytes(16)), user: UserID.random(), kind: "verification", to: address, subject: "【PointApp】メールアドレスの確認",
-      body: "確認してください。\n.行頭の点\nhttps://example.jp/account/verify?token=abc", queued: date, due: date
+      body: "確認してください。\n.行頭の点\nhttps://example.jp/account/verify?token=abc", queued: date
     )
   }
 
@@ -40,11 +41,23 @@ struct MailTests {
     MailSender(queue: queue, transport: transport, process: process, now: clock.read, logger: Logger(label: "mail-tests"))
   }
 
-  @Test func aMessageIsDeliveredOnceAndLoggedWithoutItsAddress() async throws {
-    let queue = MailQueue(MemoryBackend())
+  typealias Kind = BackendContractTests.Kind
+
+  /// A backend of `kind` of its own (on PostgreSQL a new database: the sender takes every message).
+  static func backend(_ kind: Kind) async throws -> any RecordBackend {
+    if kind == .postgres {
+      guard TestDatabase.enabled else { return try await kind.backend() }  // reported skipped
+      return PostgresBackend(try await TestDatabase.make())
+    }
+    return try await kind.backend()
+  }
+
+  @Test(arguments: Kind.allCases)
+  func aMessageIsDeliveredOnceAndLoggedWithoutItsAddress(kind: Kind) async throws {
+    let queue = MailQueue(try await Self.backend(kind))
     let clock = Clock()
     let message = Self.message()
-    try await queue.add([message])
+    try await queue.backend.holding("queueing") { try await queue.add([message]) }
     let recorder = Recorder()
     #expect(try await Self.sender(queue, recorder, clock: clock).sweep() == 1)
     #expect(try await Self.sender(queue, recorder, clock: clock).sweep() == 0)
@@ -55,8 +68,9 @@ struct MailTests {
     #expect(!String(decoding: try SavedJSON.encode(outcome), as: UTF8.self).contains("hanako"), "the log keeps no address")
   }
 
-  @Test func processesSweepingTogetherDeliverEachMessageOnce() async throws {
-    let backend = MemoryBackend()
+  @Test(arguments: Kind.allCases)
+  func processesSweepingTogetherDeliverEachMessageOnce(kind: Kind) async throws {
+    let backend = try await Self.backend(kind)
     let queue = MailQueue(backend)
     let clock = Clock()
     let messages = (0..<40).map { _ in Self.message() }

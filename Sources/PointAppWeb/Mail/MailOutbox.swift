@@ -25,6 +25,6 @@ struct MailOutbox: Sendable {
       context["expires"] = Pages.date(expires)
     }
     let body = renderer.render("mail-" + kind, context)
-    return QueuedMail(id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now, due: now)
+    return QueuedMail(id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now)
   }
 }

@@ -13,6 +13,9 @@ struct QueuedMail: Codable, Equatable, Sendable {
   let subject: String
   let body: String
   let queued: Date
+  /// Its place in the queue: the milliseconds of `queued`, which the record keeps only to the
+  /// second.
+  let place: Int64
   var attempts = 0
   /// Not tried before then.
   var due: Date
@@ -26,8 +29,14 @@ struct QueuedMail: Codable, Equatable, Sendable {
     let until: Date
   }
 
-  /// `m-<queued, ms since 1970, 13 digits>-<id>`: the queue in the order messages were queued.
-  var name: RecordName { RecordName("m-", String(format: "%013lld-", Int64(queued.timeIntervalSince1970 * 1000)) + id) }
+  init(id: String, user: UserID?, kind: String, to: String, subject: String, body: String, queued: Date) {
+    (self.id, self.user, self.kind, self.to, self.subject, self.body) = (id, user, kind, to, subject, body)
+    (self.queued, due) = (queued, queued)
+    place = Int64((queued.timeIntervalSince1970 * 1000).rounded(.down))
+  }
+
+  /// `m-<place, 13 digits>-<id>`: the queue in the order messages were queued.
+  var name: RecordName { RecordName("m-", String(format: "%013lld-", place) + id) }
 }
 
 /// What became of a message that left the queue: delivered, or refused for good with the server's

@@ -23,7 +23,8 @@ struct MailSender: Sendable {
   func sweep() async throws -> Int {
     var delivered = 0
     var after: RecordName?
-    while case let page = try await queue.waiting(after: after), let last = page.last {
+    // Each page starts past the last: a record whose name is not its message's cannot loop it.
+    while case let page = try await queue.waiting(after: after), let last = page.last, after.map({ last.name.recordName > $0.recordName }) ?? true {
       for message in page where message.due <= now() {
         if try await deliver(message) { delivered += 1 }
       }
