@@ -6,7 +6,7 @@ that one request a day is the limit. Each window has its own user and address.""
 
 import re
 
-from helpers import Browser, mailed_link, points
+from helpers import Browser, points, verify_address
 from test_accounts import fill_in
 
 PASSWORD = "koukan no pasuwaado 2026"
@@ -39,15 +39,6 @@ def register(b: Browser, email: str, slug: str, server=None):
     if server is not None:
         verify_address(b, server, email, slug)
 
-
-def verify_address(b: Browser, server, email: str, slug: str):
-    """Opens the verification link of the mail sent to `email` in the same browser, as from a
-    phone's mail app, and presses its button."""
-    link = mailed_link(server.data, email, r"/account/verify\?token=[0-9a-f]{64}")
-    b.expect(link.startswith(server.base_url + "/"), f"the mail links to the site: {link}")
-    b.open(link[len(server.base_url):], f"{slug}-verify")
-    b.follow(b.find("main form button[type=submit]"), f"{slug}-verified")
-    b.expect("メールアドレスを確認しました" in b.text(), f"the address is verified: {b.text()[:200]!r}")
 
 
 def option_card(b: Browser, title: str):

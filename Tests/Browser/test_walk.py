@@ -9,8 +9,7 @@ import re
 import urllib.error
 import urllib.request
 
-from helpers import Browser, points
-from test_exchange import verify_address
+from helpers import Browser, points, verify_address
 
 # The walk's user arrives with points from an old campaign: the whole catalog pays less than the
 # cheapest exchange (3,000pt).
