@@ -239,7 +239,7 @@ struct ImportFiles: AsyncParsableCommand {
     do {
       try await Schema.migrate(database)
       let report = try await FileImport.run(from: URL(fileURLWithPath: from), into: database) { print($0) }
-      print("imported \(report.users) users (\(report.archiveFiles) archive files, \(report.quotaPlaces) places in quotas), \(report.accounts) accounts, \(report.sessions) sessions, \(report.catalogs == 1 ? "the survey catalog" : "no catalog (the database has one)"), \(report.giftCodeRecords) gift code records, \(report.pendingExchanges) pending exchanges, \(report.adjustments) adjustment records, \(report.responses) response records; \(report.usersPresent) users were there already")
+      print("imported \(report.users) users (\(report.archiveFiles) archive files, \(report.quotaPlaces) places in quotas), \(report.accounts) accounts, \(report.sessions) sessions, \(report.catalogs == 1 ? "the survey catalog" : "no catalog (the database has one)"), \(report.giftCodeRecords) gift code records, \(report.pendingExchanges) pending exchanges, \(report.adjustments) adjustment records, \(report.responses) response records, \(report.mail) messages to send; \(report.usersPresent) users were there already")
       print("checked \(report.checked) users' balances against their ledgers: \(report.mismatches.isEmpty ? "all equal" : "\(report.mismatches.count) differ")")
       for mismatch in report.mismatches { print("  \(mismatch)") }
       await database.close()

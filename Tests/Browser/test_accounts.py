@@ -1,7 +1,7 @@
 """Points that belong to a person, not to one browser: register on the phone, log in on the
 desktop and find the same balance; log out of every device and the phone is a guest again."""
 
-from helpers import Browser
+from helpers import Browser, mailed_link, verify_address
 from test_walk import answer_every_question, answerable, cards, submit_button
 
 EMAIL = "hanako.browser@example.jp"
@@ -53,3 +53,37 @@ def test_register_on_the_phone_log_in_on_the_desktop_log_out_everywhere(devices)
 
     phone.assert_no_problems()
     desktop.assert_no_problems()
+
+
+def test_a_forgotten_password_is_reset_from_the_mail(devices, window, server):
+    """Register and verify the address from its mail, sign out, forget the password, ask for a
+    link, reset it from the mail, and sign in with the new one (the old one no longer works)."""
+    b: Browser = devices(window)
+    email, old, new = f"wasureta-{window}@example.jp", "furui pasuwaado 2026", "atarashii pasuwaado 2026"
+    b.open("/register", "reset-register")
+    fill_in(b, email, old)
+    b.follow(b.find("main form button[type=submit]"), "reset-registered")
+    verify_address(b, server, email, "reset")
+    b.follow(b.find("header a.who"), "reset-account")
+    b.follow(b.find("main form[action='/logout'] button"), "reset-logged-out")
+
+    b.open("/login", "reset-login")
+    b.follow(b.link("パスワードを忘れた方"), "reset-forgot")
+    b.find("#email").send_keys(email)
+    b.follow(b.find("main form button[type=submit]"), "reset-asked")
+    b.expect("登録されていれば、パスワード再設定のメールを送りました" in b.text(), "the page says a link was sent if the address is known")
+
+    link = mailed_link(server.data, email, r"/password/reset\?token=[0-9a-f]{64}")
+    b.expect(link.startswith(server.base_url + "/"), f"the mail links to the site: {link}")
+    b.open(link[len(server.base_url):], "reset-form")
+    b.find("#password").send_keys(new)
+    b.follow(b.find("main form button[type=submit]"), "reset-done")
+    b.expect("パスワードを再設定しました" in b.text() and b.driver.current_url.endswith("/login"), "reset, and on to the login")
+
+    fill_in(b, email, old)
+    b.follow(b.find("main form button[type=submit]"), "reset-old-refused")
+    b.expect("正しくありません" in b.text(), "the old password no longer signs in")
+    fill_in(b, email, new)
+    b.follow(b.find("main form button[type=submit]"), "reset-signed-in")
+    b.expect(email in b.find("header").text, "the new password signs in")
+    b.assert_no_problems()

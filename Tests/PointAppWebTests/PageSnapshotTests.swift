@@ -70,6 +70,8 @@ struct PageSnapshotTests {
       try await snapshot("/register", named: "register", with: &browser)
       _ = try await browser.post("/login", form: "csrf=\(csrf)&email=hanako%40example.jp&password=wrong+password")
       try await snapshot("/login", named: "login-refused", with: &browser)
+      try await snapshot("/password/forgot", named: "password-forgot", with: &browser)
+      try await snapshot("/password/reset?token=\(String(repeating: "ab", count: 32))", named: "password-reset", with: &browser)
       _ = try await browser.post("/register", form: "csrf=\(csrf)&email=hanako%40example.jp&password=correct+horse+battery")
       try await snapshot("/account", named: "account", with: &browser)
       let link = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: try FileBackend(server.dataDirectory), data: server.dataDirectory))

@@ -196,7 +196,14 @@ enum Mailbox {
   /// The token of the newest verification link sent to `address`.
   static func verificationToken(to address: String, in backend: any RecordBackend, data: URL) async throws -> String? {
     try await messages(to: address, in: backend, data: data).compactMap { body in
-      body.firstMatch(of: /verify\?token=([0-9a-f]{64})/).map { String($0.1) }
+      body.firstMatch(of: /\/account\/verify\?token=([0-9a-f]{64})/).map { String($0.1) }
+    }.last
+  }
+
+  /// The token of the newest password reset link sent to `address`.
+  static func resetToken(to address: String, in backend: any RecordBackend, data: URL) async throws -> String? {
+    try await messages(to: address, in: backend, data: data).compactMap { body in
+      body.firstMatch(of: /\/password\/reset\?token=([0-9a-f]{64})/).map { String($0.1) }
     }.last
   }
 }

@@ -22,6 +22,15 @@ public struct AccountClient: Sendable {
   /// Marks the address whose link carries `token` as its account's own: the address. Refused
   /// (`invalidLink`) once used, past its time, replaced or never issued.
   public var verifyAddress: @Sendable (_ token: String) async throws -> EmailAddress
+  /// A new link that lets `email`'s account choose a new password, valid until `expires` (an
+  /// earlier one stops working): its token, kept only hashed. `nil` when no account has the
+  /// address or one went to it within `LinkLimit`: the caller cannot tell which. Throws
+  /// `throttled` when the request's client asked too often.
+  public var issueReset: @Sendable (_ email: EmailAddress, _ expires: Date) async throws -> String?
+  /// Gives the account whose reset link carries `token` the password `password` (once, before
+  /// the link expires), ends every session of the account, and counts its address as verified
+  /// (the link reached it): the address. Refused (`invalidResetLink`) otherwise.
+  public var resetPassword: @Sendable (_ token: String, _ password: String) async throws -> EmailAddress
 }
 
 /// An account signed in to, and what moved into it from the guest who signed in.
@@ -56,6 +65,8 @@ public enum AccountError: Error, Equatable, Sendable {
   case alreadyVerified
   /// Verification links asked for too often.
   case tooManyLinks
+  /// A password reset link used, replaced, past its time, or never issued.
+  case invalidResetLink
   case unavailable
 
   public init(_ error: any Error) {
@@ -75,6 +86,7 @@ public enum AccountError: Error, Equatable, Sendable {
     case .sessionEnded: "このページは古くなっています。開き直してから、もう一度お試しください。"
     case .invalidLink: "このリンクは使えません。有効期限（24時間）が切れたか、すでに使われたか、新しいリンクが送られています。"
     case .alreadyVerified: "メールアドレスは確認済みです。"
+    case .invalidResetLink: "このリンクは使えません。有効期限（1時間）が切れたか、すでに使われたか、新しいリンクが送られています。もう一度お手続きください。"
     case .tooManyLinks: "確認メールは1分に1回、1時間に3回まで送れます。しばらくたってからお試しください。"
     case .unavailable: "ただいま処理できません。時間をおいてお試しください。"
     }
@@ -89,7 +101,9 @@ extension AccountClient: DependencyKey {
     confirmPassword: { _ in throw AccountError.unavailable },
     changePassword: { _, _ in throw AccountError.unavailable },
     issueVerification: { _, _ in throw AccountError.unavailable },
-    verifyAddress: { _ in throw AccountError.unavailable }
+    verifyAddress: { _ in throw AccountError.unavailable },
+    issueReset: { _, _ in throw AccountError.unavailable },
+    resetPassword: { _, _ in throw AccountError.unavailable }
   )
   public static let testValue = AccountClient()
 }

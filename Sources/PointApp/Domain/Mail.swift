@@ -7,6 +7,8 @@ public struct MailRequest: Equatable, Sendable {
   public enum Kind: Equatable, Sendable {
     /// The link that proves the address is the member's: `token` opens it until `expires`.
     case addressVerification(token: String, expires: Date)
+    /// The link that lets the member choose a new password, asked for at `requestedAt`.
+    case passwordReset(token: String, requestedAt: Date, expires: Date)
   }
 
   public let to: EmailAddress
@@ -31,4 +33,17 @@ public struct AddressStatus: Equatable, Sendable {
   }
 
   public var isVerified: Bool { verifiedAt != nil }
+}
+
+/// How often a link by mail goes to one address: at most once a minute and three times an hour,
+/// so that an address typed by someone else gets no flood.
+public enum LinkLimit {
+  public static let interval: TimeInterval = 60
+  public static let perHour = 3
+
+  /// Whether another link may go at `now`, after those `sent`.
+  public static func allows(after sent: [Date], at now: Date) -> Bool {
+    let lastHour = sent.filter { now.timeIntervalSince($0) < 3600 }
+    return lastHour.count < perHour && lastHour.allSatisfy { now.timeIntervalSince($0) >= interval }
+  }
 }

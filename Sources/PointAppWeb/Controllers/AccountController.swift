@@ -3,7 +3,8 @@ import PointApp
 
 /// /register and /login (each a page whose form posts to it), /account, POST /account/password,
 /// /account/verify (a verification link's page, whose button posts to it), POST
-/// /account/verification (another link), POST /logout and POST /logout/everywhere.
+/// /account/verification (another link), /password/forgot and /password/reset (a reset link's
+/// page), POST /logout and POST /logout/everywhere.
 struct AccountController {
   let loop: RequestLoop
 
@@ -36,6 +37,22 @@ struct AccountController {
 
     router.form("/account/verification") { request, _ in
       try await loop.form(request) { _ in .addressVerification(.resendTapped) }
+    }
+
+    router.page("/password/forgot") { request, _ in
+      try await loop.page(request, .passwordForgotPageRequested)
+    } form: { request, context in
+      try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
+        .passwordReset(.requestSubmitted(email: try form.value("email")))
+      }
+    }
+
+    router.page("/password/reset") { request, _ in
+      try await loop.page(request, .passwordResetPageRequested(token: request.uri.queryParameters.get("token") ?? ""))
+    } form: { request, context in
+      try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
+        .passwordReset(.resetSubmitted(token: try form.value("token"), password: Secret(try form.value("password"))))
+      }
     }
 
     router.form("/logout") { request, _ in

@@ -23,6 +23,11 @@ struct MailOutbox: Sendable {
       (kind, subject) = ("verification", "【PointApp】メールアドレスの確認")
       context["link"] = settings.siteURL + "/account/verify?token=" + token
       context["expires"] = Pages.date(expires)
+    case let .passwordReset(token, requestedAt, expires):
+      (kind, subject) = ("password-reset", "【PointApp】パスワードの再設定")
+      context["link"] = settings.siteURL + "/password/reset?token=" + token
+      context["requestedAt"] = Pages.date(requestedAt)
+      context["expires"] = Pages.date(expires)
     }
     let body = renderer.render("mail-" + kind, context)
     return QueuedMail(id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now)

@@ -30,6 +30,9 @@ struct AccountService: Sendable {
   /// and the password hashed. Only for a form the feature will send on (a well-formed address and
   /// a password it accepts); `nil` for any other action.
   func prepare(_ action: AppFeature.Action, from client: String?, now: Date) async throws -> Prepared? {
+    if case let .passwordReset(.resetSubmitted(token, password)) = action, PasswordPolicy.problem(with: password.value) == nil {
+      return .reset(token: token, try await hasher.hash(password.value))
+    }
     guard case let .signInForm(.submitted(kind, email, password)) = action, let address = EmailAddress(email) else { return nil }
     switch kind {
     case .logIn:
@@ -70,6 +73,8 @@ struct AccountService: Sendable {
     case logIn(email: String, Result<Account, AccountError>)
     /// The registration's password hashed, or why it was refused.
     case register(email: String, Result<String, AccountError>)
+    /// A reset link's new password hashed.
+    case reset(token: String, String)
   }
 
   /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown);
@@ -193,6 +198,37 @@ struct AccountService: Sendable {
           (account.verifiedAt, account.verification) = (now, nil)
           return (account, address)
         }
+      },
+      issueReset: { email, expires in
+        let now = now
+        // The client's attempts count as logins do; the address's links within `LinkLimit`.
+        try await throttle.admit(client: client, now: now)
+        let id = AccountID(email: email.value)
+        return try await accounts.modify(id) { account in
+          guard var account, LinkLimit.allows(after: account.resetsSent ?? [], at: now) else { return (nil, nil) }
+          let (token, link) = PendingLink.issue(for: id, expires: expires)
+          account.reset = link
+          account.resetsSent = Array(((account.resetsSent ?? []) + [now]).suffix(5))
+          return (account, token)
+        }
+      },
+      resetPassword: { token, password in
+        let now = now
+        // Hashed before the lock; only a form sent some other way is hashed here.
+        let hash = if case let .reset(prepared, hash)? = prepared, prepared == token { hash } else { try await hasher.hash(password) }
+        guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidResetLink }
+        let address = try await accounts.modify(id) { account in
+          guard var account, let link = account.reset, link.opens(with: secret, at: now), let address = EmailAddress(account.email) else {
+            throw AccountError.invalidResetLink
+          }
+          (account.passwordHash, account.reset) = (hash, nil)
+          account.epoch += 1  // every session of the account ends
+          // The link reached the address: it is the member's.
+          if account.verifiedAt == nil { (account.verifiedAt, account.verification) = (now, nil) }
+          return (account, address)
+        }
+        try await throttle.succeeded(email: address.value)  // its failed logins no longer count
+        return address
       }
     )
   }

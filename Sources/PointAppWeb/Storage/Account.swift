@@ -29,6 +29,9 @@ public struct Account: Codable, Equatable, Sendable {
   public var verification: PendingLink?
   /// When the latest verification links were sent (the last five).
   public var linksSent: [Date]?
+  /// The password reset link that works now, and when the latest were sent (the last five).
+  public var reset: PendingLink?
+  public var resetsSent: [Date]?
 
   public init(email: String, passwordHash: String, user: UserID, epoch: Int = 0, created: Date) {
     self.email = email

@@ -39,6 +39,8 @@ enum Navigation {
     case signIn(SignInForm.Kind)
     case account
     case verifyAddress(token: String)
+    case passwordForgot
+    case passwordReset(token: String)
     /// An alert as a page: its buttons with actions are forms, one without leads to `cancel`.
     case confirmation(AlertState<AppFeature.Action>, cancel: String)
   }
@@ -91,11 +93,16 @@ enum Navigation {
     case .account?:
       (page, url) = (.account, "/account")
     case let .verifyAddress(token)?:
-      (page, url) = (.verifyAddress(token: token), "/account/verify")
+      (page, url) = (.verifyAddress(token: token), "/account/verify?token=\(token)")
+    case .passwordForgot?:
+      (page, url) = (.passwordForgot, "/password/forgot")
+    case let .passwordReset(token)?:
+      (page, url) = (.passwordReset(token: token), "/password/reset?token=\(token)")
     case let .exchangeConfirmation(option, alert)?:
       (page, url) = (.confirmation(alert.map(AppFeature.Action.exchange), cancel: "/exchange"), "/exchange/\(option.id.rawValue)")
     }
-    return isForm || url != path ? .redirect(url) : .page(page)
+    // A page's URL may carry its query (a link's token); the request's path never does.
+    return isForm || url.prefix(while: { $0 != "?" }) != path ? .redirect(url) : .page(page)
   }
 
   /// Where a form sends `action`, and its hidden fields: the way back from the controllers'
@@ -129,6 +136,8 @@ extension Pages {
     case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
     case .account: renderer.render("account", account(state, csrf: csrf()))
     case let .verifyAddress(token): renderer.render("verify-address", verifyAddress(state, token: token, csrf: csrf()))
+    case .passwordForgot: renderer.render("password-forgot", layout(state, body: ["csrf": csrf()]))
+    case let .passwordReset(token): renderer.render("password-reset", layout(state, body: ["csrf": csrf(), "token": token]))
     case let .confirmation(alert, cancel): renderer.render("confirmation", confirmation(state, alert, cancel: cancel, csrf: csrf()))
     }
   }

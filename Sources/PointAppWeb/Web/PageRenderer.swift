@@ -10,7 +10,7 @@ public struct PageRenderer: Sendable {
   static let templateNames = [
     "layout", "current-tab", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange", "confirmation",
     "profile", "survey-ineligible", "screened-out", "survey-invalid", "admin-login", "admin-surveys", "admin-audit",
-    "verify-address", "mail-verification", "mail-footer",
+    "verify-address", "mail-verification", "mail-footer", "password-forgot", "password-reset", "mail-password-reset",
   ]
 
   private let library: MustacheLibrary

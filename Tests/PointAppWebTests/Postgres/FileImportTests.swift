@@ -31,6 +31,8 @@ struct FileImportTests {
     let response = SurveyResponse(surveyID: SurveyID("moving"), version: 1, respondent: "r-1", outcome: .completed, answers: [], shownAt: nil, sentAt: noon, paid: 10)
     let backend = try FileBackend(folder)
     try await backend.holding("k") { try await ResponseStore(backend.table(.responses)).record([response]) }
+    // A message still to go.
+    try await MailQueue(backend).add([MailTests.message(to: "moving@example.jp")])
     return (folder, long, small)
   }
 
@@ -46,6 +48,8 @@ struct FileImportTests {
     #expect(report.sessions == 1)
     #expect(report.giftCodeRecords == 1 && report.pendingExchanges == 1)
     #expect(report.responses == 2, "the response and its survey's counts")
+    #expect(report.mail == 1)
+    #expect(try await MailQueue(PostgresBackend(database)).waiting(after: nil).map(\.to) == ["moving@example.jp"], "mail still to go goes on")
     let responses = ResponseStore(PostgresBackend(database).table(.responses))
     #expect(try await responses.responses(of: SurveyID("moving"), limit: 10).map(\.respondent) == ["r-1"])
     #expect(try await responses.counts(of: SurveyID("moving")).completes == 1)

@@ -5,12 +5,9 @@ import Foundation
 
 /// Proving that the account's address is the member's: a link by mail at registration and on
 /// request, valid `linkLifetime` and once (a newer link replaces it). Until it is used the account
-/// answers surveys and earns, but exchanges nothing. Links are sent again at most once a minute
-/// and three times an hour: an address typed by someone else gets no flood.
+/// answers surveys and earns, but exchanges nothing. Links are sent again within `LinkLimit`.
 public struct AddressVerification: Reducer, Sendable {
   public static let linkLifetime: TimeInterval = 24 * 60 * 60
-  public static let resendInterval: TimeInterval = 60
-  public static let linksPerHour = 3
 
   public struct State: Equatable, Sendable {
     public var signedIn: EmailAddress?
@@ -59,11 +56,7 @@ public struct AddressVerification: Reducer, Sendable {
       case .resendTapped:
         guard let email = state.signedIn, let status = state.status else { return .send(.delegate(.refused(.sessionEnded))) }
         guard !status.isVerified else { return .send(.delegate(.refused(.alreadyVerified))) }
-        let now = now
-        let lastHour = status.linksSent.filter { now.timeIntervalSince($0) < 3600 }
-        guard lastHour.count < Self.linksPerHour, lastHour.allSatisfy({ now.timeIntervalSince($0) >= Self.resendInterval }) else {
-          return .send(.delegate(.refused(.tooManyLinks)))
-        }
+        guard LinkLimit.allows(after: status.linksSent, at: now) else { return .send(.delegate(.refused(.tooManyLinks))) }
         return issue(for: email, resent: true)
       case let .linkIssued(email, expires, resent, .success(token)):
         guard let token else { return .send(.delegate(.refused(.sessionEnded))) }

@@ -98,6 +98,10 @@ public struct AppFeature: Reducer, Sendable {
     /// A verification link's page: a button that confirms the address (a link that changes
     /// something by being fetched would be used up by mail scanners).
     case verifyAddress(token: String)
+    /// The form that asks for a password reset link.
+    case passwordForgot
+    /// A reset link's page: the form for the new password.
+    case passwordReset(token: String)
     /// The question asked before points are exchanged for `option`.
     case exchangeConfirmation(ExchangeOption, AlertState<Exchange.Action>)
     /// No such page, survey or exchange.
@@ -134,6 +138,11 @@ public struct AppFeature: Reducer, Sendable {
     case addressVerification(AddressVerification.Action)
     /// A verification link was opened.
     case verificationPageRequested(token: String)
+    case passwordReset(PasswordReset.Action)
+    /// "パスワードを忘れた方" was followed.
+    case passwordForgotPageRequested
+    /// A reset link was opened.
+    case passwordResetPageRequested(token: String)
     /// The account's page was asked for.
     case accountPageRequested
     /// The logout button was pressed.
@@ -170,6 +179,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.signInForm, action: \.signInForm) { SignInForm() }
     Scope(state: \.passwordChange, action: \.passwordChange) { PasswordChange() }
     Scope(state: \.addressVerification, action: \.addressVerification) { AddressVerification() }
+    Scope(state: \.passwordResetForm, action: \.passwordReset) { PasswordReset() }
     Reduce { state, action in
       switch action {
       case .surveyList(.pageRequested):
@@ -402,11 +412,49 @@ public struct AppFeature: Reducer, Sendable {
         return .send(.addressVerification(.registered(signIn.email)))
       case let .verificationPageRequested(token):
         // A link cut short, or not one of ours.
-        guard token.utf8.count == 64, token.allSatisfy(\.isHexDigit) else {
+        guard Self.isLinkToken(token) else {
           state.destination = .notFound
           return .none
         }
         arrive(at: .verifyAddress(token: token), &state)
+        return .none
+      case .passwordForgotPageRequested:
+        arrive(at: .passwordForgot, &state)
+        return .none
+      case let .passwordResetPageRequested(token):
+        guard Self.isLinkToken(token) else {
+          state.destination = .notFound
+          return .none
+        }
+        arrive(at: .passwordReset(token: token), &state)
+        return .none
+      case .passwordReset(.requestSubmitted):
+        state.destination = .passwordForgot
+        return .none
+      case let .passwordReset(.resetSubmitted(token, _)):
+        state.destination = .passwordReset(token: token)  // refused: back to its form, saying why
+        return .none
+      case .passwordReset(.delegate(.requested)):
+        state.flash = Flash(
+          .success,
+          "入力されたメールアドレスが登録されていれば、パスワード再設定のメールを送りました。メールのリンクは1時間有効です。届かないときは、迷惑メールのフォルダもご確認ください。"
+        )
+        return .none
+      case let .passwordReset(.delegate(.reset(email))):
+        // Every session of the account has ended: this browser, signed in to it or not, logs in again.
+        if state.account == email { state.identityChange = .signedOut }
+        state.flash = Flash(.success, "パスワードを再設定しました。新しいパスワードでログインしてください。")
+        state.destination = .login
+        return .none
+      case .passwordReset(.delegate(.refused(.invalidResetLink))):
+        state.flash = Flash(.error, AccountError.invalidResetLink.message)
+        state.destination = .passwordForgot  // a new link is the way on
+        return .none
+      case .passwordReset(.delegate(.refused(.throttled))):
+        state.destination = .tooManyAttempts
+        return .none
+      case let .passwordReset(.delegate(.refused(error))):
+        state.flash = Flash(.error, error.message)
         return .none
       case .addressVerification(.resendTapped), .addressVerification(.confirmTapped):
         state.destination = state.account == nil ? .login : .account
@@ -454,7 +502,7 @@ public struct AppFeature: Reducer, Sendable {
       case let .support(action):
         return support(action, &state)
       case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange,
-        .addressVerification:
+        .addressVerification, .passwordReset:
         return .none
       }
     }
@@ -489,6 +537,12 @@ public struct AppFeature: Reducer, Sendable {
     case .closed?: .surveyClosed(survey, survey.closure(at: answered.date) == .deadlinePassed ? .deadlinePassed : .full)
     case nil: nil
     }
+  }
+
+  /// Whether `token` has the shape of a link's token (64 hex digits): anything else is a link
+  /// cut short, or not one of ours.
+  static func isLinkToken(_ token: String) -> Bool {
+    token.utf8.count == 64 && token.allSatisfy(\.isHexDigit)
   }
 
   /// The user is on a page: it counts as the day's visit (the streak and today's visit mission).
@@ -575,6 +629,11 @@ extension AppFeature.State {
   public var addressVerification: AddressVerification.State {
     get { AddressVerification.State(signedIn: account, status: addressStatus, outbox: outbox) }
     set { (addressStatus, outbox) = (newValue.status, newValue.outbox) }
+  }
+
+  public var passwordResetForm: PasswordReset.State {
+    get { PasswordReset.State(outbox: outbox) }
+    set { outbox = newValue.outbox }
   }
 
   public var signInForm: SignInForm.State {

@@ -30,6 +30,8 @@ public enum FileImport {
     public var adjustments = 0
     /// Surveys' responses, and their counts.
     public var responses = 0
+    /// Messages waiting to be delivered.
+    public var mail = 0
     /// Users whose balance is not the sum of their ledger's movements, with why.
     public var mismatches: [String] = []
     /// Users whose ledger was checked.
@@ -89,6 +91,9 @@ public enum FileImport {
     report.pendingExchanges = try await copy(.exchangeQueue) { _ in true }
     report.adjustments = try await copy(.adjustments) { _ in true }
     report.responses = try await copy(.responses) { _ in true }
+    // Mail still to go, and what became of the rest.
+    report.mail = try await copy(.mailQueue) { _ in true }
+    _ = try await copy(.mailLog) { _ in true }
     _ = try await copy(.settings) { _ in true }
     return report
   }
