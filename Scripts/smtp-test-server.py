@@ -69,11 +69,6 @@ def main():
     parser.add_argument("--auth", help="user:password that AUTH accepts (then required)")
     args = parser.parse_args()
     os.makedirs(args.folder, exist_ok=True)
-    port = args.port
-    if port == 0:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
     options = {}
     if args.tls:
         cert, key = os.path.join(args.folder, "cert.pem"), os.path.join(args.folder, "key.pem")
@@ -94,8 +89,20 @@ def main():
             return AuthResult(success=ok, handled=False)
 
         options.update(authenticator=authenticate, auth_required=True, auth_require_tls=args.tls)
-    controller = Controller(Keeper(args.folder), hostname="127.0.0.1", port=port, **options)
-    controller.start()
+    # A free port: one the system gave a moment ago may be taken again before the server binds it.
+    for attempt in range(20):
+        port = args.port
+        if port == 0:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+        controller = Controller(Keeper(args.folder), hostname="127.0.0.1", port=port, **options)
+        try:
+            controller.start()
+            break
+        except (OSError, RuntimeError):
+            if args.port or attempt == 19:
+                raise
     print(f"ready {port}", flush=True)
     try:
         asyncio.get_event_loop_policy().get_event_loop().run_forever()

@@ -33,8 +33,9 @@ public final class TestStore<State: Equatable & Sendable, Action: Sendable>: @un
   public var exhaustivity: Exhaustivity = .on
   /// How long `receive` and `finish` wait, at most, for effects still waiting on something the
   /// test does not control, before they fail. A passing test whose effects wait only on its
-  /// clocks never waits for it.
-  public var timeout: Duration = .seconds(1)
+  /// clocks never waits for it; 10 s, since a full test run on two cores was seen to hold an
+  /// effect's thread past 1 s (`IfCaseLetTests`, a timer's second tick).
+  public var timeout: Duration = .seconds(10)
   /// How long the effects of each action may run, as in the server; past it they are cancelled
   /// and the overrun is reported.
   public var deadline: Duration = .seconds(5)

@@ -326,13 +326,18 @@ def mailbox(data: Path, address: str, wait: float = 15.0) -> list[email.message.
         time.sleep(0.2)
 
 
-def mailed_link(data: Path, address: str, path: str) -> str:
-    """The newest link to `path` (a regular expression) in the mail to `address`."""
-    for message in reversed(mailbox(data, address)):
-        match = re.search(rf"https?://\S+{path}", message.get_content())
-        if match:
-            return match.group(0)
-    raise AssertionError(f"no mail to {address} links to {path}")
+def mailed_link(data: Path, address: str, path: str, wait: float = 15.0) -> str:
+    """The newest link to `path` (a regular expression) in the mail to `address`, waiting up to
+    `wait` seconds for a message with one (other mail to the address may come first)."""
+    deadline = time.time() + wait
+    while True:
+        for message in reversed(mailbox(data, address, wait=0)):
+            match = re.search(rf"https?://\S+{path}", message.get_content())
+            if match:
+                return match.group(0)
+        if time.time() > deadline:
+            raise AssertionError(f"no mail to {address} links to {path}")
+        time.sleep(0.2)
 
 
 def verify_address(b: "Browser", server, email: str, slug: str):

@@ -185,8 +185,13 @@ final class SMTPTestServer: Sendable {
   let port: Int
   private let process: Process
 
-  init(tls: Bool = false, auth: String? = nil) throws {
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-smtp-\(UUID().uuidString)")
+  private init(folder: URL, port: Int, process: Process) {
+    (self.folder, self.port, self.process) = (folder, port, process)
+  }
+
+  /// Starts one, and returns once it listens (within 30 s, or it throws).
+  static func start(tls: Bool = false, auth: String? = nil) async throws -> SMTPTestServer {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-smtp-\(UUID().uuidString)")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/smtp-test-server.py").path, "--folder", folder.path]
@@ -196,18 +201,24 @@ final class SMTPTestServer: Sendable {
     // Not the test run's: `swift test` reads that to its end, which a server still running holds off.
     process.standardError = FileHandle.nullDevice
     try process.run()
-    self.process = process
-    var line = Data()
-    while !line.contains(10) {
-      guard let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty else { break }
-      line += byte
+    // Its first line, read on a thread of its own (a blocking read on the test library's threads
+    // would hold up other tests); past 30 s it is stopped, which ends the read.
+    let ready = Mutex(false)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { if !ready.withLock({ $0 }) { process.terminate() } }
+    let handle = output.fileHandleForReading
+    let text = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+      Thread {
+        var line = Data()
+        while !line.contains(10), let byte = try? handle.read(upToCount: 1), !byte.isEmpty { line += byte }
+        continuation.resume(returning: String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+      }.start()
     }
-    let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    ready.withLock { $0 = true }
     guard text.hasPrefix("ready "), let port = Int(text.dropFirst(6)) else {
       process.terminate()
       throw SMTPFailure("the test SMTP server did not start: \(text)")
     }
-    self.port = port
+    return SMTPTestServer(folder: folder, port: port, process: process)
   }
 
   deinit {
@@ -240,7 +251,7 @@ final class SMTPTestServer: Sendable {
 @Suite(.enabled(if: SMTPTestServer.available, SMTPTestServer.notInstalled))
 struct SMTPTests {
   @Test func aMessageGoesOutThroughSTARTTLSAndAUTHInJapanese() async throws {
-    let smtp = try SMTPTestServer(tls: true, auth: "pointapp:s3cret")
+    let smtp = try await SMTPTestServer.start(tls: true, auth: "pointapp:s3cret")
     let queue = MailQueue(MemoryBackend())
     let message = MailTests.message()
     try await queue.add([message])
@@ -254,7 +265,7 @@ struct SMTPTests {
   }
 
   @Test func wrongCredentialsOrNoTLSLeaveTheMessageQueuedForLater() async throws {
-    let smtp = try SMTPTestServer(tls: true, auth: "pointapp:s3cret")
+    let smtp = try await SMTPTestServer.start(tls: true, auth: "pointapp:s3cret")
     let queue = MailQueue(MemoryBackend())
     let message = MailTests.message()
     try await queue.add([message])
@@ -271,7 +282,7 @@ struct SMTPTests {
   }
 
   @Test func aServersTemporaryRefusalIsRetriedAndItsPermanentOneRecorded() async throws {
-    let smtp = try SMTPTestServer()
+    let smtp = try await SMTPTestServer.start()
     let queue = MailQueue(MemoryBackend())
     let clock = MailTests.Clock()
     let busy = MailTests.message(to: "tempfail-1@example.jp")

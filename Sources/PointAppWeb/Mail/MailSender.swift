@@ -39,12 +39,10 @@ struct MailSender: Sendable {
     guard let message = try await queue.claim(waiting, for: process, at: start, until: start.addingTimeInterval(lease)) else { return false }
     do {
       try await transport.deliver(message) {}
-      try await queue.end(message, delivered: true, reply: nil, at: now())
-      logger.info("mail delivered", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "attempt": "\(message.attempts)"])
-      return true
     } catch let refusal as MailRefusal where refusal.isPermanent {
       try await queue.end(message, delivered: false, reply: refusal.description, at: now())
       logger.warning("mail refused for good", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reply": "\(refusal)"])
+      return false
     } catch {
       let reply = "\(error)"
       if now().timeIntervalSince(message.queued) >= giveUpAfter {
@@ -54,8 +52,13 @@ struct MailSender: Sendable {
         try await queue.retry(message, at: now().addingTimeInterval(Self.backoff(after: message.attempts)), reply: reply)
         logger.warning("mail not delivered: tried again later", metadata: ["message": "\(message.id)", "attempt": "\(message.attempts)", "reply": "\(reply)"])
       }
+      return false
     }
-    return false
+    // Delivered: a failure to record it now is the sweep's error, and the message stays claimed
+    // until its lease runs out, never put back to go at once a second time.
+    try await queue.end(message, delivered: true, reply: nil, at: now())
+    logger.info("mail delivered", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "attempt": "\(message.attempts)"])
+    return true
   }
 
   /// The wait after the `attempts`th attempt failed: 30 s, doubling, at most an hour, each

@@ -42,37 +42,46 @@ struct SMTPTransport: MailTransport {
       channel.close(promise: nil)
     }
     let talk = Conversation(channel: channel, replies: replies)
-    try await talk.expect(nil, 220)
-    var features = try await talk.expect("EHLO \(settings.domain)", 250)
+    try await talk.expect(nil, 220, step: "greeting")
+    var features = try await talk.expect("EHLO \(settings.domain)", 250, step: "EHLO")
     if let tls {
       guard features.offers("STARTTLS") else { throw SMTPFailure("the server does not offer STARTTLS") }
-      try await talk.expect("STARTTLS", 220)
-      let host = server.host
+      try await talk.expect("STARTTLS", 220, step: "STARTTLS")
+      // Nothing said before the handshake may pass for an answer after it (a man in the middle
+      // could queue replies there).
+      guard try await channel.eventLoop.submit({ replies.isDrained }).get() else {
+        throw SMTPFailure("the server said more after STARTTLS's 220")
+      }
+      // SNI takes a name, never an address.
+      let host = server.host.contains(":") || server.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : server.host
       try await channel.eventLoop.submit {
         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: host), position: .first)
       }.get()
-      features = try await talk.expect("EHLO \(settings.domain)", 250)
+      features = try await talk.expect("EHLO \(settings.domain)", 250, step: "EHLO")
     }
     if let username = server.username, let password = server.password {
+      // Errors name the step, never the command: the credentials would reach the log.
       let mechanisms = features.parameters(of: "AUTH")
       if mechanisms.contains("PLAIN") {
-        try await talk.expect("AUTH PLAIN " + Data("\0\(username)\0\(password)".utf8).base64EncodedString(), 235)
+        try await talk.expect("AUTH PLAIN " + Data("\0\(username)\0\(password)".utf8).base64EncodedString(), 235, step: "AUTH PLAIN")
       } else if mechanisms.contains("LOGIN") {
-        try await talk.expect("AUTH LOGIN", 334)
-        try await talk.expect(Data(username.utf8).base64EncodedString(), 334)
-        try await talk.expect(Data(password.utf8).base64EncodedString(), 235)
+        try await talk.expect("AUTH LOGIN", 334, step: "AUTH LOGIN")
+        try await talk.expect(Data(username.utf8).base64EncodedString(), 334, step: "AUTH LOGIN (user name)")
+        try await talk.expect(Data(password.utf8).base64EncodedString(), 235, step: "AUTH LOGIN (password)")
       } else {
         throw SMTPFailure("the server offers no AUTH mechanism we speak (PLAIN, LOGIN)")
       }
     }
+    // A refusal of the sender or of DATA is the server's with us (settings, policy), not this
+    // message's: tried again later, never dropped. The recipient's, and the message's own, are.
     let eightBit = features.offers("8BITMIME")
-    try await talk.expect("MAIL FROM:<\(settings.fromAddress)>" + (eightBit ? " BODY=8BITMIME" : ""), 250, refusesMessage: true)
-    try await talk.expect("RCPT TO:<\(message.to)>", 250, 251, refusesMessage: true)
-    try await talk.expect("DATA", 354, refusesMessage: true)
+    try await talk.expect("MAIL FROM:<\(settings.fromAddress)>" + (eightBit ? " BODY=8BITMIME" : ""), 250, step: "MAIL FROM")
+    try await talk.expect("RCPT TO:<\(message.to)>", 250, 251, step: "RCPT TO", refusesMessage: true)
+    try await talk.expect("DATA", 354, step: "DATA")
     try await channel.writeAndFlush(ByteBuffer(bytes: Self.dotStuffed(MailFormat.bytes(of: message, settings: settings, eightBit: eightBit)) + Array(".\r\n".utf8)))
     handedOver()
-    try await talk.expect(nil, 250, refusesMessage: true)
-    _ = try? await talk.expect("QUIT", 221)
+    try await talk.expect(nil, 250, step: "end of data", refusesMessage: true)
+    _ = try? await talk.expect("QUIT", 221, step: "QUIT")
   }
 
   /// A line that begins with "." gets another, so that none ends the data early (RFC 5321 4.5.2).
@@ -136,9 +145,9 @@ private struct Conversation {
   let replies: Replies
 
   /// Sends `command` (if any) and waits for the reply: one of `codes`, or it throws a refusal
-  /// (`refusesMessage`: this message's) or a failure of the conversation.
+  /// (`refusesMessage`: this message's) or a failure of the conversation, named by `step`.
   @discardableResult
-  func expect(_ command: String?, _ codes: Int..., refusesMessage: Bool = false) async throws -> SMTPReply {
+  func expect(_ command: String?, _ codes: Int..., step: String, refusesMessage: Bool = false) async throws -> SMTPReply {
     let replies = replies
     let answer = try await channel.eventLoop.flatSubmit { [channel] in
       let next = replies.next(on: channel.eventLoop)
@@ -148,7 +157,7 @@ private struct Conversation {
     guard !codes.contains(answer.code) else { return answer }
     let words = answer.lines.joined(separator: " ")
     if refusesMessage, (400..<600).contains(answer.code) { throw MailRefusal(code: answer.code, reply: words) }
-    throw SMTPFailure("\(command?.split(separator: " ").first ?? "greeting"): \(answer.code) \(words)")
+    throw SMTPFailure("\(step): \(answer.code) \(words)")
   }
 }
 
@@ -162,6 +171,9 @@ private final class Replies: ChannelInboundHandler, @unchecked Sendable {
   private var arrived: [SMTPReply] = []
   private var waiting: [EventLoopPromise<SMTPReply>] = []
   private var ended: (any Error)?
+
+  /// No reply, nor part of one, waits to be read.
+  var isDrained: Bool { arrived.isEmpty && partial.isEmpty && lines.isEmpty }
 
   func next(on loop: any EventLoop) -> EventLoopFuture<SMTPReply> {
     if !arrived.isEmpty { return loop.makeSucceededFuture(arrived.removeFirst()) }

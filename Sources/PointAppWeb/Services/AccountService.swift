@@ -31,7 +31,7 @@ struct AccountService: Sendable {
   /// a password it accepts); `nil` for any other action.
   func prepare(_ action: AppFeature.Action, from client: String?, now: Date) async throws -> Prepared? {
     if case let .passwordReset(.resetSubmitted(token, password)) = action, PasswordPolicy.problem(with: password.value) == nil {
-      return .reset(token: token, try await hasher.hash(password.value))
+      return .reset(token: token, try await hashForReset(token, password.value, from: client, now: now))
     }
     guard case let .signInForm(.submitted(kind, email, password)) = action, let address = EmailAddress(email) else { return nil }
     switch kind {
@@ -67,14 +67,28 @@ struct AccountService: Sendable {
     return .success(try await hasher.hash(password))
   }
 
+  /// A reset's new password hashed, once the client is within its limits and the link opens
+  /// the account as it is now (bcrypt is never spent on a link that does not), or why not.
+  private func hashForReset(_ token: String, _ password: String, from client: String?, now: Date) async throws -> Result<String, AccountError> {
+    do {
+      try await throttle.admit(client: client, now: now)
+    } catch AccountError.throttled {
+      return .failure(.throttled)
+    }
+    guard let (id, secret) = PendingLink.parse(token), let link = try await accounts.read(id)?.record.reset, link.opens(with: secret, at: now) else {
+      return .failure(.invalidResetLink)
+    }
+    return .success(try await hasher.hash(password))
+  }
+
   /// A sign-in form's work done before the user's update.
   enum Prepared: Sendable {
     /// The account whose password the login's matched, or why it was refused.
     case logIn(email: String, Result<Account, AccountError>)
     /// The registration's password hashed, or why it was refused.
     case register(email: String, Result<String, AccountError>)
-    /// A reset link's new password hashed.
-    case reset(token: String, String)
+    /// A reset link's new password hashed, or why it was not.
+    case reset(token: String, Result<String, AccountError>)
   }
 
   /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown);
@@ -173,6 +187,7 @@ struct AccountService: Sendable {
         try await accounts.modify(id) { account in
           guard var account else { throw AccountError.sessionEnded }
           account.passwordHash = hash
+          account.reset = nil  // a reset link asked for before is not a way back in
           account.epoch += 1  // every session of the old password ends; this one is renewed
           return (account, ())
         }
@@ -182,6 +197,9 @@ struct AccountService: Sendable {
         let id = AccountID(email: email.value)
         return try await accounts.modify(id) { account in
           guard var account else { return (nil, nil) }
+          // Checked again on the account as it is: requests at once see each other's links here.
+          guard account.verifiedAt == nil else { throw AccountError.alreadyVerified }
+          guard LinkLimit.allows(after: account.linksSent ?? [], at: now) else { throw AccountError.tooManyLinks }
           let (token, link) = PendingLink.issue(for: id, expires: expires)
           account.verification = link
           account.linksSent = Array(((account.linksSent ?? []) + [now]).suffix(5))
@@ -190,11 +208,14 @@ struct AccountService: Sendable {
       },
       verifyAddress: { token in
         let now = now
+        // Guessing counts as logins do; and a wrong link says only that, whatever the account
+        // (its id is the address's hash: the answer must not tell whether it exists or is verified).
+        try await throttle.admit(client: client, now: now)
         guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidLink }
         return try await accounts.modify(id) { account in
-          guard var account, let address = EmailAddress(account.email) else { throw AccountError.invalidLink }
-          guard account.verifiedAt == nil else { throw AccountError.alreadyVerified }
-          guard let link = account.verification, link.opens(with: secret, at: now) else { throw AccountError.invalidLink }
+          guard var account, let address = EmailAddress(account.email), let link = account.verification, link.opens(with: secret, at: now) else {
+            throw AccountError.invalidLink
+          }
           (account.verifiedAt, account.verification) = (now, nil)
           return (account, address)
         }
@@ -215,7 +236,10 @@ struct AccountService: Sendable {
       resetPassword: { token, password in
         let now = now
         // Hashed before the lock; only a form sent some other way is hashed here.
-        let hash = if case let .reset(prepared, hash)? = prepared, prepared == token { hash } else { try await hasher.hash(password) }
+        let checked: Result<String, AccountError> =
+          if case let .reset(preparedFor, result)? = prepared, preparedFor == token { result }
+          else { try await hashForReset(token, password, from: client, now: now) }
+        let hash = try checked.get()
         guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidResetLink }
         let address = try await accounts.modify(id) { account in
           guard var account, let link = account.reset, link.opens(with: secret, at: now), let address = EmailAddress(account.email) else {

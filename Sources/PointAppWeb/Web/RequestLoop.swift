@@ -224,7 +224,9 @@ struct RequestLoop: Sendable {
     } else if session.setsCookie {
       response.setCookie(sessions.cookie(for: session))
     }
-    if changed || (locked && visit.isForm && feed != nil) { response.setCookie(sessions.stateCookie(await feed?.mark())) }
+    // Every form's answer carries one, changed or not: whether a form changed anything (a reset
+    // asked for a known address, or an unknown one) is not for its headers to tell.
+    if changed || (locked && visit.isForm) { response.setCookie(sessions.stateCookie(await feed?.mark())) }
     return response
   }
 
