@@ -1,4 +1,6 @@
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 /// A step run every `interval` until the server shuts down: the session pruning, the catalog's
@@ -15,7 +17,7 @@ struct PeriodicTask: Service {
   func run() async throws {
     while !Task.isShuttingDownGracefully {
       do {
-        try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        try await cancelWhenGracefulShutdown { try await Self.sleep(for: interval) }
       } catch {
         if lastAtShutdown { try? await step() }
         return
@@ -25,6 +27,19 @@ struct PeriodicTask: Service {
       } catch {
         logger.warning("\(name) failed", metadata: ["error": "\(error)"])
       }
+    }
+  }
+
+  /// Sleeps on an event loop's timer. Under libfaketime (the crash test and the walks run the
+  /// server two years ahead) a `Task.sleep` was seen never to wake: its deadline is taken on a
+  /// clock the executor does not read the same way; an event loop reads one clock for both.
+  static func sleep(for interval: Duration) async throws {
+    let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+    let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .nanoseconds(nanoseconds)) {}
+    try await withTaskCancellationHandler {
+      try await timer.futureResult.get()
+    } onCancel: {
+      timer.cancel()
     }
   }
 }
