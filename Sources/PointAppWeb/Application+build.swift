@@ -50,6 +50,8 @@ public struct AppConfiguration: Sendable {
   public var smtp: SMTPServer?
   /// How often each process looks for messages to deliver.
   public var mailSweepInterval = Duration.seconds(1)
+  /// Invitations and expiry warnings queued at most a second, in all (`NoticeSender.rate`).
+  public var noticeRate = 20
 
   public init() {}
 
@@ -201,7 +203,7 @@ public func buildApplication(
     quotas: quotas,
     responses: responses,
     exchanges: ExchangeQueue(storage: stores.records(.exchangeQueue)),
-    mail: MailOutbox(queue: mailQueue, renderer: renderer, settings: configuration.mail),
+    mail: MailOutbox(queue: mailQueue, renderer: renderer, settings: configuration.mail, unsubscribeToken: sessions.unsubscribeToken),
     cache: cache,
     feed: feed,
     app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }
@@ -219,6 +221,15 @@ public func buildApplication(
   services.append(PeriodicTask(name: "fulfilling pending exchanges", interval: configuration.exchangeSweepInterval, logger: logger) {
     try await fulfiller.sweep()
   })
+  // Invitations and expiry warnings, a page of members a second.
+  let noticeRuns = NoticeRuns(stores.backend)
+  let noticeSender = NoticeSender(
+    runs: noticeRuns, accounts: accounts, loop: loop, process: mailSender.process, now: { [date = resolved.date] in date.now }, logger: logger,
+    rate: configuration.noticeRate
+  )
+  services.append(PeriodicTask(name: "sending notices", interval: configuration.mailSweepInterval, logger: logger) {
+    try await noticeSender.step()
+  })
   let operatorSessions = OperatorSessions(
     sessions: sessions, operators: OperatorRecords(stores.records(.operators)), secureCookies: configuration.secureCookies
   )
@@ -226,7 +237,7 @@ public func buildApplication(
     sessions: operatorSessions,
     service: OperatorService(
       sessions: operatorSessions, hasher: passwordHasher, throttle: throttle, catalog: catalogStore,
-      audit: AuditLog(stores.records(.audit)), responses: responses
+      audit: AuditLog(stores.records(.audit)), responses: responses, notices: noticeRuns
     ),
     desk: SupportDeskService(
       users: users, accounts: accounts, audit: AuditLog(stores.records(.audit)), loop: loop, adjustments: AdjustmentStore(stores.records(.adjustments))

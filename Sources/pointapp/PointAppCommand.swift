@@ -90,8 +90,13 @@ struct MailOptions: ParsableArguments {
   @Option(help: "Where members get in touch, every message ends with it (POINTAPP_MAIL_CONTACT).")
   var mailContact = environment["POINTAPP_MAIL_CONTACT"] ?? MailSettings().contact
 
+  @Option(help: "Invitations and expiry warnings queued at most a second, for the whole site (POINTAPP_NOTICE_RATE).")
+  var noticeRate = environment["POINTAPP_NOTICE_RATE"].flatMap(Int.init) ?? AppConfiguration().noticeRate
+
   /// The settings, with the site at `defaultSite` unless set.
   func apply(to configuration: inout AppConfiguration, defaultSite: String) throws {
+    guard noticeRate > 0 else { throw ValidationError("--notice-rate wants a positive number") }
+    configuration.noticeRate = noticeRate
     configuration.mail.siteURL = siteURL ?? defaultSite
     (configuration.mail.fromAddress, configuration.mail.senderName) = (mailFrom, mailSender)
     (configuration.mail.postalAddress, configuration.mail.contact) = (mailPostalAddress, mailContact)

@@ -25,6 +25,8 @@ public struct OperatorClient: Sendable {
   public var discardDraft: @Sendable (_ id: SurveyID) async throws -> Void
   /// A survey's responses counted (its dashboard).
   public var responseCounts: @Sendable (_ id: SurveyID) async throws -> ResponseCounts
+  /// How the survey's invitations stand; `nil`: it sends none.
+  public var invitations: @Sendable (_ id: SurveyID) async throws -> InvitationProgress?
   /// Notes an export of a survey's responses in the audit log, before it is sent.
   public var exportStarted: @Sendable (_ id: SurveyID, _ export: ResponseExport) async throws -> Void
   /// The signed-in operator's new authenticator secret, kept with the session until a code of

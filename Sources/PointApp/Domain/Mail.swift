@@ -9,6 +9,19 @@ public struct MailRequest: Equatable, Sendable {
     case addressVerification(token: String, expires: Date)
     /// The link that lets the member choose a new password, asked for at `requestedAt`.
     case passwordReset(token: String, requestedAt: Date, expires: Date)
+    /// A survey the member can answer was published.
+    case invitation(SurveyInvitation)
+    /// Points of these lots expire soon.
+    case expiryWarning([ExpiringPoints])
+
+    /// The list a member may stop that the message belongs to; `nil` for the account's own mail.
+    public var list: NoticeList? {
+      switch self {
+      case .addressVerification, .passwordReset: nil
+      case .invitation: .invitations
+      case .expiryWarning: .expiry
+      }
+    }
   }
 
   public let to: EmailAddress
@@ -17,6 +30,19 @@ public struct MailRequest: Equatable, Sendable {
   public init(to: EmailAddress, _ kind: Kind) {
     self.to = to
     self.kind = kind
+  }
+}
+
+/// What an invitation says of its survey.
+public struct SurveyInvitation: Equatable, Sendable {
+  public let survey: SurveyID
+  public let title: String
+  public let reward: PointAmount
+  public let minutes: Int
+  public let expiresAt: Date?
+
+  public init(_ survey: Survey) {
+    (self.survey, title, reward, minutes, expiresAt) = (survey.id, survey.title, survey.reward, survey.estimatedMinutes, survey.expiresAt)
   }
 }
 

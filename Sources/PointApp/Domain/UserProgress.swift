@@ -40,6 +40,8 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var exchanges: [ExchangeRequest] = []
   /// How many exchange requests the user has ever made: the last one's number.
   public private(set) var exchangeCount = 0
+  /// The mail the member chose to hear, and the invitations and warnings sent (`Notices`).
+  public internal(set) var notices = Notices()
   public static let keptQualifications = 20
   /// Requests per archive segment: segment `k` holds numbers `k*size + 1 ... (k+1)*size`.
   public static let exchangeSegmentSize = 20
@@ -455,7 +457,7 @@ extension UserProgress {
 extension UserProgress {
   private enum CodingKeys: String, CodingKey {
     case ledger, answered, answeredCount, missions, streak, achievements, profile, qualified, screenedOutCount
-    case invalidCount, opened, reviewRequested, screeningAnswers, exchanges, exchangeCount
+    case invalidCount, opened, reviewRequested, screeningAnswers, exchanges, exchangeCount, notices
   }
 
   /// Reads this version's shape or version 1's, which had no `answeredCount` (every answer was
@@ -478,6 +480,7 @@ extension UserProgress {
     screeningAnswers = try container.decodeIfPresent([SurveyID: [SurveyAnswer]].self, forKey: .screeningAnswers) ?? [:]
     exchanges = try container.decodeIfPresent([ExchangeRequest].self, forKey: .exchanges) ?? []
     exchangeCount = try container.decodeIfPresent(Int.self, forKey: .exchangeCount) ?? 0
+    notices = try container.decodeIfPresent(Notices.self, forKey: .notices) ?? Notices()
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -497,5 +500,6 @@ extension UserProgress {
     if !screeningAnswers.isEmpty { try container.encode(screeningAnswers, forKey: .screeningAnswers) }
     if !exchanges.isEmpty { try container.encode(exchanges, forKey: .exchanges) }
     if exchangeCount > 0 { try container.encode(exchangeCount, forKey: .exchangeCount) }
+    if !notices.isEmpty { try container.encode(notices, forKey: .notices) }
   }
 }

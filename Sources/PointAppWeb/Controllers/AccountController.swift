@@ -4,7 +4,8 @@ import PointApp
 /// /register and /login (each a page whose form posts to it), /account, POST /account/password,
 /// /account/verify (a verification link's page, whose button posts to it), POST
 /// /account/verification (another link), /password/forgot and /password/reset (a reset link's
-/// page), POST /logout and POST /logout/everywhere.
+/// page), /account/notifications (the mail the member hears), /unsubscribe (a notice's link: its
+/// page, and its one-click POST), POST /logout and POST /logout/everywhere.
 struct AccountController {
   let loop: RequestLoop
 
@@ -27,6 +28,32 @@ struct AccountController {
       try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
         .passwordChange(.submitted(current: Secret(try form.value("current")), new: Secret(try form.value("new"))))
       }
+    }
+
+    router.page("/account/notifications") { request, _ in
+      try await loop.page(request, .notificationSettingsPageRequested)
+    } form: { request, _ in
+      try await loop.form(request) { form in
+        var lists = Set<NoticeList>()
+        for field in form.fields where field.name == "lists" {
+          guard let list = NoticeList(rawValue: field.value) else { throw HTTPError(.badRequest, message: "no such list") }
+          lists.insert(list)
+        }
+        return .notifications(.settingsSubmitted(lists))
+      }
+    }
+
+    // A notice's link, which works without signing in: its page asks, its POST (the page's
+    // button, or the mail program's one click of RFC 8058, which sends no cookie) stops the list.
+    router.page("/unsubscribe") { request, _ in
+      let (_, list) = try unsubscription(request)
+      return Response.html(loop.renderer.render("unsubscribe", ["list": list.title, "action": request.uri.description]))
+    } form: { request, _ in
+      let (user, list) = try unsubscription(request)
+      guard let state = try await loop.send(.notifications(.unsubscribed(list)), to: user), !state.progress.notices.receives(list) else {
+        throw HTTPError(.notFound)
+      }
+      return Response.html(loop.renderer.render("unsubscribe", ["list": list.title, "done": true]))
     }
 
     router.page("/account/verify") { request, _ in
@@ -62,5 +89,14 @@ struct AccountController {
     router.form("/logout/everywhere") { request, _ in
       try await loop.form(request) { _ in .logoutEverywhereButtonTapped }
     }
+  }
+
+  /// The user and list of an unsubscribe link; 404 for a link the server did not make.
+  private func unsubscription(_ request: Request) throws -> (UserID, NoticeList) {
+    let query = request.uri.queryParameters
+    guard let user = query.get("token").flatMap(loop.sessions.unsubscriber), let list = query.get("list").flatMap(NoticeList.init(rawValue:)) else {
+      throw HTTPError(.notFound)
+    }
+    return (user, list)
   }
 }

@@ -30,6 +30,10 @@ enum MailFormat {
       "MIME-Version: 1.0",
       "Content-Type: text/plain; charset=UTF-8",
     ]
+    if let unsubscribe = message.unsubscribe {
+      // RFC 8058: a mail program stops the list in one click, with a POST to the link.
+      headers += ["List-Unsubscribe: <\(unsubscribe)>", "List-Unsubscribe-Post: List-Unsubscribe=One-Click"]
+    }
     let body = message.body.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
     var lines: [String]
     if eightBit {

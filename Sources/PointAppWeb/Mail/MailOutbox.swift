@@ -8,6 +8,8 @@ struct MailOutbox: Sendable {
   let queue: MailQueue
   let renderer: PageRenderer
   let settings: MailSettings
+  /// A user's unsubscribe token (`Sessions.unsubscribeToken(for:)`).
+  let unsubscribeToken: @Sendable (UserID) -> String
 
   func queue(_ requests: [MailRequest], for user: UserID?, at now: Date) async throws {
     try await queue.add(requests.map { compose($0, for: user, at: now) })
@@ -18,6 +20,12 @@ struct MailOutbox: Sendable {
       "site": settings.siteURL, "senderName": settings.senderName, "postalAddress": settings.postalAddress, "contact": settings.contact,
     ]
     let (kind, subject): (String, String)
+    var unsubscribe: String?
+    if let list = request.kind.list, let user {
+      unsubscribe = settings.siteURL + "/unsubscribe?token=" + unsubscribeToken(user) + "&list=" + list.rawValue
+      context["unsubscribe"] = unsubscribe
+      context["listTitle"] = list.title
+    }
     switch request.kind {
     case let .addressVerification(token, expires):
       (kind, subject) = ("verification", "【PointApp】メールアドレスの確認")
@@ -28,8 +36,20 @@ struct MailOutbox: Sendable {
       context["link"] = settings.siteURL + "/password/reset?token=" + token
       context["requestedAt"] = Pages.date(requestedAt)
       context["expires"] = Pages.date(expires)
+    case let .invitation(survey):
+      (kind, subject) = ("invitation", "【PointApp】新着アンケート「\(survey.title)」\(survey.reward)")
+      context["link"] = settings.siteURL + "/surveys/" + survey.survey.rawValue
+      (context["title"], context["reward"], context["minutes"]) = (survey.title, "\(survey.reward)", survey.minutes)
+      context["expires"] = survey.expiresAt.map(Pages.date)
+    case let .expiryWarning(lots):
+      let total = lots.reduce(PointAmount.zero) { $0.adding($1.amount) }
+      (kind, subject) = ("expiry-warning", "【PointApp】\(total)が\(lots.map(\.month.expiryLabel).min() ?? "")に失効します")
+      context["link"] = settings.siteURL + "/exchange"
+      context["lots"] = lots.map { ["amount": "\($0.amount)", "month": $0.month.label, "expires": $0.month.expiryLabel] }
     }
     let body = renderer.render("mail-" + kind, context)
-    return QueuedMail(id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now)
+    return QueuedMail(
+      id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now, unsubscribe: unsubscribe
+    )
   }
 }

@@ -23,20 +23,31 @@ struct QueuedMail: Codable, Equatable, Sendable {
   var claim: Claim?
   /// The server's last answer, or why it could not be reached.
   var lastReply: String?
+  /// A notice's one-click unsubscribe link (`List-Unsubscribe`, RFC 8058); `nil` for the
+  /// account's own mail. A message that has one is bulk: it goes after every other waiting.
+  var unsubscribe: String?
+  /// The last byte of it was handed to the server by the process that claimed it, whose answer
+  /// was not heard: it is not sent again (a server that took it would deliver it twice).
+  var handedOver: Date?
 
   struct Claim: Codable, Equatable, Sendable {
     let by: String
     let until: Date
   }
 
-  init(id: String, user: UserID?, kind: String, to: String, subject: String, body: String, queued: Date) {
+  init(id: String, user: UserID?, kind: String, to: String, subject: String, body: String, queued: Date, unsubscribe: String? = nil) {
     (self.id, self.user, self.kind, self.to, self.subject, self.body) = (id, user, kind, to, subject, body)
-    (self.queued, due) = (queued, queued)
+    (self.queued, due, self.unsubscribe) = (queued, queued, unsubscribe)
     place = Int64((queued.timeIntervalSince1970 * 1000).rounded(.down))
   }
 
-  /// `m-<place, 13 digits>-<id>`: the queue in the order messages were queued.
-  var name: RecordName { RecordName("m-", String(format: "%013lld-", place) + id) }
+  /// `m-<place, 13 digits>-<id>` (`b-…` for bulk): each part of the queue in the order its
+  /// messages were queued.
+  var name: RecordName { RecordName(Self.prefix(bulk: isBulk), String(format: "%013lld-", place) + id) }
+
+  var isBulk: Bool { unsubscribe != nil }
+
+  static func prefix(bulk: Bool) -> String { bulk ? "b-" : "m-" }
 }
 
 /// What became of a message that left the queue: delivered, or refused for good with the server's
@@ -72,9 +83,10 @@ struct MailQueue: Sendable {
     for message in messages { _ = try await queue.create(message, as: message.name) }
   }
 
-  /// Up to `limit` messages of the queue after `name`, oldest first.
-  func waiting(after name: RecordName?, limit: Int = 100) async throws -> [QueuedMail] {
-    try await queue.records(prefixed: "m-", after: name, limit: limit)
+  /// Up to `limit` messages of the queue's part (the account's own mail, or bulk) after `name`,
+  /// oldest first.
+  func waiting(bulk: Bool = false, after name: RecordName?, limit: Int = 100) async throws -> [QueuedMail] {
+    try await queue.records(prefixed: QueuedMail.prefix(bulk: bulk), after: name, limit: limit)
   }
 
   /// Claims `message` for `process` until `until`, if it is still waiting, due at `now` and no other
@@ -88,11 +100,22 @@ struct MailQueue: Sendable {
     }
   }
 
+  /// Notes that the last byte of `message`, claimed by `process`, is about to leave; `false` when
+  /// the claim is no longer its own (it ran out, and another process took the message).
+  func handingOver(_ message: QueuedMail, by process: String, at now: Date) async throws -> Bool {
+    try await queue.modify(message.name) { current in
+      guard var current, current.claim?.by == process, current.claim.map({ $0.until > now }) == true else { return (nil, false) }
+      current.handedOver = now
+      return (current, true)
+    }
+  }
+
   /// Puts a claimed message back, to be tried again at `due`.
   func retry(_ message: QueuedMail, at due: Date, reply: String) async throws {
     try await queue.modify(message.name) { current in
       guard var current else { return (nil, ()) }
-      (current.claim, current.due, current.lastReply) = (nil, due, reply)
+      // The server answered (a refusal), or never had the last byte: it does not hold it.
+      (current.claim, current.due, current.lastReply, current.handedOver) = (nil, due, reply, nil)
       return (current, ())
     }
   }

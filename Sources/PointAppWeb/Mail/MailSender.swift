@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Delivers the queue (`MailQueue`), in every process that shares it: each message due is claimed
 /// (one process at a time holds it, for `lease`), handed to the transport outside any user's lock
@@ -18,14 +19,26 @@ struct MailSender: Sendable {
   var lease: TimeInterval = 120
   var giveUpAfter: TimeInterval = 3 * 24 * 3600
 
-  /// One pass over the queue; how many messages it delivered.
+  /// Bulk messages (notices) delivered at most in one pass: the account's own mail, looked at
+  /// first in every pass, never waits behind more than these.
+  var bulkPerSweep = 50
+
+  /// One pass over the queue: every due message of the account's own mail, then up to
+  /// `bulkPerSweep` notices; how many messages it delivered.
   @discardableResult
   func sweep() async throws -> Int {
-    var delivered = 0
+    try await sweep(bulk: false, limit: .max) + sweep(bulk: true, limit: bulkPerSweep)
+  }
+
+  private func sweep(bulk: Bool, limit: Int) async throws -> Int {
+    var (delivered, tried) = (0, 0)
     var after: RecordName?
     // Each page starts past the last: a record whose name is not its message's cannot loop it.
-    while case let page = try await queue.waiting(after: after), let last = page.last, after.map({ last.name.recordName > $0.recordName }) ?? true {
-      for message in page where message.due <= now() {
+    while tried < limit, case let page = try await queue.waiting(bulk: bulk, after: after, limit: min(100, limit)), let last = page.last,
+      after.map({ last.name.recordName > $0.recordName }) ?? true
+    {
+      for message in page where message.due <= now() && tried < limit {
+        tried += 1
         if try await deliver(message) { delivered += 1 }
       }
       after = last.name
@@ -37,11 +50,28 @@ struct MailSender: Sendable {
   func deliver(_ waiting: QueuedMail) async throws -> Bool {
     let start = now()
     guard let message = try await queue.claim(waiting, for: process, at: start, until: start.addingTimeInterval(lease)) else { return false }
+    if let handedOver = message.handedOver {
+      // A process handed it over and ended before the server answered: the server may have it.
+      try await queue.end(message, delivered: true, reply: "handed over at \(handedOver), the answer not heard", at: now())
+      logger.notice("mail handed over by a process that ended: not sent again", metadata: ["message": "\(message.id)", "kind": "\(message.kind)"])
+      return true
+    }
+    let handed = Mutex(false)
     do {
-      try await transport.deliver(message) {}
+      try await transport.deliver(message) { [queue, process, now] in
+        guard try await queue.handingOver(message, by: process, at: now()) else { throw MailClaimLost() }
+        handed.withLock { $0 = true }
+      }
     } catch let refusal as MailRefusal where refusal.isPermanent {
       try await queue.end(message, delivered: false, reply: refusal.description, at: now())
       logger.warning("mail refused for good", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reply": "\(refusal)"])
+      return false
+    } catch where !(error is MailRefusal) && handed.withLock({ $0 }) {
+      // Gone to the server, its answer lost (the connection dropped): it may have taken it.
+      try await queue.end(message, delivered: true, reply: "handed over, the answer not heard: \(error)", at: now())
+      logger.warning("mail handed over, the answer lost: not sent again", metadata: ["message": "\(message.id)", "error": "\(error)"])
+      return true
+    } catch is MailClaimLost {
       return false
     } catch {
       let reply = "\(error)"
@@ -55,7 +85,7 @@ struct MailSender: Sendable {
       return false
     }
     // Delivered: a failure to record it now is the sweep's error, and the message stays claimed
-    // until its lease runs out, never put back to go at once a second time.
+    // until its lease runs out, then is ended as handed over, never sent a second time.
     try await queue.end(message, delivered: true, reply: nil, at: now())
     logger.info("mail delivered", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "attempt": "\(message.attempts)"])
     return true
@@ -68,3 +98,7 @@ struct MailSender: Sendable {
     return full * Double.random(in: 0.75...1)
   }
 }
+
+/// A message's claim ran out while it was being delivered, and another process may have it now:
+/// this one lets it go without handing it over.
+struct MailClaimLost: Error {}

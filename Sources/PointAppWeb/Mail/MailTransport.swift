@@ -4,9 +4,10 @@ import Foundation
 protocol MailTransport: Sendable {
   /// Hands `message` over. Throws `MailRefusal` for a server's refusal (4xx: tried again later;
   /// 5xx: for good), any other error when the server could not be reached or stopped answering
-  /// (tried again). `handedOver` runs once the message's last byte has left and before the
-  /// server's answer: what a process killed at that moment knows of it.
-  func deliver(_ message: QueuedMail, handedOver: @Sendable () -> Void) async throws
+  /// (tried again). `handingOver` runs before the byte that makes the server take the message
+  /// (SMTP's final dot): what a process killed after it knows of the message is that it may have
+  /// gone, and it must not go twice. When it throws, the message is not handed over.
+  func deliver(_ message: QueuedMail, handingOver: @Sendable () async throws -> Void) async throws
 }
 
 /// A server's refusal: its code and words.
@@ -32,9 +33,9 @@ struct OutboxFolder: MailTransport {
     self.settings = settings
   }
 
-  func deliver(_ message: QueuedMail, handedOver: @Sendable () -> Void) async throws {
+  /// Written again, the same file: nothing to note before.
+  func deliver(_ message: QueuedMail, handingOver: @Sendable () async throws -> Void) async throws {
     let path = folder.appendingPathComponent(message.name.recordName + ".eml").path
     try DurableFile.write(Data(MailFormat.bytes(of: message, settings: settings)), to: path)
-    handedOver()
   }
 }

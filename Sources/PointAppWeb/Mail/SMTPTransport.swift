@@ -25,7 +25,7 @@ struct SMTPTransport: MailTransport {
     tls = try NIOSSLContext(configuration: configuration)
   }
 
-  func deliver(_ message: QueuedMail, handedOver: @Sendable () -> Void) async throws {
+  func deliver(_ message: QueuedMail, handingOver: @Sendable () async throws -> Void) async throws {
     let replies = Replies()
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connectTimeout(.seconds(10))
@@ -78,8 +78,10 @@ struct SMTPTransport: MailTransport {
     try await talk.expect("MAIL FROM:<\(settings.fromAddress)>" + (eightBit ? " BODY=8BITMIME" : ""), 250, step: "MAIL FROM")
     try await talk.expect("RCPT TO:<\(message.to)>", 250, 251, step: "RCPT TO", refusesMessage: true)
     try await talk.expect("DATA", 354, step: "DATA")
-    try await channel.writeAndFlush(ByteBuffer(bytes: Self.dotStuffed(MailFormat.bytes(of: message, settings: settings, eightBit: eightBit)) + Array(".\r\n".utf8)))
-    handedOver()
+    try await channel.writeAndFlush(ByteBuffer(bytes: Self.dotStuffed(MailFormat.bytes(of: message, settings: settings, eightBit: eightBit))))
+    // The server takes the message with the final dot: noted before it goes, never sent again.
+    try await handingOver()
+    try await channel.writeAndFlush(ByteBuffer(bytes: Array(".\r\n".utf8)))
     try await talk.expect(nil, 250, step: "end of data", refusesMessage: true)
     _ = try? await talk.expect("QUIT", 221, step: "QUIT")
   }

@@ -25,8 +25,29 @@ extension Pages {
     return layout(state, body: body)
   }
 
+  /// The mail the member chooses to hear: each list with its box ticked when it is on.
+  static func notificationSettings(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+    let notices = state.progress.notices
+    return layout(state, body: [
+      "csrf": csrf,
+      "lists": NoticeList.allCases.map { list in
+        ["name": list.rawValue, "title": list.title, "checked": notices.receives(list), "hint": list.hint]
+      },
+    ])
+  }
+
   /// A verification link's page: the button that uses it.
   static func verifyAddress(_ state: AppFeature.State, token: String, csrf: String) -> [String: Any] {
     layout(state, body: ["csrf": csrf, "token": token])
+  }
+}
+
+extension NoticeList {
+  /// What a list's messages say, under its box.
+  var hint: String {
+    switch self {
+    case .invitations: "あなたが回答できるアンケートが公開されたときにお知らせします。"
+    case .expiry: "ポイントが失効する30日前にお知らせします（月ごとに1回）。"
+    }
   }
 }

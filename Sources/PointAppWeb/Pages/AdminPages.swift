@@ -268,6 +268,10 @@ extension Pages {
     facts.append(["label": "確認依頼のあと", "value": "\(counts.reviewed)件"])
     facts.append(["label": "回答時間（中央値）", "value": counts.secondsPercentile(0.5).map(duration) ?? "—"])
     facts.append(["label": "回答時間（速い10%）", "value": counts.secondsPercentile(0.1).map(duration) ?? "—"])
+    if let invitations = state.invitations {
+      let stage = invitations.finished.map { "完了 \(date($0))" } ?? "送信中"
+      facts.append(["label": "招待メール", "value": "\(invitations.sent)通（会員\(invitations.examined)人を確認・\(stage)）"])
+    }
 
     // The last 14 days to today, a bar each.
     let today = Day(now, in: .tokyo)

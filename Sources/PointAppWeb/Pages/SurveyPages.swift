@@ -9,7 +9,7 @@ extension Pages {
     let page = list.page
     return layout(state, body: [
       "filters": fragments.surveyFilters(category: page.category, sort: page.sort),
-      "list": fragments.surveyRows(page.surveys, answered: list.isAnswered),
+      "list": fragments.surveyRows(page.surveys, answered: list.isAnswered, isNew: { page.newSurveys.contains($0.id) }),
       "closedList": page.closedSurveys.isEmpty ? false : fragments.surveyRows(page.closedSurveys, answered: list.isAnswered, closed: true),
       // An empty list says why; a failed load leaves it empty.
       "hasSurveys": !page.surveys.isEmpty, "loadFailed": page.loadFailed,
@@ -36,9 +36,10 @@ extension Pages {
   }
 
   /// One survey's card in the list; a closed one (受付終了) says so instead of its places left.
-  public static func surveyRow(_ survey: Survey, answered: Bool, closed: Bool = false) -> [String: Any] {
+  public static func surveyRow(_ survey: Survey, answered: Bool, closed: Bool = false, isNew: Bool = false) -> [String: Any] {
     var row = summary(survey)
     row["answered"] = answered
+    row["isNew"] = isNew
     row["closed"] = closed
     if !closed, survey.isNearlyFull, let remaining = survey.remainingPlaces { row["fewLeft"] = remaining }
     return row

@@ -13,6 +13,8 @@ struct OperatorService: Sendable {
   let catalog: CatalogStore
   let audit: AuditLog
   let responses: ResponseStore
+  /// Where a survey's first publication starts its invitations.
+  let notices: NoticeRuns
 
   /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown).
   var operators: OperatorRecords { sessions.operators }
@@ -76,6 +78,8 @@ struct OperatorService: Sendable {
           before: current.map(Self.summary), after: Self.summary(survey.numbered((current?.version ?? 0) + 1))
         ))
         let (published, _) = try await catalog.publish(survey)
+        // Its members are invited once, when it is first published (`NoticeSender`).
+        if published.version == 1 { try await notices.start(NoticeSender.invitations(for: survey.id), at: now) }
         try await catalog.discardDraft(survey.id)
         return published
       },
@@ -86,6 +90,7 @@ struct OperatorService: Sendable {
         try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .draftDiscarded, subject: id.rawValue, before: kept.form.title))
       },
       responseCounts: { id in try await responses.counts(of: id) },
+      invitations: { id in try await notices.progress(of: NoticeSender.invitations(for: id)) },
       exportStarted: { id, export in
         guard let email = session.email else { throw OperatorError.notFound }
         try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .responsesExported, subject: id.rawValue, after: export.summary))

@@ -196,6 +196,19 @@ public struct Sessions: Sendable {
     "r-" + hex(HMAC<SHA256>.authenticationCode(for: Data("respondent \(user.rawValue) \(survey.rawValue)".utf8), using: key).prefix(8))
   }
 
+  /// What a notice's unsubscribe link carries (`/unsubscribe?token=`): the user's id, then 32 hex
+  /// digits of HMAC-SHA256(secret, "unsubscribe <user>"). It stops that user's notices, and
+  /// nothing else: no session, no page of theirs.
+  func unsubscribeToken(for user: UserID) -> String {
+    user.rawValue + hex(HMAC<SHA256>.authenticationCode(for: Data("unsubscribe \(user.rawValue)".utf8), using: key).prefix(16))
+  }
+
+  /// The user an unsubscribe token is for; `nil` for one the server did not make.
+  func unsubscriber(_ token: String) -> UserID? {
+    guard token.utf8.count == 64, let user = UserID(String(token.prefix(32))), constantTimeEqual(unsubscribeToken(for: user), token) else { return nil }
+    return user
+  }
+
   /// The server's mark on a session id it issued: HMAC-SHA256(secret, "issued " + id), 16 hex
   /// digits. (The CSRF token signs the id alone: the two never stand for each other.)
   func mark(_ id: SessionID) -> String {

@@ -38,11 +38,13 @@ public struct RecordKind: Hashable, Sendable {
   /// Messages waiting to be delivered (`MailQueue`), and what became of each one delivered or refused.
   public static let mailQueue = RecordKind("mail-queue", table: "mail_queue")
   public static let mailLog = RecordKind("mail-log", table: "mail_log")
+  /// Passes over the members for invitations and expiry warnings (`NoticeRuns`).
+  public static let noticeRuns = RecordKind("notice-runs", table: "notice_runs")
 
   /// Every kind a backend holds.
   public static let all: [RecordKind] = [
     sessions, accounts, catalog, operators, audit, responses, giftCodes, exchangeQueue, adjustments, loginLimits, users, archive, quotas, settings,
-    mailQueue, mailLog,
+    mailQueue, mailLog, noticeRuns,
   ]
 }
 

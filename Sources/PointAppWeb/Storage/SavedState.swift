@@ -4,13 +4,15 @@ import PointApp
 /// A user's state file: their data only (progress, flash, a refused draft, a refused form's address) with the schema version it was
 /// written in; pages and catalog data are never saved.
 public enum SavedState {
-  /// The version this code writes. Version 4 adds the ledger's lots (expiry and rank) and the
+  /// The version this code writes. Version 5 adds the mail the member stopped and the
+  /// invitations and warnings sent (`notices`): a version-4 program would drop them, and mail a
+  /// member who asked for none. Version 4 adds the ledger's lots (expiry and rank) and the
   /// ledger reasons that come with them (expiry, rank bonus, exchange requests, the support
   /// desk's adjustments), which version 3 cannot read. Version 3 adds the profile and its bonus (a ledger reason
   /// version 2 cannot read, hence the new number: a version-2 program refuses the file rather
   /// than drop them); version 2 keeps the ledger bounded (running totals, newest movements, an
   /// archive) and counts answers; version 1 kept every movement and answer in the user's file.
-  public static let schemaVersion = 4
+  public static let schemaVersion = 5
 
   /// The bytes of a user's file: those `SavedJSON.encode(File(state))` gives, written faster.
   public static func data(for state: AppFeature.State) -> Data {

@@ -79,6 +79,16 @@ struct SavedStateWriter {
     if progress.invalidCount > 0 { key("invalidCount"); int(progress.invalidCount) }
     key("ledger"); write(progress.ledger)
     key("missions"); write(progress.missions)
+    if !progress.notices.isEmpty {
+      let notices = progress.notices
+      key("notices")
+      byte("{")
+      key("invited", first: true)
+      dictionary(notices.invited.map { ($0.key.rawValue, $0.value) }) { $0.date($1) }
+      key("stopped"); array(notices.stopped) { $0.string($1.rawValue) }
+      key("warned"); array(notices.warned) { $0.string($1.iso) }
+      byte("}")
+    }
     if !progress.opened.isEmpty {
       key("opened")
       dictionary(progress.opened.map { ($0.key.rawValue, $0.value) }) { $0.date($1) }

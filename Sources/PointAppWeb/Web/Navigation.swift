@@ -38,6 +38,7 @@ enum Navigation {
     case profile
     case signIn(SignInForm.Kind)
     case account
+    case notificationSettings
     case verifyAddress(token: String)
     case passwordForgot
     case passwordReset(token: String)
@@ -92,6 +93,8 @@ enum Navigation {
       (page, url) = (.signIn(.logIn), "/login")
     case .account?:
       (page, url) = (.account, "/account")
+    case .notificationSettings?:
+      (page, url) = (.notificationSettings, "/account/notifications")
     case let .verifyAddress(token)?:
       (page, url) = (.verifyAddress(token: token), "/account/verify?token=\(token)")
     case .passwordForgot?:
@@ -135,6 +138,7 @@ extension Pages {
     case .profile: renderer.render("profile", profile(state, csrf: csrf()))
     case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
     case .account: renderer.render("account", account(state, csrf: csrf()))
+    case .notificationSettings: renderer.render("notifications", notificationSettings(state, csrf: csrf()))
     case let .verifyAddress(token): renderer.render("verify-address", verifyAddress(state, token: token, csrf: csrf()))
     case .passwordForgot: renderer.render("password-forgot", layout(state, body: ["csrf": csrf()]))
     case let .passwordReset(token): renderer.render("password-reset", layout(state, body: ["csrf": csrf(), "token": token]))

@@ -59,17 +59,18 @@ public struct PageRenderer: Sendable {
   /// The list's cards (list items), joined. A card depends on its survey and on whether it was
   /// answered only, so each is rendered once and kept (the list page would otherwise spend most of
   /// its time in the template engine, rendering the same cards for every user).
-  public func surveyRows(_ surveys: [Survey], answered: (Survey) -> Bool, closed: Bool = false) -> String {
+  public func surveyRows(_ surveys: [Survey], answered: (Survey) -> Bool, closed: Bool = false, isNew: (Survey) -> Bool = { _ in false }) -> String {
     let answered = surveys.map(answered)
-    let kept = cards.html(for: surveys, answered: answered, closed: closed)
+    let isNew = surveys.map(isNew)
+    let kept = cards.html(for: surveys, answered: answered, isNew: isNew, closed: closed)
     var list = ""
     list.reserveCapacity(kept.reduce(0) { $0 + ($1?.utf8.count ?? 1_024) })
     for index in surveys.indices {
       if let html = kept[index] {
         list += html
       } else {
-        let html = render("survey-row", Pages.surveyRow(surveys[index], answered: answered[index], closed: closed))
-        cards.keep(html, of: surveys[index], answered: answered[index], closed: closed)
+        let html = render("survey-row", Pages.surveyRow(surveys[index], answered: answered[index], closed: closed, isNew: isNew[index]))
+        cards.keep(html, of: surveys[index], answered: answered[index], isNew: isNew[index], closed: closed)
         list += html
       }
     }
@@ -96,16 +97,17 @@ public struct PageRenderer: Sendable {
     private struct Key: Hashable {
       let id: SurveyID
       let answered: Bool
+      let isNew: Bool
       let closed: Bool
     }
 
     private let kept = Mutex<[Key: (survey: Survey, html: String)]>([:])
 
     /// The kept cards of `surveys`, `nil` where none is kept (one lock for a whole list).
-    func html(for surveys: [Survey], answered: [Bool], closed: Bool) -> [String?] {
+    func html(for surveys: [Survey], answered: [Bool], isNew: [Bool], closed: Bool) -> [String?] {
       kept.withLock { kept in
         surveys.indices.map { index in
-          guard let card = kept[Key(id: surveys[index].id, answered: answered[index], closed: closed)], card.survey == surveys[index] else {
+          guard let card = kept[Key(id: surveys[index].id, answered: answered[index], isNew: isNew[index], closed: closed)], card.survey == surveys[index] else {
             return nil
           }
           return card.html
@@ -114,10 +116,10 @@ public struct PageRenderer: Sendable {
     }
 
     /// Keeps at most 1,000 cards (a catalog is a few dozen surveys); past that, starts again.
-    func keep(_ html: String, of survey: Survey, answered: Bool, closed: Bool) {
+    func keep(_ html: String, of survey: Survey, answered: Bool, isNew: Bool, closed: Bool) {
       kept.withLock { kept in
         if kept.count >= 1_000 { kept.removeAll() }
-        kept[Key(id: survey.id, answered: answered, closed: closed)] = (survey, html)
+        kept[Key(id: survey.id, answered: answered, isNew: isNew, closed: closed)] = (survey, html)
       }
     }
   }

@@ -17,6 +17,7 @@ struct ConsoleRoleTests {
       $0.operators.auditPage = { _ in AuditPage(entries: [], next: nil) }
       $0.operators.team = { [] }
       $0.operators.responseCounts = { _ in ResponseCounts() }
+      $0.operators.invitations = { _ in nil }
       $0.operators.exportStarted = { _, _ in }
     }
   }

@@ -150,14 +150,19 @@ struct ResponsesFeatureTests {
       counts.add(SurveyResponse(surveyID: Survey.sweets.id, version: 1, respondent: "r-1", outcome: .completed, answers: [], shownAt: noon - 60, sentAt: noon, paid: 60))
       return counts
     }()
-    let store = makeStore { $0.responseCounts = { id in
-      #expect(id == Survey.sweets.id)
-      return counts
-    } }
+    let invitations = InvitationProgress(started: noon - 3600, examined: 1200, sent: 340)
+    let store = makeStore {
+      $0.responseCounts = { id in
+        #expect(id == Survey.sweets.id)
+        return counts
+      }
+      $0.invitations = { id in id == Survey.sweets.id ? invitations : nil }
+    }
     await store.send(.dashboardRequested(Survey.sweets.id)) { $0.now = noon }
-    await store.receive(.dashboardLoaded(.success(OperatorFeature.Dashboard(survey: .sweets, counts: counts)))) {
+    await store.receive(.dashboardLoaded(.success(OperatorFeature.Dashboard(survey: .sweets, counts: counts, invitations: invitations)))) {
       $0.survey = .sweets
       $0.counts = counts
+      $0.invitations = invitations
       $0.destination = .dashboard(Survey.sweets.id)
     }
     await store.send(.dashboardRequested(SurveyID("nope")))

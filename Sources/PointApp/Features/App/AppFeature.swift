@@ -95,6 +95,8 @@ public struct AppFeature: Reducer, Sendable {
     case login
     /// The signed-in account's page.
     case account
+    /// The mail the member chooses to hear.
+    case notificationSettings
     /// A verification link's page: a button that confirms the address (a link that changes
     /// something by being fetched would be used up by mail scanners).
     case verifyAddress(token: String)
@@ -145,6 +147,9 @@ public struct AppFeature: Reducer, Sendable {
     case passwordResetPageRequested(token: String)
     /// The account's page was asked for.
     case accountPageRequested
+    case notifications(Notifications.Action)
+    /// The notification settings' page was asked for.
+    case notificationSettingsPageRequested
     /// The logout button was pressed.
     case logoutButtonTapped
     /// "Log out of every device" was pressed.
@@ -180,6 +185,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.passwordChange, action: \.passwordChange) { PasswordChange() }
     Scope(state: \.addressVerification, action: \.addressVerification) { AddressVerification() }
     Scope(state: \.passwordResetForm, action: \.passwordReset) { PasswordReset() }
+    Scope(state: \.notifications, action: \.notifications) { Notifications() }
     Reduce { state, action in
       switch action {
       case .surveyList(.pageRequested):
@@ -478,6 +484,19 @@ public struct AppFeature: Reducer, Sendable {
           arrive(at: .account, &state)
         }
         return .none
+      case .notificationSettingsPageRequested:
+        if state.account == nil {
+          state.destination = .login
+        } else {
+          arrive(at: .notificationSettings, &state)
+        }
+        return .none
+      case .notifications(.settingsSubmitted):
+        state.destination = state.account == nil ? .login : .notificationSettings
+        return .none
+      case .notifications(.delegate(.saved)):
+        if state.account != nil { state.flash = Flash(.success, "メールの配信設定を保存しました。") }
+        return .none
       case .passwordChange(.submitted):
         state.destination = .account
         return .none
@@ -502,7 +521,7 @@ public struct AppFeature: Reducer, Sendable {
       case let .support(action):
         return support(action, &state)
       case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange,
-        .addressVerification, .passwordReset:
+        .addressVerification, .passwordReset, .notifications:
         return .none
       }
     }
@@ -629,6 +648,11 @@ extension AppFeature.State {
   public var addressVerification: AddressVerification.State {
     get { AddressVerification.State(signedIn: account, status: addressStatus, outbox: outbox) }
     set { (addressStatus, outbox) = (newValue.status, newValue.outbox) }
+  }
+
+  public var notifications: Notifications.State {
+    get { Notifications.State(signedIn: account, progress: progress, outbox: outbox) }
+    set { (progress, outbox) = (newValue.progress, newValue.outbox) }
   }
 
   public var passwordResetForm: PasswordReset.State {

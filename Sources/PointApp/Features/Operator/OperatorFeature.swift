@@ -45,6 +45,8 @@ public struct OperatorFeature: Reducer, Sendable {
     /// The survey whose dashboard or export is asked for, and its counts.
     public var survey: Survey?
     public var counts = ResponseCounts()
+    /// The survey's invitations by mail; `nil` when it sent none (not published from the console).
+    public var invitations: InvitationProgress?
     /// The support desk's pages.
     public var desk = SupportDesk.State()
 
@@ -95,10 +97,12 @@ public struct OperatorFeature: Reducer, Sendable {
   public struct Dashboard: Equatable, Sendable {
     public var survey: Survey
     public var counts: ResponseCounts
+    public var invitations: InvitationProgress?
 
-    public init(survey: Survey, counts: ResponseCounts) {
+    public init(survey: Survey, counts: ResponseCounts, invitations: InvitationProgress? = nil) {
       self.survey = survey
       self.counts = counts
+      self.invitations = invitations
     }
   }
 
@@ -438,7 +442,8 @@ public struct OperatorFeature: Reducer, Sendable {
           return .run { [surveyClient, operators] send in
             do {
               guard let survey = try await surveyClient.fetch(id) else { return await send(.dashboardLoaded(.failure(.notFound))) }
-              await send(.dashboardLoaded(.success(Dashboard(survey: survey, counts: try await operators.responseCounts(id)))))
+              let (counts, invitations) = (try await operators.responseCounts(id), try await operators.invitations(id))
+              await send(.dashboardLoaded(.success(Dashboard(survey: survey, counts: counts, invitations: invitations))))
             } catch {
               await send(.dashboardLoaded(.failure(error as? OperatorError ?? .unavailable)))
             }
@@ -447,6 +452,7 @@ public struct OperatorFeature: Reducer, Sendable {
         case let .dashboardLoaded(.success(dashboard)):
           state.survey = dashboard.survey
           state.counts = dashboard.counts
+          state.invitations = dashboard.invitations
           state.destination = .dashboard(dashboard.survey.id)
           return .none
 

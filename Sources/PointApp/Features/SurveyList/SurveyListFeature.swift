@@ -29,6 +29,8 @@ public struct SurveyList: Reducer, Sendable {
     public var loadFailed = false
     /// Some surveys are hidden because the user has no profile yet: the page invites them to fill it.
     public var surveysNeedProfile = false
+    /// Open surveys published within `newFor` that the user has not answered: marked 新着.
+    public var newSurveys: Set<SurveyID> = []
 
     public init(category: SurveyCategory? = nil, sort: SurveySort = .newest, surveys: [Survey] = [], loadFailed: Bool = false) {
       self.category = category
@@ -49,6 +51,8 @@ public struct SurveyList: Reducer, Sendable {
 
   /// How long a survey past its deadline stays listed as closed.
   public static let closedShownFor: TimeInterval = 7 * 24 * 60 * 60
+  /// How long a survey is 新着 after it is published.
+  public static let newFor: TimeInterval = 3 * 24 * 60 * 60
 
   public init() {}
 
@@ -93,12 +97,14 @@ public struct SurveyList: Reducer, Sendable {
           }
         }
         state.page.surveys = state.page.sort.sorted(open)
+        state.page.newSurveys = Set(open.filter { now.timeIntervalSince($0.publishedAt) < Self.newFor && !state.isAnswered($0) }.map(\.id))
         state.page.closedSurveys = closed.isEmpty ? [] : state.page.sort.sorted(closed)
         state.page.surveysNeedProfile = needsProfile
         state.page.loadFailed = false
         return .none
       case .surveysLoaded(.failure):
         state.page.surveys = []
+        state.page.newSurveys = []
         state.page.closedSurveys = []
         state.page.surveysNeedProfile = false
         state.page.loadFailed = true

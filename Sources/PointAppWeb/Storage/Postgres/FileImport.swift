@@ -94,6 +94,7 @@ public enum FileImport {
     // Mail still to go, and what became of the rest.
     report.mail = try await copy(.mailQueue) { _ in true }
     _ = try await copy(.mailLog) { _ in true }
+    _ = try await copy(.noticeRuns) { _ in true }
     _ = try await copy(.settings) { _ in true }
     return report
   }

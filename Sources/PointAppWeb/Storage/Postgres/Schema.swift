@@ -154,6 +154,10 @@ public enum Schema {
       // `<message id>`: delivered or refused, without the address.
       #"CREATE TABLE mail_log (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
     ]),
+    Migration(version: 13, name: "notices: passes over the members", statements: [
+      // `run-<reason>` under way, `done-<reason>` finished (`NoticeRuns`).
+      #"CREATE TABLE notice_runs (id text COLLATE "C" PRIMARY KEY, record text NOT NULL, version bigint NOT NULL DEFAULT 1)"#,
+    ]),
   ]
 
   public static var latest: Int { migrations.last?.version ?? 0 }

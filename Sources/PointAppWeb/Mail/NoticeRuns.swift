@@ -1,0 +1,160 @@
+import Foundation
+import Logging
+import PointApp
+import Synchronization
+
+/// One pass over every member for one reason: a survey's invitations (`invite-<survey>`, started
+/// when it is first published from the console) or a day's expiry warnings (`expiry-<day>`). Its
+/// cursor moves through the accounts in pages; each member is asked through their own update
+/// (`Notifications`), which sends at most once what is due to them.
+struct NoticeRun: Codable, Equatable, Sendable {
+  /// `invite-<survey>` or `expiry-<day>`.
+  let reason: String
+  var progress: InvitationProgress
+  /// The last account looked at.
+  var after: AccountID?
+  /// The process taking the next page, and until when.
+  var claim: QueuedMail.Claim?
+  /// The next page not before then: the rate.
+  var due: Date
+
+  var survey: SurveyID? { reason.hasPrefix("invite-") ? SurveyID(String(reason.dropFirst(7))) : nil }
+}
+
+/// The passes under way (`run-<reason>`) and those finished (`done-<reason>`): a reason runs once.
+struct NoticeRuns: Sendable {
+  let backend: any RecordBackend
+  private let runs: Records<RecordName, NoticeRun>
+
+  init(_ backend: any RecordBackend) {
+    self.backend = backend
+    runs = Records(backend.table(.noticeRuns))
+  }
+
+  /// Starts the pass for `reason` unless it ran or runs; whether it started.
+  @discardableResult
+  func start(_ reason: String, at now: Date) async throws -> Bool {
+    try await backend.holding("notice-run:" + reason) {
+      guard try await runs.read(RecordName("done-", reason)) == nil else { return false }
+      return try await runs.create(
+        NoticeRun(reason: reason, progress: InvitationProgress(started: now), due: now), as: RecordName("run-", reason)
+      )
+    }
+  }
+
+  func active() async throws -> [NoticeRun] {
+    try await runs.all(prefixed: "run-")
+  }
+
+  /// How the pass for `reason` stands, under way or finished.
+  func progress(of reason: String) async throws -> InvitationProgress? {
+    if let run = try await runs.read(RecordName("run-", reason)) { return run.record.progress }
+    return try await runs.read(RecordName("done-", reason))?.record.progress
+  }
+
+  /// Takes the next page of `run` for `process` until `until`, if it is due and nobody holds it.
+  func claim(_ run: NoticeRun, for process: String, at now: Date, until: Date) async throws -> NoticeRun? {
+    try await runs.modify(RecordName("run-", run.reason)) { current in
+      guard var current, current.due <= now, (current.claim?.until ?? .distantPast) <= now else { return (nil, nil) }
+      current.claim = QueuedMail.Claim(by: process, until: until)
+      return (current, current)
+    }
+  }
+
+  /// Records a page done (`run` as it left it), due again at `due`; `false` when its claim ran
+  /// out meanwhile (another process does the page again: each member's update sends once).
+  @discardableResult
+  func advance(_ run: NoticeRun, by process: String, due: Date) async throws -> Bool {
+    try await runs.modify(RecordName("run-", run.reason)) { current in
+      guard let current, current.claim?.by == process else { return (nil, false) }
+      var next = run
+      (next.claim, next.due) = (nil, due)
+      return (next, true)
+    }
+  }
+
+  /// Ends the pass: it runs no more, and its progress stays for the dashboard.
+  func finish(_ run: NoticeRun, at now: Date) async throws {
+    try await backend.holding("notice-run:" + run.reason) {
+      guard let current = try await runs.storage.readForUpdate(RecordName("run-", run.reason).recordName) else { return }
+      var done = run
+      (done.claim, done.progress.finished) = (nil, now)
+      _ = try await runs.delete(RecordName("run-", run.reason), at: current.version)
+      _ = try await runs.create(done, as: RecordName("done-", run.reason))
+    }
+  }
+}
+
+/// Moves every pass under way on by a page a second, in whichever processes run it (one at a time
+/// holds a pass), and starts each day's expiry warnings. A member's update decides whether they
+/// are written to, and writes the message with the note that they were: killed between, a page
+/// is done again and sends nothing twice.
+struct NoticeSender: Sendable {
+  let runs: NoticeRuns
+  let accounts: AccountRecords
+  let loop: RequestLoop
+  let process: String
+  let now: @Sendable () -> Date
+  let logger: Logger
+  /// Messages a pass queues at most a second; it looks at ten times as many members.
+  var rate = 20
+  var lease: TimeInterval = 60
+
+  static func invitations(for survey: SurveyID) -> String { "invite-" + survey.rawValue }
+
+  /// One step: today's expiry pass started, then a page of each pass that is due.
+  func step() async throws {
+    let now = now()
+    try await runs.start("expiry-" + Day(now, in: .tokyo).iso, at: now)
+    for run in try await runs.active() {
+      do {
+        try await page(of: run)
+      } catch {
+        logger.warning("a notice pass stopped for now", metadata: ["run": "\(run.reason)", "error": "\(error)"])
+      }
+    }
+  }
+
+  private func page(of waiting: NoticeRun) async throws {
+    let start = now()
+    guard var run = try await runs.claim(waiting, for: process, at: start, until: start.addingTimeInterval(lease)) else { return }
+    var survey: Survey?
+    if let id = run.survey {
+      survey = try await loop.catalog.fetchAll().first { $0.id == id }
+      switch survey?.status(at: start) {
+      case .scheduled?:
+        // Invitations go once it opens.
+        try await runs.advance(run, by: process, due: start.addingTimeInterval(10))
+        return
+      case .open?:
+        break
+      case nil, .closed?, .full?:
+        try await runs.finish(run, at: start)
+        return
+      }
+    }
+    let found = try await accounts.records(prefixed: "", after: run.after, limit: rate * 10)
+    var sent = 0
+    for account in found {
+      if account.verifiedAt != nil, let email = EmailAddress(account.email) {
+        let action: AppFeature.Action = survey.map { .notifications(.invitationDue($0, to: email)) } ?? .notifications(.expiryCheckDue(to: email))
+        do {
+          if try await loop.send(action, to: account.user)?.outbox.isEmpty == false { sent += 1 }
+        } catch {
+          // One member's update failing (their state unreadable, the deadline) holds up nobody else.
+          logger.warning("a member's notice could not be decided", metadata: ["run": "\(run.reason)", "user": "\(account.user)", "error": "\(error)"])
+        }
+      }
+      run.after = account.id
+      run.progress.examined += 1
+      if sent >= rate { break }
+    }
+    run.progress.sent += sent
+    if found.count < rate * 10 && run.after == found.last?.id {
+      try await runs.finish(run, at: now())
+      logger.info("notice pass finished", metadata: ["run": "\(run.reason)", "examined": "\(run.progress.examined)", "sent": "\(run.progress.sent)"])
+    } else {
+      try await runs.advance(run, by: process, due: start.addingTimeInterval(1))
+    }
+  }
+}
