@@ -163,7 +163,7 @@ struct SavedStateWriterRandomTests {
 
 /// The stored properties of a value of the app's own types, found by reflection, as
 /// `Type.property` (an enum's case: `Type.case`; a case's labelled values: `Type.case.label`), each
-/// with whether it holds something here (not `nil`, empty, 0 or `false`). A type of one stored
+/// with whether it holds something here (not `nil`, empty, 0 or `false`, nor made only of those). A type of one stored
 /// property is a wrapper, written as that value (an id, an amount, a day): its property has no key.
 enum StoredProperties {
   static func collect(_ value: Any, into fields: inout [String: Bool], skipping: Set<String>, owner: String? = nil) {
@@ -204,7 +204,8 @@ enum StoredProperties {
     switch mirror.displayStyle {
     case .optional?: return mirror.children.first.map { holdsSomething($0.value) } ?? false
     case .collection?, .dictionary?, .set?: return !mirror.children.isEmpty
-    case .struct? where mirror.children.count == 1: return holdsSomething(mirror.children.first!.value)
+    // A struct of several holds something when one of them does (an empty `Notices` is not written).
+    case .struct? where !mirror.children.isEmpty: return mirror.children.contains { holdsSomething($0.value) }
     default: break
     }
     if let number = value as? Int { return number != 0 }
@@ -234,6 +235,12 @@ struct GeneratedHistory {
     case invalid(Survey, [SurveyAnswer], Date)
     /// The support desk moves points, with a reason: a credit when positive, else a debit.
     case adjust(Int, String, TransactionID, Date)
+    /// A list of notices stopped or started.
+    case notices(NoticeList, Bool)
+    /// An invitation to the survey, decided at the date.
+    case invite(Survey, Date)
+    /// The expiry warnings due at the date.
+    case warn(Date)
     case archive
   }
 
@@ -259,7 +266,7 @@ struct GeneratedHistory {
       now += [0, 1, 59.75, 3_600, 86_400, 86_400, 86_400 * 2 + 0.25, 86_400 * 40].randomElement(using: &random)!
       let date = Date(timeIntervalSince1970: now)
       let id = TransactionID(UUID(uuid: uuid(&random)))
-      switch Int.random(in: 0..<25, using: &random) {
+      switch Int.random(in: 0..<28, using: &random) {
       case 0..<8:
         let survey = Survey(
           id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
@@ -307,6 +314,15 @@ struct GeneratedHistory {
         steps.append(.invalid(survey, [SurveyAnswer(questionID: QuestionID(text(&random)), value: value(&random))], date))
       case 21:
         steps.append(.adjust([-1_000, -1, 1, 250, 50_000].randomElement(using: &random)!, text(&random), id, date))
+      case 22: steps.append(.notices(NoticeList.allCases.randomElement(using: &random)!, Bool.random(using: &random)))
+      case 23:
+        let survey = Survey(
+          id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
+          title: "", description: "", category: .food, questions: [], reward: 1, estimatedMinutes: 1, publishedAt: date - 1, expiresAt: nil
+        )
+        // Published a second before: open at the moment truncated to the second too.
+        steps.append(.invite(survey, date))
+      case 24: steps.append(.warn(date + 86_400 * Double(Int.random(in: 330...400, using: &random))))
       default: steps.append(.archive)
       }
     }
@@ -373,6 +389,12 @@ struct GeneratedHistory {
         progress.recordInvalid(to: survey, with: answers, at: date(at))
       case let .adjust(points, reason, id, at):
         try? progress.adjustPoints(by: points, reason: reason, id: id, at: date(at))
+      case let .notices(list, on):
+        _ = progress.setNotices(list, on: on)
+      case let .invite(survey, at):
+        _ = progress.invite(to: survey, at: date(at))
+      case let .warn(at):
+        _ = progress.expiryWarning(at: date(at))
       case .archive:
         _ = progress.takeArchivable()
       }
@@ -390,7 +412,7 @@ struct GeneratedHistory {
     "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "adjustmentCredit", "adjustmentDebit", "exchangeHold", "exchangeRefund", "pending", "fulfilled", "expiry", "rankBonus", "several lots", "no flash", "success", "draft", "entered email",
     "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified", "opened", "review requested", "invalid",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
-    "several achievements", "before 1970", "fraction of a second", "zero amount", "large amount",
+    "several achievements", "notices stopped", "invited", "warned", "before 1970", "fraction of a second", "zero amount", "large amount",
     #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
   ]
 
@@ -407,6 +429,9 @@ struct GeneratedHistory {
     if !progress.opened.isEmpty { found.insert("opened") }
     if !progress.reviewRequested.isEmpty { found.insert("review requested") }
     if progress.invalidCount > 0 { found.insert("invalid") }
+    if !progress.notices.stopped.isEmpty { found.insert("notices stopped") }
+    if !progress.notices.invited.isEmpty { found.insert("invited") }
+    if !progress.notices.warned.isEmpty { found.insert("warned") }
     for answer in progress.answered.values.flatMap(\.answers) {
       switch answer.value {
       case .choice: found.insert("choice")

@@ -228,6 +228,7 @@ struct AppFeatureTests {
     await store.receive(\.surveyList.surveysLoaded.success) {
       $0.surveyListPage.surveys = [.sweets, .breakfast]
       $0.surveyListPage.closedSurveys = [.expired]
+      $0.surveyListPage.newSurveys = [Survey.sweets.id]
     }
     await store.send(.answersSubmitted(Survey.sweets.id, ratingAnswer)) {
       $0.surveyDetailPage = SurveyDetail.Page(surveyID: Survey.sweets.id, intent: .submit(ratingAnswer))

@@ -40,6 +40,7 @@ struct SurveyListTests {
     await hanako.send(.pageRequested(category: nil, sort: .newest))
     await hanako.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.twenties, .breakfast]
+      $0.page.newSurveys = [Survey.twenties.id]  // published two days ago: 新着
     }
     let taro = store(Profile(birthYear: 2000, gender: .male, prefecture: .tokyo, occupation: .student))
     await taro.send(.pageRequested(category: nil, sort: .newest))
@@ -54,6 +55,7 @@ struct SurveyListTests {
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.sweets, .breakfast, .travel]
       $0.page.closedSurveys = [.expired]  // a day past its deadline: 受付終了
+      $0.page.newSurveys = [Survey.sweets.id]
     }
   }
 
@@ -66,6 +68,7 @@ struct SurveyListTests {
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.sweets, .breakfast]
       $0.page.closedSurveys = [.expired]
+      $0.page.newSurveys = [Survey.sweets.id]
     }
   }
 
@@ -75,6 +78,7 @@ struct SurveyListTests {
     await store.receive(\.surveysLoaded.success) {
       $0.page.surveys = [.travel, .breakfast, .sweets]
       $0.page.closedSurveys = [.expired]
+      $0.page.newSurveys = [Survey.sweets.id]
     }
   }
 
@@ -106,6 +110,7 @@ struct SurveyListTests {
       $0.page.surveys = [.sweets, .breakfast, .travel]
       $0.page.closedSurveys = [.expired]
       $0.page.loadFailed = false
+      $0.page.newSurveys = [Survey.sweets.id]
     }
   }
 }
