@@ -340,6 +340,19 @@ def mailed_link(data: Path, address: str, path: str, wait: float = 15.0) -> str:
         time.sleep(0.2)
 
 
+def wait_for_mail(data: Path, address: str, marker: str, wait: float = 30.0) -> list[email.message.Message]:
+    """The messages to `address` whose text (headers and body) contains `marker`, waiting up to
+    `wait` seconds for a first one."""
+    deadline = time.time() + wait
+    while True:
+        found = [m for m in mailbox(data, address, wait=0) if marker in m.as_string()]
+        if found:
+            return found
+        if time.time() > deadline:
+            raise AssertionError(f"no mail to {address} with {marker!r} within {wait}s")
+        time.sleep(0.2)
+
+
 def verify_address(b: "Browser", server, email: str, slug: str):
     """Opens the verification link of the mail sent to `email` in the same browser, as from a
     phone's mail app, and presses its button."""

@@ -39,6 +39,11 @@ def clock_offset(faketime: str | None) -> timedelta:
     return timedelta(seconds=float(found.group(1)) * seconds)
 
 
+def faketime_of(offset: timedelta) -> str | None:
+    """libfaketime's relative offset for `offset` (`None` for none)."""
+    return f"{int(offset.total_seconds()):+d}s" if offset else None
+
+
 def server_binary(config: pytest.Config) -> Path:
     """The binary --binary names; the run stops at once when there is none."""
     binary = Path(config.getoption("--binary"))

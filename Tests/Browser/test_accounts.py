@@ -1,7 +1,12 @@
 """Points that belong to a person, not to one browser: register on the phone, log in on the
 desktop and find the same balance; log out of every device and the phone is a guest again."""
 
-from helpers import Browser, mailed_link, verify_address
+import re
+import time
+from datetime import datetime, timedelta, timezone
+
+from helpers import Browser, mailed_link, verify_address, wait_for_mail
+from servers import Server, clock_offset, faketime_of, server_binary
 from test_walk import answer_every_question, answerable, cards, submit_button
 
 EMAIL = "hanako.browser@example.jp"
@@ -87,3 +92,57 @@ def test_a_forgotten_password_is_reset_from_the_mail(devices, window, server):
     b.follow(b.find("main form button[type=submit]"), "reset-signed-in")
     b.expect(email in b.find("header").text, "the new password signs in")
     b.assert_no_problems()
+
+
+def test_a_member_away_for_a_year_is_warned_and_stops_the_warnings_in_one_click(devices, request, tmp_path):
+    """Earn points, leave for a year: ten days before they expire, a warning by mail (the day's
+    pass, whether or not the member comes back); its link stops these warnings in one press,
+    and the settings page says so. The second start's clock is set from the first's (libfaketime),
+    ten days before the points' expiry, whatever today is."""
+    base = clock_offset(request.config.getoption("--faketime"))
+    email, password = f"rusu-{int(time.time())}@example.jp", "rusu no pasuwaado 2026"
+    data = tmp_path / "data"
+    first = Server(server_binary(request.config), data, tmp_path / "first.log", faketime_of(base))
+    first.wait_until_healthy()
+    b: Browser = devices("phone", first)
+    b.open("/register", "away-register")
+    fill_in(b, email, password)
+    b.follow(b.find("main form button[type=submit]"), "away-registered")
+    verify_address(b, first, email, "away")
+    b.open("/surveys", "away-surveys")
+    b.follow(next(card for card in cards(b) if answerable(card))["link"], "away-survey")
+    answer_every_question(b)
+    b.follow(submit_button(b), "away-survey-complete")
+    earned = b.balance()
+    b.expect(earned > 0, "the member earned points")
+    earned_at = datetime.now(timezone.utc) + base
+    assert first.stop() == 0, first.log_tail()
+
+    # Points earned in a month (JST) expire as the month twelve months on ends.
+    jst = timezone(timedelta(hours=9))
+    month = earned_at.astimezone(jst)
+    expires = datetime(month.year + (month.month + 12) // 12, (month.month + 12) % 12 + 1, 1, tzinfo=jst)
+    away = expires - timedelta(days=10) - datetime.now(timezone.utc)
+    second = Server(server_binary(request.config), data, tmp_path / "second.log", faketime_of(away))
+    second.wait_until_healthy()
+    try:
+        warning = next(m for m in wait_for_mail(data, email, "list=expiry"))
+        b.expect(f"{earned:,}pt" in warning.get_content(), f"the warning says how many points: {warning.get_content()[:300]!r}")
+        b.expect(warning["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click", "one click for mail programs")
+        link = re.search(r"<(\S+)>", warning["List-Unsubscribe"]).group(1)
+        b.expect(link in warning.get_content(), "the same link in the body")
+        b.base_url = second.base_url
+        b.open("/" + link.split("/", 3)[3], "away-unsubscribe")
+        b.expect("ポイント失効のお知らせ" in b.text(), "the page names the list it stops")
+        b.follow(b.find("main form button[type=submit]"), "away-unsubscribed")
+        b.expect("配信を停止しました" in b.text(), f"stopped: {b.text()[:200]!r}")
+        b.open("/login", "away-login")
+        if email not in b.find("header").text:
+            fill_in(b, email, password)
+            b.follow(b.find("main form button[type=submit]"), "away-logged-in")
+        b.open("/account/notifications", "away-settings")
+        b.expect(not b.find("input[value=expiry]").is_selected() and b.find("input[value=invitations]").is_selected(),
+                 "the settings show the warnings stopped, the invitations on")
+        b.assert_no_problems()
+    finally:
+        assert second.stop() == 0, second.log_tail()

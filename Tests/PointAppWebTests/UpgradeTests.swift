@@ -63,7 +63,7 @@ struct UpgradeTests {
     try await database.query("INSERT INTO quota_places (survey_id, user_id) VALUES ('ten', \(user.rawValue)), ('ten', 'someone')")
     try await database.query("INSERT INTO settings (name, value) VALUES ('session-secret', \(secret))")
 
-    #expect(try await Schema.migrate(database).map(\.version) == [11, 12])
+    #expect(try await Schema.migrate(database).map(\.version) == Array(11...Schema.latest))
     let backend = PostgresBackend(database)
     #expect(try await UserStates(backend).read(user) == state)
     #expect(try await UserStates(backend).archived(["ledger-0"], of: user) == ["ledger-0": segment])
