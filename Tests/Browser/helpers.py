@@ -341,11 +341,11 @@ def mailed_link(data: Path, address: str, path: str, wait: float = 15.0) -> str:
 
 
 def wait_for_mail(data: Path, address: str, marker: str, wait: float = 30.0) -> list[email.message.Message]:
-    """The messages to `address` whose text (headers and body) contains `marker`, waiting up to
-    `wait` seconds for a first one."""
+    """The messages to `address` whose body or List-Unsubscribe header contains `marker`,
+    waiting up to `wait` seconds for a first one."""
     deadline = time.time() + wait
     while True:
-        found = [m for m in mailbox(data, address, wait=0) if marker in m.as_string()]
+        found = [m for m in mailbox(data, address, wait=0) if marker in str(m["List-Unsubscribe"] or "") + m.get_content()]
         if found:
             return found
         if time.time() > deadline:
