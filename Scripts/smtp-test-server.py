@@ -9,7 +9,7 @@ Recipients make it refuse, to show what the sender does then:
 
 Prints "ready PORT" on standard output once it listens; runs until killed.
 
-  python3 Scripts/smtp-test-server.py --folder /tmp/mail [--tls] [--auth user:password]
+  python3 Scripts/smtp-test-server.py --folder /tmp/mail [--tls] [--auth user:password] [--delay SECONDS]
 
 With --tls it makes a self-signed certificate for localhost and 127.0.0.1 (FOLDER/cert.pem,
 valid ten years, so that tests with the clock moved still trust it), offers STARTTLS and
@@ -29,8 +29,8 @@ from aiosmtpd.smtp import AuthResult
 
 
 class Keeper:
-    def __init__(self, folder):
-        self.folder = folder
+    def __init__(self, folder, delay=0.0):
+        self.folder, self.delay = folder, delay
         self.attempts = {}
         self.count = len([n for n in os.listdir(folder) if n.endswith(".eml")])
 
@@ -55,6 +55,8 @@ class Keeper:
             f.write(f"{message['Message-ID']} {' '.join(envelope.rcpt_tos)}\n")
             f.flush()
             os.fsync(f.fileno())
+        # Kept, and slow to say so: a sender killed meanwhile has handed the message over.
+        await asyncio.sleep(self.delay)
         return "250 2.0.0 OK kept"
 
 
@@ -67,6 +69,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls", action="store_true")
     parser.add_argument("--auth", help="user:password that AUTH accepts (then required)")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds between keeping a message and saying so")
     args = parser.parse_args()
     os.makedirs(args.folder, exist_ok=True)
     options = {}
@@ -96,7 +99,7 @@ def main():
             with socket.socket() as s:
                 s.bind(("127.0.0.1", 0))
                 port = s.getsockname()[1]
-        controller = Controller(Keeper(args.folder), hostname="127.0.0.1", port=port, **options)
+        controller = Controller(Keeper(args.folder, args.delay), hostname="127.0.0.1", port=port, **options)
         try:
             controller.start()
             break
