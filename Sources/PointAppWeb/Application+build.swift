@@ -198,7 +198,7 @@ public func buildApplication(
     metrics: metrics,
     accounts: AccountService(
       accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: throttle, cache: cache,
-      responses: responses
+      responses: responses, mail: mailQueue
     ),
     quotas: quotas,
     responses: responses,

@@ -31,6 +31,10 @@ public struct AccountClient: Sendable {
   /// the link expires), ends every session of the account, and counts its address as verified
   /// (the link reached it): the address. Refused (`invalidResetLink`) otherwise.
   public var resetPassword: @Sendable (_ token: String, _ password: String) async throws -> EmailAddress
+  /// Ends the signed-in account, given its password: the account and what is kept under its
+  /// address (login limits, mail not yet sent) are deleted with the user's save; its sessions end.
+  /// The address it had.
+  public var withdraw: @Sendable (_ password: String) async throws -> EmailAddress
 }
 
 /// An account signed in to, and what moved into it from the guest who signed in.
@@ -67,6 +71,8 @@ public enum AccountError: Error, Equatable, Sendable {
   case tooManyLinks
   /// A password reset link used, replaced, past its time, or never issued.
   case invalidResetLink
+  /// An exchange is still being fulfilled: it ends (or is refunded) before the account does.
+  case exchangePending
   case unavailable
 
   public init(_ error: any Error) {
@@ -88,6 +94,7 @@ public enum AccountError: Error, Equatable, Sendable {
     case .alreadyVerified: "メールアドレスは確認済みです。"
     case .invalidResetLink: "このリンクは使えません。有効期限（1時間）が切れたか、すでに使われたか、新しいリンクが送られています。もう一度お手続きください。"
     case .tooManyLinks: "確認メールは1分に1回、1時間に3回まで送れます。しばらくたってからお試しください。"
+    case .exchangePending: "ポイント交換の手続き中です。交換が完了（または返還）してから退会の手続きをしてください。"
     case .unavailable: "ただいま処理できません。時間をおいてお試しください。"
     }
   }
@@ -103,7 +110,8 @@ extension AccountClient: DependencyKey {
     issueVerification: { _, _ in throw AccountError.unavailable },
     verifyAddress: { _ in throw AccountError.unavailable },
     issueReset: { _, _ in throw AccountError.unavailable },
-    resetPassword: { _, _ in throw AccountError.unavailable }
+    resetPassword: { _, _ in throw AccountError.unavailable },
+    withdraw: { _ in throw AccountError.unavailable }
   )
   public static let testValue = AccountClient()
 }

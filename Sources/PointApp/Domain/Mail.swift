@@ -13,11 +13,13 @@ public struct MailRequest: Equatable, Sendable {
     case invitation(SurveyInvitation)
     /// Points of these lots expire soon.
     case expiryWarning([ExpiringPoints])
+    /// The account ended (退会), with the points it gave up.
+    case withdrawn(lost: PointAmount)
 
     /// The list a member may stop that the message belongs to; `nil` for the account's own mail.
     public var list: NoticeList? {
       switch self {
-      case .addressVerification, .passwordReset: nil
+      case .addressVerification, .passwordReset, .withdrawn: nil
       case .invitation: .invitations
       case .expiryWarning: .expiry
       }

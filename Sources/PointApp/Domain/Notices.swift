@@ -118,3 +118,12 @@ public struct InvitationProgress: Codable, Equatable, Sendable {
     self.finished = finished
   }
 }
+
+extension UserProgress {
+  /// What a member who left keeps no more: their profile, and every list of mail (nobody to
+  /// write to). Their answers and points stay, unreachable, under their pseudonym.
+  public mutating func forgetMember() {
+    profile = nil
+    for list in NoticeList.allCases { notices.set(list, on: false) }
+  }
+}

@@ -20,7 +20,7 @@ public struct UserProgress: Codable, Equatable, Sendable {
   public private(set) var streak = Streak()
   public private(set) var achievements: [Achievement: Date] = [:]
   /// What the user told about themselves: surveys are targeted by it.
-  public private(set) var profile: Profile?
+  public internal(set) var profile: Profile?
   /// Surveys whose screening this user passed, not answered yet, with when: their own questions
   /// are open to them. The newest `keptQualifications` are kept.
   public private(set) var qualified: [SurveyID: Date] = [:]

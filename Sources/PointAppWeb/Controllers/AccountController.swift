@@ -4,7 +4,8 @@ import PointApp
 /// /register and /login (each a page whose form posts to it), /account, POST /account/password,
 /// /account/verify (a verification link's page, whose button posts to it), POST
 /// /account/verification (another link), /password/forgot and /password/reset (a reset link's
-/// page), /account/notifications (the mail the member hears), /unsubscribe (a notice's link: its
+/// page), /account/notifications (the mail the member hears), /account/data.json (what we hold),
+/// /account/withdraw (退会) and /account/withdrawn, /unsubscribe (a notice's link: its
 /// page, and its one-click POST), POST /logout and POST /logout/everywhere.
 struct AccountController {
   let loop: RequestLoop
@@ -41,6 +42,22 @@ struct AccountController {
         }
         return .notifications(.settingsSubmitted(lists))
       }
+    }
+
+    router.page("/account/withdraw") { request, _ in
+      try await loop.page(request, .withdrawPageRequested)
+    } form: { request, context in
+      try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
+        .withdrawal(.submitted(password: Secret(try form.value("password"))))
+      }
+    }
+
+    router.page("/account/data.json") { request, _ in
+      try await loop.memberData(request)
+    }
+
+    router.page("/account/withdrawn") { request, _ in
+      try await loop.page(request, .withdrawnPageRequested)
     }
 
     // A notice's link, which works without signing in: its page asks, its POST (the page's

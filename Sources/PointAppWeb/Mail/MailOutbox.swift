@@ -41,6 +41,10 @@ struct MailOutbox: Sendable {
       context["link"] = settings.siteURL + "/surveys/" + survey.survey.rawValue
       (context["title"], context["reward"], context["minutes"]) = (survey.title, "\(survey.reward)", survey.minutes)
       context["expires"] = survey.expiresAt.map(Pages.date)
+    case let .withdrawn(lost):
+      (kind, subject) = ("withdrawn", "【PointApp】退会の手続きが完了しました")
+      context["lost"] = "\(lost)"
+      context["at"] = Pages.date(now)
     case let .expiryWarning(lots):
       let total = lots.reduce(PointAmount.zero) { $0.adding($1.amount) }
       (kind, subject) = ("expiry-warning", "【PointApp】\(total)が\(lots.map(\.month.expiryLabel).min() ?? "")に失効します")

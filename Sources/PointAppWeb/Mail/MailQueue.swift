@@ -136,6 +136,21 @@ struct MailQueue: Sendable {
     }
   }
 
+  /// Takes out every message waiting for `user` (an account that ended: nothing more goes to
+  /// its address, and the address is kept nowhere); how many.
+  @discardableResult
+  func forget(_ user: UserID) async throws -> Int {
+    var forgotten = 0
+    for bulk in [false, true] {
+      for message in try await queue.all(prefixed: QueuedMail.prefix(bulk: bulk)) where message.user == user {
+        if let current = try await queue.storage.readForUpdate(message.name.recordName), try await queue.delete(message.name, at: current.version) {
+          forgotten += 1
+        }
+      }
+    }
+    return forgotten
+  }
+
   /// What became of message `id`; `nil` while it waits (or never was).
   func outcome(_ id: String) async throws -> MailOutcome? {
     try await log.read(RecordName(id))?.record

@@ -36,6 +36,14 @@ extension Pages {
     ])
   }
 
+  /// 退会: the points lost, an exchange still being fulfilled, the data download, the password form.
+  static func withdraw(_ state: AppFeature.State, csrf: String) -> [String: Any] {
+    let progress = state.progress
+    var body: [String: Any] = ["csrf": csrf, "balance": "\(progress.ledger.balance)", "yen": progress.ledger.balance.yen, "email": state.account?.value ?? ""]
+    if progress.exchanges.contains(where: \.isPending) { body["pending"] = true }
+    return layout(state, body: body)
+  }
+
   /// A verification link's page: the button that uses it.
   static func verifyAddress(_ state: AppFeature.State, token: String, csrf: String) -> [String: Any] {
     layout(state, body: ["csrf": csrf, "token": token])

@@ -24,14 +24,19 @@ struct AccountService: Sendable {
   let cache: SavedStateCache
   /// The responses of the guest's answers that move into the account go under its name.
   let responses: ResponseStore
+  /// Mail still waiting for an account that ends is taken out with it.
+  let mail: MailQueue
 
   /// What a sign-in form needs done before the user's update: for a login, the limits counted and
   /// the password checked against the account as it is now; for a registration, the limit counted
   /// and the password hashed. Only for a form the feature will send on (a well-formed address and
   /// a password it accepts); `nil` for any other action.
-  func prepare(_ action: AppFeature.Action, from client: String?, now: Date) async throws -> Prepared? {
+  func prepare(_ action: AppFeature.Action, for session: Session, from client: String?, now: Date) async throws -> Prepared? {
     if case let .passwordReset(.resetSubmitted(token, password)) = action, PasswordPolicy.problem(with: password.value) == nil {
       return .reset(token: token, try await hashForReset(token, password.value, from: client, now: now))
+    }
+    if case let .withdrawal(.submitted(password)) = action, let email = session.account?.email, !password.value.isEmpty {
+      return .withdraw(try await checkPassword(email, password.value, from: client, now: now))
     }
     guard case let .signInForm(.submitted(kind, email, password)) = action, let address = EmailAddress(email) else { return nil }
     switch kind {
@@ -55,6 +60,14 @@ struct AccountService: Sendable {
     guard try await hasher.verify(password, against: account?.passwordHash), let account else { return .failure(.wrongCredentials) }
     try await throttle.succeeded(email: email)
     return .success(account)
+  }
+
+  /// The signed-in account's password checked within its limits: the account it matched, or why not.
+  private func checkPassword(_ email: String, _ password: String, from client: String?, now: Date) async throws -> Result<Account, AccountError> {
+    switch try await checkLogin(email, password, from: client, now: now) {
+    case .failure(.wrongCredentials): .failure(.wrongPassword)
+    case let other: other
+    }
   }
 
   /// The registration's attempt counted and its password hashed, or why not.
@@ -89,6 +102,8 @@ struct AccountService: Sendable {
     case register(email: String, Result<String, AccountError>)
     /// A reset link's new password hashed, or why it was not.
     case reset(token: String, Result<String, AccountError>)
+    /// The password of the account that leaves checked, or why it was refused.
+    case withdraw(Result<Account, AccountError>)
   }
 
   /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown);
@@ -252,6 +267,27 @@ struct AccountService: Sendable {
           return (account, address)
         }
         try await throttle.succeeded(email: address.value)  // its failed logins no longer count
+        return address
+      },
+      withdraw: { password in
+        let now = now
+        guard let email = session.account?.email else { throw AccountError.sessionEnded }
+        // Checked before the lock; only a form sent some other way is checked here.
+        let check: Result<Account, AccountError> =
+          if case let .withdraw(result)? = prepared { result } else { try await checkPassword(email, password, from: client, now: now) }
+        let checked = try check.get()
+        try await stillCurrent()
+        // The account as the password was checked against; in the user's holding, so that the
+        // account goes with the save that forgets the profile, or neither does.
+        let id = AccountID(email: email)
+        guard let current = try await accounts.read(id), current.record.passwordHash == checked.passwordHash,
+          try await accounts.delete(id, at: current.version)
+        else {
+          throw AccountError.wrongPassword
+        }
+        try await throttle.forget(email: email)
+        try await mail.forget(session.user)
+        guard let address = EmailAddress(email) else { throw AccountError.sessionEnded }
         return address
       }
     )

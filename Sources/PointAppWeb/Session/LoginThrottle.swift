@@ -67,6 +67,11 @@ public final class LoginThrottle: Sendable {
     }
   }
 
+  /// Forgets what was counted of `email` (an account that ended).
+  public func forget(email: String) async throws {
+    try await succeeded(email: email)
+  }
+
   public func succeeded(email: String) async throws {
     let name = Self.name("f", email)
     while let current = try await failures.read(name) {

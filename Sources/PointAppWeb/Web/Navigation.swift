@@ -39,6 +39,8 @@ enum Navigation {
     case signIn(SignInForm.Kind)
     case account
     case notificationSettings
+    case withdraw
+    case withdrawn
     case verifyAddress(token: String)
     case passwordForgot
     case passwordReset(token: String)
@@ -95,6 +97,10 @@ enum Navigation {
       (page, url) = (.account, "/account")
     case .notificationSettings?:
       (page, url) = (.notificationSettings, "/account/notifications")
+    case .withdraw?:
+      (page, url) = (.withdraw, "/account/withdraw")
+    case .withdrawn?:
+      (page, url) = (.withdrawn, "/account/withdrawn")
     case let .verifyAddress(token)?:
       (page, url) = (.verifyAddress(token: token), "/account/verify?token=\(token)")
     case .passwordForgot?:
@@ -139,6 +145,8 @@ extension Pages {
     case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
     case .account: renderer.render("account", account(state, csrf: csrf()))
     case .notificationSettings: renderer.render("notifications", notificationSettings(state, csrf: csrf()))
+    case .withdraw: renderer.render("withdraw", withdraw(state, csrf: csrf()))
+    case .withdrawn: renderer.render("withdrawn", layout(state, body: [:]))
     case let .verifyAddress(token): renderer.render("verify-address", verifyAddress(state, token: token, csrf: csrf()))
     case .passwordForgot: renderer.render("password-forgot", layout(state, body: ["csrf": csrf()]))
     case let .passwordReset(token): renderer.render("password-reset", layout(state, body: ["csrf": csrf(), "token": token]))

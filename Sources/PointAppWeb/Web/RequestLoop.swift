@@ -43,6 +43,23 @@ struct RequestLoop: Sendable {
     }
   }
 
+  /// The signed-in member's data as one JSON file (`MemberData`), to keep; 404 for a guest.
+  /// Reads only: nothing of theirs changes.
+  func memberData(_ request: Request) async throws -> Response {
+    let now = dependencies.date.now
+    let session = try await sessions.session(for: request, now: now)
+    guard !session.isNew, let account = session.account else { throw HTTPError(.notFound) }
+    let data = try await MemberData.of(account, in: users, catalog: (try? await catalog.fetchAll()) ?? [], at: now)
+    return Response(
+      status: .ok,
+      headers: [
+        .contentType: "application/json; charset=utf-8", .contentDisposition: #"attachment; filename="pointapp-data.json""#,
+        .cacheControl: "no-store",
+      ],
+      body: .init(byteBuffer: ByteBuffer(bytes: data.json))
+    )
+  }
+
   /// Runs `body` with the caches on when the browser's mark (`pointapp_state`) says this
   /// instance has heard of everything it wrote (`ChangeFeed.covers`).
   private func reading<R>(_ request: Request, _ body: () async throws -> R) async throws -> R {
@@ -63,7 +80,7 @@ struct RequestLoop: Sendable {
     }
     let action = try decode(form)
     // A sign-in's bcrypt and login limits, before the user's lock and outside any transaction.
-    let prepared = try await accounts.prepare(action, from: client, now: dependencies.date.now)
+    let prepared = try await accounts.prepare(action, for: session, from: client, now: dependencies.date.now)
     return try await run(session, request: request, isForm: true, client: client, prepared: prepared, action)
   }
 

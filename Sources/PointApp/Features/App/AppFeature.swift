@@ -97,6 +97,10 @@ public struct AppFeature: Reducer, Sendable {
     case account
     /// The mail the member chooses to hear.
     case notificationSettings
+    /// 退会: what leaving loses, and the password form.
+    case withdraw
+    /// The account has ended.
+    case withdrawn
     /// A verification link's page: a button that confirms the address (a link that changes
     /// something by being fetched would be used up by mail scanners).
     case verifyAddress(token: String)
@@ -150,6 +154,10 @@ public struct AppFeature: Reducer, Sendable {
     case notifications(Notifications.Action)
     /// The notification settings' page was asked for.
     case notificationSettingsPageRequested
+    case withdrawal(Withdrawal.Action)
+    case withdrawPageRequested
+    /// The page after leaving.
+    case withdrawnPageRequested
     /// The logout button was pressed.
     case logoutButtonTapped
     /// "Log out of every device" was pressed.
@@ -186,6 +194,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.addressVerification, action: \.addressVerification) { AddressVerification() }
     Scope(state: \.passwordResetForm, action: \.passwordReset) { PasswordReset() }
     Scope(state: \.notifications, action: \.notifications) { Notifications() }
+    Scope(state: \.withdrawal, action: \.withdrawal) { Withdrawal() }
     Reduce { state, action in
       switch action {
       case .surveyList(.pageRequested):
@@ -491,6 +500,27 @@ public struct AppFeature: Reducer, Sendable {
           arrive(at: .notificationSettings, &state)
         }
         return .none
+      case .withdrawPageRequested:
+        if state.account == nil {
+          state.destination = .login
+        } else {
+          arrive(at: .withdraw, &state)
+        }
+        return .none
+      case .withdrawnPageRequested:
+        state.destination = .withdrawn
+        return .none
+      case .withdrawal(.submitted):
+        state.destination = state.account == nil ? .login : .withdraw  // refused: back to its form
+        return .none
+      case .withdrawal(.delegate(.withdrawn)):
+        state.profileDraft = nil
+        state.identityChange = .signedOut
+        state.destination = .withdrawn
+        return .none
+      case let .withdrawal(.delegate(.refused(error))):
+        state.flash = Flash(.error, error.message)
+        return .none
       case .notifications(.settingsSubmitted):
         state.destination = state.account == nil ? .login : .notificationSettings
         return .none
@@ -521,7 +551,7 @@ public struct AppFeature: Reducer, Sendable {
       case let .support(action):
         return support(action, &state)
       case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange,
-        .addressVerification, .passwordReset, .notifications:
+        .addressVerification, .passwordReset, .notifications, .withdrawal:
         return .none
       }
     }
@@ -648,6 +678,11 @@ extension AppFeature.State {
   public var addressVerification: AddressVerification.State {
     get { AddressVerification.State(signedIn: account, status: addressStatus, outbox: outbox) }
     set { (addressStatus, outbox) = (newValue.status, newValue.outbox) }
+  }
+
+  public var withdrawal: Withdrawal.State {
+    get { Withdrawal.State(signedIn: account, progress: progress, enteredEmail: enteredEmail, outbox: outbox) }
+    set { (progress, enteredEmail, outbox) = (newValue.progress, newValue.enteredEmail, newValue.outbox) }
   }
 
   public var notifications: Notifications.State {
