@@ -146,3 +146,30 @@ def test_a_member_away_for_a_year_is_warned_and_stops_the_warnings_in_one_click(
         b.assert_no_problems()
     finally:
         assert second.stop() == 0, second.log_tail()
+
+
+def test_a_member_downloads_their_data_and_leaves(devices, window, server):
+    """From the account page: what leaving loses, the password asked (a wrong one refused), then
+    退会しました and a guest's header; the address signs in no more."""
+    b: Browser = devices(window)
+    email, password = f"taikai-{window}-{int(time.time())}@example.jp", "sayounara pasuwaado 2026"
+    b.open("/register", "leave-register")
+    fill_in(b, email, password)
+    b.follow(b.find("main form button[type=submit]"), "leave-registered")
+    verify_address(b, server, email, "leave")
+    b.follow(b.find("header a.who"), "leave-account")
+    b.expect(b.find("main a[href='/account/data.json']").get_attribute("download") is not None, "the data is a download")
+    b.follow(b.link("退会する"), "leave-withdraw")
+    b.expect("退会すると失われるもの" in b.text() and "0pt" in b.find("main .big").text, "what leaving loses comes first")
+    b.find("#password").send_keys("machigai pasuwaado")
+    b.follow(b.find("main form button[type=submit]"), "leave-refused")
+    b.expect("パスワードが正しくありません" in b.text() and b.driver.current_url.endswith("/account/withdraw"), "a wrong password is refused")
+    b.find("#password").send_keys(password)
+    b.follow(b.find("main form button[type=submit]"), "leave-done")
+    b.expect("退会しました" in b.text() and b.driver.current_url.endswith("/account/withdrawn"), "left")
+    b.expect(email not in b.find("header").text, "signed out")
+    b.open("/login", "leave-login")
+    fill_in(b, email, password)
+    b.follow(b.find("main form button[type=submit]"), "leave-login-refused")
+    b.expect("正しくありません" in b.text(), "the address signs in no more")
+    b.assert_no_problems()
