@@ -35,6 +35,25 @@ public struct AccountClient: Sendable {
   /// address (login limits, mail not yet sent) are deleted with the user's save; its sessions end.
   /// The address it had.
   public var withdraw: @Sendable (_ password: String) async throws -> EmailAddress
+  /// Starts moving the signed-in account to `newEmail`, given its password: a link for the new
+  /// address, valid until `expires` (kept only hashed). Refused when an account has that
+  /// address, or links went there too often (`LinkLimit`).
+  public var requestAddressChange: @Sendable (_ newEmail: EmailAddress, _ password: String, _ expires: Date) async throws -> String
+  /// Moves the account whose change link carries `token` to its new address (counted as
+  /// verified: the link reached it); every session of the account ends. The addresses before and
+  /// after. Refused (`invalidLink`) once used, past its time, replaced or never issued.
+  public var confirmAddressChange: @Sendable (_ token: String) async throws -> AddressMove
+}
+
+/// An account moved from one address to another.
+public struct AddressMove: Equatable, Sendable {
+  public let from: EmailAddress
+  public let to: EmailAddress
+
+  public init(from: EmailAddress, to: EmailAddress) {
+    self.from = from
+    self.to = to
+  }
 }
 
 /// An account signed in to, and what moved into it from the guest who signed in.
@@ -71,6 +90,8 @@ public enum AccountError: Error, Equatable, Sendable {
   case tooManyLinks
   /// A password reset link used, replaced, past its time, or never issued.
   case invalidResetLink
+  /// The new address is the one the account has.
+  case sameAddress
   /// An exchange is still being fulfilled: it ends (or is refunded) before the account does.
   case exchangePending
   case unavailable
@@ -94,6 +115,7 @@ public enum AccountError: Error, Equatable, Sendable {
     case .alreadyVerified: "メールアドレスは確認済みです。"
     case .invalidResetLink: "このリンクは使えません。有効期限（1時間）が切れたか、すでに使われたか、新しいリンクが送られています。もう一度お手続きください。"
     case .tooManyLinks: "確認メールは1分に1回、1時間に3回まで送れます。しばらくたってからお試しください。"
+    case .sameAddress: "いまお使いのメールアドレスです。新しいメールアドレスを入力してください。"
     case .exchangePending: "ポイント交換の手続き中です。交換が完了（または返還）してから退会の手続きをしてください。"
     case .unavailable: "ただいま処理できません。時間をおいてお試しください。"
     }
@@ -111,7 +133,9 @@ extension AccountClient: DependencyKey {
     verifyAddress: { _ in throw AccountError.unavailable },
     issueReset: { _, _ in throw AccountError.unavailable },
     resetPassword: { _, _ in throw AccountError.unavailable },
-    withdraw: { _ in throw AccountError.unavailable }
+    withdraw: { _ in throw AccountError.unavailable },
+    requestAddressChange: { _, _, _ in throw AccountError.unavailable },
+    confirmAddressChange: { _ in throw AccountError.unavailable }
   )
   public static let testValue = AccountClient()
 }

@@ -28,6 +28,13 @@ public struct EmailAddress: Hashable, Sendable {
     value = address
   }
 
+  /// For a message to another address: the first character of the local part and the domain
+  /// (`h•••@example.jp`).
+  public var masked: String {
+    let parts = value.split(separator: "@", maxSplits: 1)
+    return "\(parts[0].prefix(1))•••@\(parts.count > 1 ? parts[1] : "")"
+  }
+
   /// Whitespace and invisible characters (controls, zero-width and direction marks) inside an
   /// address are pasting accidents, never part of it.
   private static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {

@@ -15,11 +15,15 @@ public struct MailRequest: Equatable, Sendable {
     case expiryWarning([ExpiringPoints])
     /// The account ended (退会), with the points it gave up.
     case withdrawn(lost: PointAmount)
+    /// The link that moves the account to the address it goes to.
+    case addressChange(token: String, expires: Date)
+    /// To the address an account left: it moved to `to`.
+    case addressChanged(to: EmailAddress)
 
     /// The list a member may stop that the message belongs to; `nil` for the account's own mail.
     public var list: NoticeList? {
       switch self {
-      case .addressVerification, .passwordReset, .withdrawn: nil
+      case .addressVerification, .passwordReset, .withdrawn, .addressChange, .addressChanged: nil
       case .invitation: .invitations
       case .expiryWarning: .expiry
       }

@@ -5,7 +5,8 @@ import PointApp
 /// /account/verify (a verification link's page, whose button posts to it), POST
 /// /account/verification (another link), /password/forgot and /password/reset (a reset link's
 /// page), /account/notifications (the mail the member hears), /account/data.json (what we hold),
-/// /account/withdraw (退会) and /account/withdrawn, /unsubscribe (a notice's link: its
+/// POST /account/email and /account/email/confirm (moving to another address), /account/withdraw
+/// (退会) and /account/withdrawn, /unsubscribe (a notice's link: its
 /// page, and its one-click POST), POST /logout and POST /logout/everywhere.
 struct AccountController {
   let loop: RequestLoop
@@ -41,6 +42,20 @@ struct AccountController {
           lists.insert(list)
         }
         return .notifications(.settingsSubmitted(lists))
+      }
+    }
+
+    router.form("/account/email") { request, context in
+      try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
+        .addressChange(.submitted(newEmail: try form.value("email"), password: Secret(try form.value("password"))))
+      }
+    }
+
+    router.page("/account/email/confirm") { request, _ in
+      try await loop.page(request, .addressChangePageRequested(token: request.uri.queryParameters.get("token") ?? ""))
+    } form: { request, context in
+      try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
+        .addressChange(.confirmTapped(token: try form.value("token")))
       }
     }
 

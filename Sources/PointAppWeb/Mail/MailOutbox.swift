@@ -41,6 +41,14 @@ struct MailOutbox: Sendable {
       context["link"] = settings.siteURL + "/surveys/" + survey.survey.rawValue
       (context["title"], context["reward"], context["minutes"]) = (survey.title, "\(survey.reward)", survey.minutes)
       context["expires"] = survey.expiresAt.map(Pages.date)
+    case let .addressChange(token, expires):
+      (kind, subject) = ("address-change", "【PointApp】メールアドレス変更の確認")
+      context["link"] = settings.siteURL + "/account/email/confirm?token=" + token
+      context["expires"] = Pages.date(expires)
+    case let .addressChanged(to):
+      (kind, subject) = ("address-changed", "【PointApp】メールアドレスが変更されました")
+      context["to"] = to.masked
+      context["at"] = Pages.date(now)
     case let .withdrawn(lost):
       (kind, subject) = ("withdrawn", "【PointApp】退会の手続きが完了しました")
       context["lost"] = "\(lost)"

@@ -38,6 +38,11 @@ struct AccountService: Sendable {
     if case let .withdrawal(.submitted(password)) = action, let email = session.account?.email, !password.value.isEmpty {
       return .withdraw(try await checkPassword(email, password.value, from: client, now: now))
     }
+    if case let .addressChange(.submitted(newEmail, password)) = action, let email = session.account?.email, !password.value.isEmpty,
+      let address = EmailAddress(newEmail), address.value != email
+    {
+      return .addressChange(try await checkPassword(email, password.value, from: client, now: now))
+    }
     guard case let .signInForm(.submitted(kind, email, password)) = action, let address = EmailAddress(email) else { return nil }
     switch kind {
     case .logIn:
@@ -102,8 +107,9 @@ struct AccountService: Sendable {
     case register(email: String, Result<String, AccountError>)
     /// A reset link's new password hashed, or why it was not.
     case reset(token: String, Result<String, AccountError>)
-    /// The password of the account that leaves checked, or why it was refused.
+    /// The password of the account that leaves, or moves, checked, or why it was refused.
     case withdraw(Result<Account, AccountError>)
+    case addressChange(Result<Account, AccountError>)
   }
 
   /// `client` is the address the form comes from, for the per-client limit (`nil`: unknown);
@@ -289,6 +295,46 @@ struct AccountService: Sendable {
         try await mail.forget(session.user)
         guard let address = EmailAddress(email) else { throw AccountError.sessionEnded }
         return address
+      },
+      requestAddressChange: { newEmail, password, expires in
+        let now = now
+        guard let email = session.account?.email else { throw AccountError.sessionEnded }
+        let check: Result<Account, AccountError> =
+          if case let .addressChange(result)? = prepared { result } else { try await checkPassword(email, password, from: client, now: now) }
+        let checked = try check.get()
+        try await stillCurrent()
+        guard try await accounts.read(AccountID(email: newEmail.value)) == nil else { throw AccountError.emailTaken }
+        let id = AccountID(email: email)
+        return try await accounts.modify(id) { account in
+          guard var account, account.passwordHash == checked.passwordHash else { throw AccountError.wrongPassword }
+          guard LinkLimit.allows(after: account.changesSent ?? [], at: now) else { throw AccountError.tooManyLinks }
+          let (token, link) = PendingLink.issue(for: id, expires: expires)
+          account.addressChange = AddressChange(to: newEmail.value, link: link)
+          account.changesSent = Array(((account.changesSent ?? []) + [now]).suffix(5))
+          return (account, token)
+        }
+      },
+      confirmAddressChange: { token in
+        let now = now
+        // Guessing counts as logins do; a wrong link says only that.
+        try await throttle.admit(client: client, now: now)
+        guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidLink }
+        // The old record goes and the new one comes in one commit: never both, never neither.
+        return try await users.backend.holding("account-move:" + id.rawValue) {
+          guard let current = try await accounts.read(id), let change = current.record.addressChange, change.link.opens(with: secret, at: now),
+            let from = EmailAddress(current.record.email), let to = EmailAddress(change.to)
+          else {
+            throw AccountError.invalidLink
+          }
+          let old = current.record
+          var moved = Account(email: to.value, passwordHash: old.passwordHash, user: old.user, epoch: old.epoch + 1, created: old.created)
+          // The link reached the new address: it is the member's.
+          moved.verifiedAt = now
+          guard try await accounts.create(moved, as: moved.id) else { throw AccountError.emailTaken }
+          guard try await accounts.delete(id, at: current.version) else { throw AccountError.invalidLink }
+          try await throttle.forget(email: from.value)
+          return AddressMove(from: from, to: to)
+        }
       }
     )
   }

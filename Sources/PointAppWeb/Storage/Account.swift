@@ -32,6 +32,10 @@ public struct Account: Codable, Equatable, Sendable {
   /// The password reset link that works now, and when the latest were sent (the last five).
   public var reset: PendingLink?
   public var resetsSent: [Date]?
+  /// The address the member asked to move to, until its link is used, and when those links were
+  /// sent (the last five).
+  public var addressChange: AddressChange?
+  public var changesSent: [Date]?
 
   public init(email: String, passwordHash: String, user: UserID, epoch: Int = 0, created: Date) {
     self.email = email
@@ -47,6 +51,12 @@ public struct Account: Codable, Equatable, Sendable {
   public var addressStatus: AddressStatus {
     AddressStatus(verifiedAt: verifiedAt, linksSent: linksSent ?? [])
   }
+}
+
+/// A move to another address, waiting for the link sent there.
+public struct AddressChange: Codable, Equatable, Sendable {
+  public let to: String
+  public let link: PendingLink
 }
 
 /// A link sent by mail that works once: the SHA-256 of its secret (never the secret), and until when.

@@ -41,6 +41,7 @@ enum Navigation {
     case notificationSettings
     case withdraw
     case withdrawn
+    case confirmAddressChange(token: String)
     case verifyAddress(token: String)
     case passwordForgot
     case passwordReset(token: String)
@@ -97,6 +98,8 @@ enum Navigation {
       (page, url) = (.account, "/account")
     case .notificationSettings?:
       (page, url) = (.notificationSettings, "/account/notifications")
+    case let .confirmAddressChange(token)?:
+      (page, url) = (.confirmAddressChange(token: token), "/account/email/confirm?token=\(token)")
     case .withdraw?:
       (page, url) = (.withdraw, "/account/withdraw")
     case .withdrawn?:
@@ -145,6 +148,7 @@ extension Pages {
     case let .signIn(kind): renderer.render("sign-in", signIn(state, kind, csrf: csrf()))
     case .account: renderer.render("account", account(state, csrf: csrf()))
     case .notificationSettings: renderer.render("notifications", notificationSettings(state, csrf: csrf()))
+    case let .confirmAddressChange(token): renderer.render("confirm-address-change", verifyAddress(state, token: token, csrf: csrf()))
     case .withdraw: renderer.render("withdraw", withdraw(state, csrf: csrf()))
     case .withdrawn: renderer.render("withdrawn", layout(state, body: [:]))
     case let .verifyAddress(token): renderer.render("verify-address", verifyAddress(state, token: token, csrf: csrf()))

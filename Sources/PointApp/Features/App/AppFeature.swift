@@ -97,6 +97,8 @@ public struct AppFeature: Reducer, Sendable {
     case account
     /// The mail the member chooses to hear.
     case notificationSettings
+    /// An address change link's page: a button that confirms it.
+    case confirmAddressChange(token: String)
     /// 退会: what leaving loses, and the password form.
     case withdraw
     /// The account has ended.
@@ -155,6 +157,9 @@ public struct AppFeature: Reducer, Sendable {
     /// The notification settings' page was asked for.
     case notificationSettingsPageRequested
     case withdrawal(Withdrawal.Action)
+    case addressChange(AddressChangeFeature.Action)
+    /// An address change link was opened.
+    case addressChangePageRequested(token: String)
     case withdrawPageRequested
     /// The page after leaving.
     case withdrawnPageRequested
@@ -195,6 +200,7 @@ public struct AppFeature: Reducer, Sendable {
     Scope(state: \.passwordResetForm, action: \.passwordReset) { PasswordReset() }
     Scope(state: \.notifications, action: \.notifications) { Notifications() }
     Scope(state: \.withdrawal, action: \.withdrawal) { Withdrawal() }
+    Scope(state: \.addressChange, action: \.addressChange) { AddressChangeFeature() }
     Reduce { state, action in
       switch action {
       case .surveyList(.pageRequested):
@@ -500,6 +506,29 @@ public struct AppFeature: Reducer, Sendable {
           arrive(at: .notificationSettings, &state)
         }
         return .none
+      case let .addressChangePageRequested(token):
+        guard Self.isLinkToken(token) else {
+          state.destination = .notFound
+          return .none
+        }
+        arrive(at: .confirmAddressChange(token: token), &state)
+        return .none
+      case .addressChange(.submitted), .addressChange(.confirmTapped):
+        state.destination = state.account == nil ? .login : .account
+        return .none
+      case let .addressChange(.delegate(.linkSent(address))):
+        state.flash = Flash(.success, "\(address.value) に確認メールを送りました。24時間以内にメールのリンクを開くと、変更が完了します。")
+        return .none
+      case let .addressChange(.delegate(.changed(move))):
+        // Every session of the account ended with the move; this browser, signed in to it, goes on.
+        if state.account == move.from { state.identityChange = .signedIn(move.to) }
+        state.flash = state.account == move.from
+          ? Flash(.success, "メールアドレスを \(move.to.value) に変更しました。")
+          : Flash(.success, "メールアドレスを \(move.to.value) に変更しました。新しいアドレスでログインしてください。")
+        return .none
+      case let .addressChange(.delegate(.refused(error))):
+        state.flash = Flash(.error, error.message)
+        return .none
       case .withdrawPageRequested:
         if state.account == nil {
           state.destination = .login
@@ -551,7 +580,7 @@ public struct AppFeature: Reducer, Sendable {
       case let .support(action):
         return support(action, &state)
       case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange,
-        .addressVerification, .passwordReset, .notifications, .withdrawal:
+        .addressVerification, .passwordReset, .notifications, .withdrawal, .addressChange:
         return .none
       }
     }
@@ -678,6 +707,11 @@ extension AppFeature.State {
   public var addressVerification: AddressVerification.State {
     get { AddressVerification.State(signedIn: account, status: addressStatus, outbox: outbox) }
     set { (addressStatus, outbox) = (newValue.status, newValue.outbox) }
+  }
+
+  public var addressChange: AddressChangeFeature.State {
+    get { AddressChangeFeature.State(signedIn: account, outbox: outbox) }
+    set { outbox = newValue.outbox }
   }
 
   public var withdrawal: Withdrawal.State {
