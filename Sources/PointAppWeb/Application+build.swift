@@ -240,7 +240,8 @@ public func buildApplication(
       audit: AuditLog(stores.records(.audit)), responses: responses, notices: noticeRuns
     ),
     desk: SupportDeskService(
-      users: users, accounts: accounts, audit: AuditLog(stores.records(.audit)), loop: loop, adjustments: AdjustmentStore(stores.records(.adjustments))
+      users: users, accounts: accounts, audit: AuditLog(stores.records(.audit)), loop: loop, adjustments: AdjustmentStore(stores.records(.adjustments)),
+      mail: mailQueue
     ),
     renderer: renderer,
     exporter: ResponseExporter(responses: responses),

@@ -112,6 +112,8 @@ struct MailTests {
     let refused = try #require(try await queue.outcome(unknown.id))
     #expect(!refused.delivered && refused.reply == "550 no such mailbox")
     #expect(try await queue.waiting(after: nil).isEmpty)
+    // The desk lists it, and only it: the delivered one is no refusal.
+    #expect(try await queue.refusals().map(\.id) == [unknown.id])
   }
 
   @Test func aMessageNeverTakenIsGivenUpAfterThreeDays() async throws {

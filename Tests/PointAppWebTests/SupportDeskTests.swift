@@ -222,6 +222,15 @@ struct SupportDeskTests {
   @Test func theDesksPages() async throws {
     let server = try await AdminTests.server()
     let (user, _) = try await Self.seed(server)
+    // A message the member's server refused for good: the desk's first page lists it.
+    let queue = MailQueue(try FileBackend(server.dataDirectory))
+    let refused = QueuedMail(
+      id: String(repeating: "ab", count: 16), user: user, kind: "invitation", to: "hanako@example.jp",
+      subject: "【PointApp】新着アンケート「スイーツ調査」60pt", body: "…", queued: noon - 600
+    )
+    try await queue.add([refused])
+    let tried = try #require(try await queue.claim(refused, for: "test", at: noon - 600, until: noon))
+    try await queue.end(tried, delivered: false, reply: "550 5.1.1 no such mailbox here", at: noon - 540)
     try await server.application(storeCatalog: true).test(.router) { client in
       var console = try await AdminTests.signIn(client, server)
       func pin(_ uri: String, _ name: String, line: UInt = #line) async throws {

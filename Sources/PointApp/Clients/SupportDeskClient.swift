@@ -28,6 +28,8 @@ public struct SupportDeskClient: Sendable {
   /// Moves an adjustment on to `status`, from waiting (or from approved, to an end), audited;
   /// `SupportError.notWaiting` when another decision came first.
   public var decideAdjustment: @Sendable (_ id: TransactionID, _ status: AdjustmentRequest.Status) async throws -> Void
+  /// The newest messages that never reached their member, newest first.
+  public var undeliveredMail: @Sendable () async throws -> [UndeliveredMail]
 }
 
 extension SupportDeskClient: TestDependencyKey {

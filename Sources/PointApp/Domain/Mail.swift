@@ -79,3 +79,20 @@ public enum LinkLimit {
     return lastHour.count < perHour && lastHour.allSatisfy { now.timeIntervalSince($0) >= interval }
   }
 }
+
+/// A message that never reached its member: refused for good (5xx) or given up after three days
+/// of trying, with the server's last words. Shown on the support desk.
+public struct UndeliveredMail: Equatable, Sendable {
+  /// The user's id, for the desk's link.
+  public let user: String?
+  /// `verification`, `invitation`, …
+  public let kind: String
+  public let subject: String
+  public let ended: Date
+  public let attempts: Int
+  public let reply: String
+
+  public init(user: String?, kind: String, subject: String, ended: Date, attempts: Int, reply: String) {
+    (self.user, self.kind, self.subject, self.ended, self.attempts, self.reply) = (user, kind, subject, ended, attempts, reply)
+  }
+}

@@ -132,6 +132,8 @@ struct MailQueue: Sendable {
         attempts: message.attempts, delivered: delivered, reply: reply
       )
       _ = try await log.create(outcome, as: RecordName(message.id))
+      // Refusals again, by when they ended: the desk lists the newest.
+      if !delivered { _ = try await log.create(outcome, as: Self.refusalName(outcome)) }
       return true
     }
   }
@@ -149,6 +151,15 @@ struct MailQueue: Sendable {
       }
     }
     return forgotten
+  }
+
+  static func refusalName(_ outcome: MailOutcome) -> RecordName {
+    RecordName("refused-", String(format: "%013lld-", Int64((outcome.ended.timeIntervalSince1970 * 1000).rounded(.down))) + outcome.id)
+  }
+
+  /// The newest `limit` messages that never reached their member, newest first.
+  func refusals(limit: Int = 20) async throws -> [MailOutcome] {
+    Array(try await log.all(prefixed: "refused-").suffix(limit).reversed())
   }
 
   /// What became of message `id`; `nil` while it waits (or never was).

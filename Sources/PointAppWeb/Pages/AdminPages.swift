@@ -374,6 +374,12 @@ extension Pages {
       },
     ]
     body["hasWaiting"] = !state.desk.waiting.isEmpty
+    body["undelivered"] = state.desk.undelivered.map { mail -> [String: Any] in
+      var row: [String: Any] = ["subject": mail.subject, "ended": date(mail.ended), "attempts": mail.attempts, "reply": mail.reply]
+      if let user = mail.user { row["user"] = user }
+      return row
+    }
+    body["hasUndelivered"] = !state.desk.undelivered.isEmpty
     switch state.desk.outcome {
     case let .done(notice)?: body["done"] = notice.message
     case let .refused(error)?: body["refused"] = error.message

@@ -12,6 +12,8 @@ struct SupportDeskService: Sendable {
   let audit: AuditLog
   let loop: RequestLoop
   let adjustments: AdjustmentStore
+  /// Messages refused for good, for the desk's first page.
+  let mail: MailQueue
 
   func client(for session: OperatorSession) -> SupportDeskClient {
     @Dependency(\.date.now) var now
@@ -83,6 +85,11 @@ struct SupportDeskService: Sendable {
           ))
         }
         _ = try await adjustments.move(id, to: status)
+      },
+      undeliveredMail: {
+        try await mail.refusals().map {
+          UndeliveredMail(user: $0.user?.rawValue, kind: $0.kind, subject: $0.subject, ended: $0.ended, attempts: $0.attempts, reply: $0.reply ?? "")
+        }
       }
     )
   }

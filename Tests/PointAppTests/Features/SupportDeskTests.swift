@@ -22,6 +22,7 @@ struct SupportDeskFeatureTests {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.surveyClient = .catalog([.breakfast, .sweets])
+      $0.supportDesk.undeliveredMail = { [] }
       desk(&$0.supportDesk)
     }
   }
@@ -31,6 +32,19 @@ struct SupportDeskFeatureTests {
     await store.send(.desk(.searchRequested("  ")))
     await store.receive(\.desk.waitingRequested)
     await store.receive(\.desk.waitingLoaded.success)
+    await store.receive(\.desk.delegate.search) { $0.destination = .users }
+  }
+
+  @Test func theFirstPageListsTheMailThatNeverArrived() async {
+    let refused = UndeliveredMail(
+      user: Self.user, kind: "verification", subject: "【PointApp】メールアドレスの確認", ended: noon, attempts: 1, reply: "550 no such mailbox"
+    )
+    let store = makeStore {
+      $0.waitingAdjustments = { [] }
+      $0.undeliveredMail = { [refused] }
+    }
+    await store.send(.desk(.waitingRequested(outcome: nil)))
+    await store.receive(.desk(.waitingLoaded(.success(SupportDesk.FirstPage(waiting: [], undelivered: [refused]))))) { $0.desk.undelivered = [refused] }
     await store.receive(\.desk.delegate.search) { $0.destination = .users }
   }
 
@@ -209,6 +223,7 @@ final class Adjustments: Sendable {
       guard let found = self.requests.value[id] else { throw SupportError.notWaiting }
       return found
     }
+    desk.undeliveredMail = { [] }
     desk.waitingAdjustments = { self.requests.value.values.filter(\.isOpen).sorted { $0.requestedAt < $1.requestedAt } }
     desk.decideAdjustment = { id, status in
       try self.requests.withValue { requests in

@@ -21,6 +21,8 @@ public struct SupportDesk: Reducer, Sendable {
     public var operatorEmail: String?
     /// The adjustments waiting for a second operator, on the desk's first page.
     public var waiting: [AdjustmentRequest] = []
+    /// The newest messages that never reached their member, on the desk's first page.
+    public var undelivered: [UndeliveredMail] = []
 
     public init(operatorEmail: String? = nil) {
       self.operatorEmail = operatorEmail
@@ -41,7 +43,7 @@ public struct SupportDesk: Reducer, Sendable {
     /// The desk's first page: the adjustments waiting for a second operator, and what the form
     /// before did.
     case waitingRequested(outcome: SupportOutcome?)
-    case waitingLoaded(Result<[AdjustmentRequest], OperatorError>)
+    case waitingLoaded(Result<FirstPage, OperatorError>)
     /// 承認 or 却下 of an adjustment another operator asked for.
     case adjustmentDecided(TransactionID, approve: Bool)
     case decisionFinished(SupportOutcome)
@@ -98,14 +100,14 @@ public struct SupportDesk: Reducer, Sendable {
         state.outcome = outcome
         return .run { send in
           do {
-            await send(.waitingLoaded(.success(try await desk.waitingAdjustments())))
+            await send(.waitingLoaded(.success(FirstPage(waiting: try await desk.waitingAdjustments(), undelivered: try await desk.undeliveredMail()))))
           } catch {
             await send(.waitingLoaded(.failure(error as? OperatorError ?? .unavailable)))
           }
         }
 
-      case let .waitingLoaded(.success(waiting)):
-        state.waiting = waiting
+      case let .waitingLoaded(.success(page)):
+        (state.waiting, state.undelivered) = (page.waiting, page.undelivered)
         return .send(.delegate(.search))
 
       case let .waitingLoaded(.failure(error)):
@@ -219,5 +221,19 @@ public struct SupportDesk: Reducer, Sendable {
     // Digits only after the one sign: `Int` itself would take a second one ("--5").
     guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ ("0"..."9").contains($0) }), let value = Int(digits) else { return nil }
     return sign * value
+  }
+}
+
+extension SupportDesk {
+  /// The desk's first page: the adjustments waiting for a second operator (oldest first), and the
+  /// newest messages that never reached their member.
+  public struct FirstPage: Equatable, Sendable {
+    public var waiting: [AdjustmentRequest]
+    public var undelivered: [UndeliveredMail]
+
+    public init(waiting: [AdjustmentRequest], undelivered: [UndeliveredMail] = []) {
+      self.waiting = waiting
+      self.undelivered = undelivered
+    }
   }
 }
