@@ -13,7 +13,7 @@ struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pointapp-bench",
     abstract: "PointApp's in-process benchmarks; Scripts/benchmark.py runs them with the load tests.",
-    subcommands: [Micro.self, RawWrites.self, SeedUser.self, Churn.self]
+    subcommands: [Micro.self, RawWrites.self, SeedUser.self, SeedMembers.self, Churn.self]
   )
 }
 
@@ -191,6 +191,37 @@ struct SeedUser: AsyncParsableCommand {
   static func startSession(of user: UserID, secret: Data, in storage: any RecordStorage) async throws -> String {
     let sessions = Sessions(secret: secret, secureCookies: false, store: SessionRecords(storage), accounts: AccountRecords(InMemoryRecordStorage()))
     return try await sessions.startGuest(user, now: Date())
+  }
+}
+
+/// Members as registration and verification leave them, many at once (no bcrypt: their password
+/// is never typed): an account each with its address verified, and a saved state.
+struct SeedMembers: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Create many verified members (the invitations benchmark).")
+
+  @Option(help: "The server's data folder.") var data: String
+  @Option(help: "Members.") var count = 100_000
+
+  func run() async throws {
+    let backend = try FileBackend(URL(fileURLWithPath: data))
+    let accounts = AccountRecords(backend.table(.accounts))
+    let users = UserStates(backend)
+    let now = Date()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for lane in 0..<8 {
+        group.addTask {
+          for number in stride(from: lane, to: count, by: 8) {
+            let user = UserID.random()
+            var account = Account(email: "member-\(number)@example.jp", passwordHash: "-", user: user, created: now)
+            account.verifiedAt = now
+            _ = try await accounts.create(account, as: account.id)
+            try await users.replace(user, with: AppFeature.State())
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    print(count)
   }
 }
 

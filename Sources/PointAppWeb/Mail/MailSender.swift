@@ -19,18 +19,34 @@ struct MailSender: Sendable {
   var lease: TimeInterval = 120
   var giveUpAfter: TimeInterval = 3 * 24 * 3600
 
-  /// Bulk messages (notices) delivered at most in one pass: the account's own mail, looked at
-  /// first in every pass, never waits behind more than these.
+  /// Bulk messages (notices) delivered between two looks at the account's own mail, which never
+  /// waits behind more than these.
   var bulkPerSweep = 50
+  /// How long one pass goes on delivering notices.
+  var bulkFor: Duration = .seconds(10)
 
   /// One pass over the queue: every due message of the account's own mail, then up to
-  /// `bulkPerSweep` notices; how many messages it delivered.
+  /// `bulkPerSweep` notices, and again while notices are left (for `bulkFor` at most); how many
+  /// messages it delivered.
   @discardableResult
   func sweep() async throws -> Int {
-    try await sweep(bulk: false, limit: .max) + sweep(bulk: true, limit: bulkPerSweep)
+    let start = ContinuousClock.now
+    var delivered = 0
+    while true {
+      delivered += try await sweep(bulk: false, limit: .max)
+      let (notices, tried) = try await sweep(bulk: true, limit: bulkPerSweep, counting: true)
+      delivered += notices
+      guard tried == bulkPerSweep, ContinuousClock.now - start < bulkFor else { return delivered }
+    }
   }
 
   private func sweep(bulk: Bool, limit: Int) async throws -> Int {
+    try await sweep(bulk: bulk, limit: limit, counting: true).delivered
+  }
+
+  /// Delivers up to `limit` due messages of one part of the queue: how many were delivered, and
+  /// how many tried.
+  private func sweep(bulk: Bool, limit: Int, counting: Bool) async throws -> (delivered: Int, tried: Int) {
     var (delivered, tried) = (0, 0)
     var after: RecordName?
     // Each page starts past the last: a record whose name is not its message's cannot loop it.
@@ -43,7 +59,7 @@ struct MailSender: Sendable {
       }
       after = last.name
     }
-    return delivered
+    return (delivered, tried)
   }
 
   /// Claims and delivers one message; `true` once it is delivered.
