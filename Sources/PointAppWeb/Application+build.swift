@@ -181,7 +181,7 @@ public func buildApplication(
     else { try OutboxFolder(configuration.dataDirectory.appendingPathComponent("mail-outbox"), settings: configuration.mail) }
   let mailSender = MailSender(
     queue: mailQueue, transport: mailTransport, process: "\(ProcessInfo.processInfo.processIdentifier)-" + hex(randomBytes(4)),
-    now: { [date = resolved.date] in date.now }, logger: logger
+    now: { [date = resolved.date] in date.now }, logger: logger, members: accounts
   )
   services.append(PeriodicTask(name: "delivering mail", interval: configuration.mailSweepInterval, logger: logger) {
     try await mailSender.sweep()
@@ -198,7 +198,7 @@ public func buildApplication(
     metrics: metrics,
     accounts: AccountService(
       accounts: accounts, sessions: sessions, users: users, hasher: passwordHasher, throttle: throttle, cache: cache,
-      responses: responses, mail: mailQueue
+      responses: responses
     ),
     quotas: quotas,
     responses: responses,

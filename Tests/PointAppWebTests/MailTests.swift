@@ -204,6 +204,33 @@ struct MailTests {
     #expect(try await sender.sweep() == 0)
   }
 
+  @Test func aNoticeToAMemberWhoLeftOrMovedIsNotSent() async throws {
+    let backend = MemoryBackend()
+    let queue = MailQueue(backend)
+    let members = AccountRecords(backend.table(.accounts))
+    let clock = Clock()
+    func notice(to address: String) -> QueuedMail {
+      var notice = Self.message(to: address)
+      notice.unsubscribe = "https://example.jp/unsubscribe?token=t&list=invitations"
+      return notice
+    }
+    let staying = notice(to: "hanako@example.jp"), left = notice(to: "taro@example.jp"), moved = notice(to: "jiro@example.jp")
+    _ = try await members.create(Account(email: "hanako@example.jp", passwordHash: "-", user: staying.user!, created: noon), as: AccountID(email: "hanako@example.jp"))
+    // Another member has Jiro's old address now.
+    _ = try await members.create(Account(email: "jiro@example.jp", passwordHash: "-", user: UserID.random(), created: noon), as: AccountID(email: "jiro@example.jp"))
+    try await queue.add([staying, left, moved])
+    let recorder = Recorder()
+    var sender = Self.sender(queue, recorder, clock: clock)
+    sender.members = members
+    clock.advance(1)
+    #expect(try await sender.sweep() == 1)
+    #expect(recorder.delivered.withLock { $0.map(\.id) } == [staying.id])
+    #expect(try await queue.outcome(left.id)?.delivered == false)
+    #expect(try await queue.outcome(moved.id)?.delivered == false)
+    #expect(try await queue.waiting(bulk: true, after: nil).isEmpty)
+    #expect(try await queue.refusals().isEmpty, "not the member's server's refusal: not on the desk")
+  }
+
   @Test func theOutboxFolderHoldsEachMessageOnceAsRFC5322() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-outbox-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }

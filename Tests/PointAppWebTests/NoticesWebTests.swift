@@ -89,6 +89,25 @@ struct NoticesWebTests {
     }
   }
 
+  /// A pass pages through the members ten times its rate at a time (200 by default): with the
+  /// members filling the pages exactly, the page after the last is empty, and the pass ends there.
+  @Test func aPassEndsWhenTheMembersFillItsPagesExactly() async throws {
+    let server = try TestServer()
+    let backend = try FileBackend(server.dataDirectory)
+    let accounts = AccountRecords(backend.table(.accounts))
+    for number in 0..<200 {
+      let user = UserID.random()
+      var account = Account(email: "member-\(number)@example.jp", passwordHash: "-", user: user, created: noon)
+      account.verifiedAt = noon
+      _ = try await accounts.create(account, as: account.id)
+      try await server.users.replace(user, with: AppFeature.State())
+    }
+    try await server.application().test(.live) { _ in
+      let done = server.dataDirectory.appendingPathComponent("notice-runs/done-expiry-\(Day(noon, in: .tokyo).iso).json")
+      try await Self.eventually { FileManager.default.fileExists(atPath: done.path) }
+    }
+  }
+
   @Test func theLinkInABrowserAsksBeforeItStops() async throws {
     let server = try TestServer()
     let data = server.dataDirectory

@@ -123,7 +123,7 @@ struct MailQueue: Sendable {
   /// Takes `message` out of the queue and logs what became of it, both or neither; `false` when it
   /// had left already.
   @discardableResult
-  func end(_ message: QueuedMail, delivered: Bool, reply: String?, at now: Date) async throws -> Bool {
+  func end(_ message: QueuedMail, delivered: Bool, reply: String?, listed: Bool = true, at now: Date) async throws -> Bool {
     try await backend.holding("mail:" + message.id) {
       guard let current = try await queue.storage.readForUpdate(message.name.recordName) else { return false }
       guard try await queue.delete(message.name, at: current.version) else { return false }
@@ -133,24 +133,9 @@ struct MailQueue: Sendable {
       )
       _ = try await log.create(outcome, as: RecordName(message.id))
       // Refusals again, by when they ended: the desk lists the newest.
-      if !delivered { _ = try await log.create(outcome, as: Self.refusalName(outcome)) }
+      if !delivered && listed { _ = try await log.create(outcome, as: Self.refusalName(outcome)) }
       return true
     }
-  }
-
-  /// Takes out every message waiting for `user` (an account that ended: nothing more goes to
-  /// its address, and the address is kept nowhere); how many.
-  @discardableResult
-  func forget(_ user: UserID) async throws -> Int {
-    var forgotten = 0
-    for bulk in [false, true] {
-      for message in try await queue.all(prefixed: QueuedMail.prefix(bulk: bulk)) where message.user == user {
-        if let current = try await queue.storage.readForUpdate(message.name.recordName), try await queue.delete(message.name, at: current.version) {
-          forgotten += 1
-        }
-      }
-    }
-    return forgotten
   }
 
   static func refusalName(_ outcome: MailOutcome) -> RecordName {

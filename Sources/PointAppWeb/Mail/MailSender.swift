@@ -14,6 +14,9 @@ struct MailSender: Sendable {
   let process: String
   let now: @Sendable () -> Date
   let logger: Logger
+  /// Where a notice's member is looked up before it goes: one who left, or moved to another
+  /// address, since it was queued is not written to (`nil`: not looked up).
+  var members: AccountRecords?
   /// Longer than any conversation (`SMTPServer.deadline`): a claim outlives its
   /// delivery, and only a process that died leaves one to run out.
   var lease: TimeInterval = 120
@@ -71,6 +74,11 @@ struct MailSender: Sendable {
       try await queue.end(message, delivered: true, reply: "handed over at \(handedOver), the answer not heard", at: now())
       logger.notice("mail handed over by a process that ended: not sent again", metadata: ["message": "\(message.id)", "kind": "\(message.kind)"])
       return true
+    }
+    if message.isBulk, let members, let user = message.user, try await members.read(AccountID(email: message.to))?.record.user != user {
+      try await queue.end(message, delivered: false, reply: "not sent: the member left, or moved to another address", listed: false, at: now())
+      logger.info("notice not sent: its member left or moved", metadata: ["message": "\(message.id)", "kind": "\(message.kind)"])
+      return false
     }
     let handed = Mutex(false)
     do {

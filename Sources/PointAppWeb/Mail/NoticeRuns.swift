@@ -150,11 +150,15 @@ struct NoticeSender: Sendable {
       if sent >= rate { break }
     }
     run.progress.sent += sent
-    if found.count < rate * 10 && run.after == found.last?.id {
+    // The last page: shorter than a page, and looked at to its end (an empty one when the members
+    // filled the pages before exactly).
+    if found.count < rate * 10 && (found.isEmpty || run.after == found.last?.id) {
       try await runs.finish(run, at: now())
       logger.info("notice pass finished", metadata: ["run": "\(run.reason)", "examined": "\(run.progress.examined)", "sent": "\(run.progress.sent)"])
     } else {
-      try await runs.advance(run, by: process, due: start.addingTimeInterval(1))
+      // The rate is the messages': a page that sent none leaves the next one due at once (at the
+      // next step).
+      try await runs.advance(run, by: process, due: sent > 0 ? start.addingTimeInterval(1) : start)
     }
   }
 }

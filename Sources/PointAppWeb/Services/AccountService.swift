@@ -24,8 +24,6 @@ struct AccountService: Sendable {
   let cache: SavedStateCache
   /// The responses of the guest's answers that move into the account go under its name.
   let responses: ResponseStore
-  /// Mail still waiting for an account that ends is taken out with it.
-  let mail: MailQueue
 
   /// What a sign-in form needs done before the user's update: for a login, the limits counted and
   /// the password checked against the account as it is now; for a registration, the limit counted
@@ -291,8 +289,8 @@ struct AccountService: Sendable {
         else {
           throw AccountError.wrongPassword
         }
+        // Notices still queued for them are not sent (`MailSender.members`).
         try await throttle.forget(email: email)
-        try await mail.forget(session.user)
         guard let address = EmailAddress(email) else { throw AccountError.sessionEnded }
         return address
       },
