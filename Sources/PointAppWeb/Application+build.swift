@@ -50,7 +50,8 @@ public struct AppConfiguration: Sendable {
   public var smtp: SMTPServer?
   /// How often each process looks for messages to deliver.
   public var mailSweepInterval = Duration.seconds(1)
-  /// Invitations and expiry warnings queued at most a second, in all (`NoticeSender.rate`).
+  /// Invitations and expiry warnings queued at most a second by each pass (a survey's
+  /// invitations, a day's warnings: `NoticeSender.rate`).
   public var noticeRate = 20
 
   public init() {}

@@ -90,7 +90,7 @@ struct MailOptions: ParsableArguments {
   @Option(help: "Where members get in touch, every message ends with it (POINTAPP_MAIL_CONTACT).")
   var mailContact = environment["POINTAPP_MAIL_CONTACT"] ?? MailSettings().contact
 
-  @Option(help: "Invitations and expiry warnings queued at most a second, for the whole site (POINTAPP_NOTICE_RATE).")
+  @Option(help: "Invitations or expiry warnings queued at most a second by each pass: a survey's invitations, a day's warnings (POINTAPP_NOTICE_RATE).")
   var noticeRate = environment["POINTAPP_NOTICE_RATE"].flatMap(Int.init) ?? AppConfiguration().noticeRate
 
   /// The settings, with the site at `defaultSite` unless set.

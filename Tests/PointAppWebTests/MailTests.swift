@@ -108,9 +108,10 @@ struct MailTests {
 
     let unknown = Self.message(to: "nobody@example.jp")
     try await queue.add([unknown])
-    #expect(try await Self.sender(queue, Recorder(refusing: MailRefusal(code: 550, reply: "no such mailbox")), clock: clock).sweep() == 0)
+    #expect(try await Self.sender(queue, Recorder(refusing: MailRefusal(code: 550, reply: "<Nobody@example.jp>: no such mailbox")), clock: clock).sweep() == 0)
     let refused = try #require(try await queue.outcome(unknown.id))
-    #expect(!refused.delivered && refused.reply == "550 no such mailbox")
+    // The server's words, kept without the address it quoted.
+    #expect(!refused.delivered && refused.reply == "550 <n•••@example.jp>: no such mailbox")
     #expect(try await queue.waiting(after: nil).isEmpty)
     // The desk lists it, and only it: the delivered one is no refusal.
     #expect(try await queue.refusals().map(\.id) == [unknown.id])

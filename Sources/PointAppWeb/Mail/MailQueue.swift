@@ -138,13 +138,16 @@ struct MailQueue: Sendable {
     }
   }
 
+  /// `refused-<13 digits counting down from 9999999999999 ms>-<id>`: the newest first in the
+  /// order of names, so that the desk reads a page, never them all.
   static func refusalName(_ outcome: MailOutcome) -> RecordName {
-    RecordName("refused-", String(format: "%013lld-", Int64((outcome.ended.timeIntervalSince1970 * 1000).rounded(.down))) + outcome.id)
+    let countdown = 9_999_999_999_999 - Int64((outcome.ended.timeIntervalSince1970 * 1000).rounded(.down))
+    return RecordName("refused-", String(format: "%013lld-", countdown) + outcome.id)
   }
 
   /// The newest `limit` messages that never reached their member, newest first.
   func refusals(limit: Int = 20) async throws -> [MailOutcome] {
-    Array(try await log.all(prefixed: "refused-").suffix(limit).reversed())
+    try await log.records(prefixed: "refused-", after: nil, limit: limit)
   }
 
   /// What became of message `id`; `nil` while it waits (or never was).

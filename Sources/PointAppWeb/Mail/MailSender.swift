@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PointApp
 import Synchronization
 
 /// Delivers the queue (`MailQueue`), in every process that shares it: each message due is claimed
@@ -87,18 +88,19 @@ struct MailSender: Sendable {
         handed.withLock { $0 = true }
       }
     } catch let refusal as MailRefusal where refusal.isPermanent {
-      try await queue.end(message, delivered: false, reply: refusal.description, at: now())
-      logger.warning("mail refused for good", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reply": "\(refusal)"])
+      let reply = Self.withoutAddress(refusal.description, of: message)
+      try await queue.end(message, delivered: false, reply: reply, at: now())
+      logger.warning("mail refused for good", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reply": "\(reply)"])
       return false
     } catch where !(error is MailRefusal) && handed.withLock({ $0 }) {
       // Gone to the server, its answer lost (the connection dropped): it may have taken it.
-      try await queue.end(message, delivered: true, reply: "handed over, the answer not heard: \(error)", at: now())
+      try await queue.end(message, delivered: true, reply: Self.withoutAddress("handed over, the answer not heard: \(error)", of: message), at: now())
       logger.warning("mail handed over, the answer lost: not sent again", metadata: ["message": "\(message.id)", "error": "\(error)"])
       return true
     } catch is MailClaimLost {
       return false
     } catch {
-      let reply = "\(error)"
+      let reply = Self.withoutAddress("\(error)", of: message)
       if now().timeIntervalSince(message.queued) >= giveUpAfter {
         try await queue.end(message, delivered: false, reply: "gave up after \(message.attempts) attempts: \(reply)", at: now())
         logger.error("mail given up", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reply": "\(reply)"])
@@ -113,6 +115,12 @@ struct MailSender: Sendable {
     try await queue.end(message, delivered: true, reply: nil, at: now())
     logger.info("mail delivered", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "attempt": "\(message.attempts)"])
     return true
+  }
+
+  /// A server's words as they are kept (the log, the queue, the desk): the recipient's address,
+  /// which servers often quote, masked, so that it is kept nowhere once the message has left.
+  static func withoutAddress(_ reply: String, of message: QueuedMail) -> String {
+    reply.replacingOccurrences(of: message.to, with: EmailAddress(message.to)?.masked ?? "•••", options: .caseInsensitive)
   }
 
   /// The wait after the `attempts`th attempt failed: 30 s, doubling, at most an hour, each

@@ -17,6 +17,9 @@ struct NoticeRun: Codable, Equatable, Sendable {
   var claim: QueuedMail.Claim?
   /// The next page not before then: the rate.
   var due: Date
+  /// How many times in a row the member after `after` could not be decided (their update failed):
+  /// tried again at the next step, skipped after `NoticeSender.attempts`.
+  var failures: Int?
 
   var survey: SurveyID? { reason.hasPrefix("invite-") ? SurveyID(String(reason.dropFirst(7))) : nil }
 }
@@ -99,6 +102,11 @@ struct NoticeSender: Sendable {
   /// Messages a pass queues at most a second; it looks at ten times as many members.
   var rate = 20
   var lease: TimeInterval = 60
+  /// How long a pass waits for its survey to reach this process's catalog (read again each
+  /// second) before it counts it as gone.
+  var surveyWait: TimeInterval = 600
+  /// Times a member's update is tried before the pass goes on without them.
+  static let attempts = 3
 
   static func invitations(for survey: SurveyID) -> String { "invite-" + survey.rawValue }
 
@@ -126,6 +134,11 @@ struct NoticeSender: Sendable {
         // Invitations go once it opens.
         try await runs.advance(run, by: process, due: start.addingTimeInterval(10))
         return
+      case nil where start.timeIntervalSince(run.progress.started) < surveyWait:
+        // Published by another process (whose catalog this one reads within a second), or about
+        // to be: the pass starts before the publication.
+        try await runs.advance(run, by: process, due: start.addingTimeInterval(2))
+        return
       case .open?:
         break
       case nil, .closed?, .full?:
@@ -140,9 +153,17 @@ struct NoticeSender: Sendable {
         let action: AppFeature.Action = survey.map { .notifications(.invitationDue($0, to: email)) } ?? .notifications(.expiryCheckDue(to: email))
         do {
           if try await loop.send(action, to: account.user)?.outbox.isEmpty == false { sent += 1 }
+          run.failures = nil
+        } catch where (run.failures ?? 0) + 1 < Self.attempts {
+          // Their update failed (the deadline, a request of theirs at the same moment): the page
+          // stops before them, and the next step tries them again.
+          run.failures = (run.failures ?? 0) + 1
+          logger.warning("a member's notice could not be decided: tried again", metadata: ["run": "\(run.reason)", "user": "\(account.user)", "error": "\(error)"])
+          break
         } catch {
-          // One member's update failing (their state unreadable, the deadline) holds up nobody else.
-          logger.warning("a member's notice could not be decided", metadata: ["run": "\(run.reason)", "user": "\(account.user)", "error": "\(error)"])
+          // Again and again (their state unreadable): the pass goes on without them.
+          run.failures = nil
+          logger.error("a member's notice could not be decided: skipped", metadata: ["run": "\(run.reason)", "user": "\(account.user)", "error": "\(error)"])
         }
       }
       run.after = account.id
@@ -152,13 +173,13 @@ struct NoticeSender: Sendable {
     run.progress.sent += sent
     // The last page: shorter than a page, and looked at to its end (an empty one when the members
     // filled the pages before exactly).
-    if found.count < rate * 10 && (found.isEmpty || run.after == found.last?.id) {
+    if found.count < rate * 10 && (found.isEmpty || run.after == found.last?.id) && run.failures == nil {
       try await runs.finish(run, at: now())
       logger.info("notice pass finished", metadata: ["run": "\(run.reason)", "examined": "\(run.progress.examined)", "sent": "\(run.progress.sent)"])
     } else {
       // The rate is the messages': a page that sent none leaves the next one due at once (at the
       // next step).
-      try await runs.advance(run, by: process, due: sent > 0 ? start.addingTimeInterval(1) : start)
+      try await runs.advance(run, by: process, due: sent > 0 || run.failures != nil ? start.addingTimeInterval(1) : start)
     }
   }
 }

@@ -126,6 +126,13 @@ struct AccountService: Sendable {
       }
     }
 
+    /// The account as this update holds it: read for update, so that no other writer changes it
+    /// before the update commits.
+    @Sendable func held(_ id: AccountID) async throws -> Versioned<Account>? {
+      guard try await accounts.storage.readForUpdate(id.rawValue) != nil else { return nil }
+      return try await accounts.read(id)
+    }
+
     return AccountClient(
       register: { email, password in
         let now = now
@@ -284,14 +291,13 @@ struct AccountService: Sendable {
         // The account as the password was checked against; in the user's holding, so that the
         // account goes with the save that forgets the profile, or neither does.
         let id = AccountID(email: email)
-        guard let current = try await accounts.read(id), current.record.passwordHash == checked.passwordHash,
-          try await accounts.delete(id, at: current.version)
-        else {
-          throw AccountError.wrongPassword
-        }
-        // Notices still queued for them are not sent (`MailSender.members`).
-        try await throttle.forget(email: email)
         guard let address = EmailAddress(email) else { throw AccountError.sessionEnded }
+        // Every check before the first write (a refusal's writes would commit with the update).
+        guard let current = try await held(id), current.record.passwordHash == checked.passwordHash else { throw AccountError.wrongPassword }
+        try await throttle.forget(email: email)
+        // Held since it was read: it cannot have moved.
+        guard try await accounts.delete(id, at: current.version) else { throw RecordConflict(record: id.rawValue) }
+        // Notices still queued for them are not sent (`MailSender.members`).
         return address
       },
       requestAddressChange: { newEmail, password, expires in
@@ -319,18 +325,21 @@ struct AccountService: Sendable {
         guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidLink }
         // The old record goes and the new one comes in one commit: never both, never neither.
         return try await users.backend.holding("account-move:" + id.rawValue) {
-          guard let current = try await accounts.read(id), let change = current.record.addressChange, change.link.opens(with: secret, at: now),
+          // Every check before the first write (a refusal's writes would commit with the update).
+          guard let current = try await held(id), let change = current.record.addressChange, change.link.opens(with: secret, at: now),
             let from = EmailAddress(current.record.email), let to = EmailAddress(change.to)
           else {
             throw AccountError.invalidLink
           }
+          guard try await held(AccountID(email: to.value)) == nil else { throw AccountError.emailTaken }
           let old = current.record
           var moved = Account(email: to.value, passwordHash: old.passwordHash, user: old.user, epoch: old.epoch + 1, created: old.created)
           // The link reached the new address: it is the member's.
           moved.verifiedAt = now
-          guard try await accounts.create(moved, as: moved.id) else { throw AccountError.emailTaken }
-          guard try await accounts.delete(id, at: current.version) else { throw AccountError.invalidLink }
           try await throttle.forget(email: from.value)
+          guard try await accounts.create(moved, as: moved.id), try await accounts.delete(id, at: current.version) else {
+            throw RecordConflict(record: id.rawValue)
+          }
           return AddressMove(from: from, to: to)
         }
       }

@@ -77,9 +77,11 @@ struct OperatorService: Sendable {
           at: now, operatorEmail: email, action: .surveyPublished, subject: survey.id.rawValue,
           before: current.map(Self.summary), after: Self.summary(survey.numbered((current?.version ?? 0) + 1))
         ))
+        // Its members are invited once, when it is first published (`NoticeSender`): the pass
+        // starts first and waits for the survey in the catalog, so that a crash between the two
+        // never leaves a survey published without its invitations.
+        if current == nil { try await notices.start(NoticeSender.invitations(for: survey.id), at: now) }
         let (published, _) = try await catalog.publish(survey)
-        // Its members are invited once, when it is first published (`NoticeSender`).
-        if published.version == 1 { try await notices.start(NoticeSender.invitations(for: survey.id), at: now) }
         try await catalog.discardDraft(survey.id)
         return published
       },

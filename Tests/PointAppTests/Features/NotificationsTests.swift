@@ -133,7 +133,10 @@ struct NotificationsTests {
     var stopped = UserProgress.answered([.fixture(reward: 120)], at: noon - days(365), ids: &ids)
     stopped.notices = notices(stopping: [.expiry])
     await makeStore(progress: stopped).send(.notifications(.expiryCheckDue(to: address)))
-    // Spent: nothing left to lose.
-    await makeStore(progress: UserProgress()).send(.notifications(.expiryCheckDue(to: address)))
+    // Spent: a lot within the month, with nothing left in it to lose.
+    var spent = UserProgress.answered([.fixture(reward: 120)], at: noon - days(365), ids: &ids)
+    try? spent.adjustPoints(by: -120, reason: "テスト", id: TransactionID(UUID(ids)), at: noon - days(1))
+    #expect(spent.ledger.lots.lots.first?.remaining == .zero)
+    await makeStore(progress: spent).send(.notifications(.expiryCheckDue(to: address)))
   }
 }
