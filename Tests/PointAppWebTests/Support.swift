@@ -177,8 +177,9 @@ extension TestResponse {
 /// The mail a test server sent: waiting in its queue (read from `backend` as another process
 /// would), or delivered already by its sender into the outbox folder of `data`.
 enum Mailbox {
-  /// The bodies of the messages to `address`, oldest first (each once, though the sender moves
-  /// it from the queue to the folder while they are read).
+  /// The bodies of the messages to `address` in queue order, oldest first: messages queued at the
+  /// same moment (a test's pinned clock) come in any order among themselves. Each once, though the
+  /// sender moves it from the queue to the folder while they are read.
   static func messages(to address: String, in backend: any RecordBackend, data: URL) async throws -> [String] {
     var found: [String: String] = [:]
     for message in try await MailQueue(backend).waiting(after: nil, limit: 10_000) where message.to == address {
