@@ -1,3 +1,4 @@
+import Composable
 import Dependencies
 import DependenciesMacros
 import Foundation
@@ -145,4 +146,25 @@ extension DependencyValues {
     get { self[AccountClient.self] }
     set { self[AccountClient.self] = newValue }
   }
+}
+
+extension Effect {
+  /// Asks the accounts (or the operators) something: `answer` receives what `ask` returned, or the
+  /// refusal it threw; any other failure (storage, a lost connection) is `.unavailable`. The one
+  /// way the features call an account client.
+  static func asking<Value: Sendable>(
+    _ ask: @escaping @Sendable () async throws -> Value,
+    answer: @escaping @Sendable (Result<Value, AccountError>) -> Action
+  ) -> Self {
+    .run { send in
+      let result: Result<Value, AccountError>
+      do { result = .success(try await ask()) } catch { result = .failure(AccountError(error)) }
+      await send(answer(result))
+    }
+  }
+}
+
+extension Result where Failure == AccountError {
+  /// The refusal; `nil` for an answer.
+  var refusal: AccountError? { if case let .failure(error) = self { error } else { nil } }
 }

@@ -49,12 +49,8 @@ public struct AddressChangeFeature: Reducer, Sendable {
         guard address != current else { return .send(.delegate(.refused(.sameAddress))) }
         guard !password.value.isEmpty else { return .send(.delegate(.refused(.passwordRequired))) }
         let expires = now.addingTimeInterval(Self.linkLifetime)
-        return .run { send in
-          do {
-            await send(.linkIssued(address, expires: expires, .success(try await accounts.requestAddressChange(address, password.value, expires))))
-          } catch {
-            await send(.linkIssued(address, expires: expires, .failure(AccountError(error))))
-          }
+        return .asking({ try await accounts.requestAddressChange(address, password.value, expires) }) {
+          .linkIssued(address, expires: expires, $0)
         }
       case let .linkIssued(address, expires, .success(token)):
         state.outbox.append(MailRequest(to: address, .addressChange(token: token, expires: expires)))
@@ -62,13 +58,7 @@ public struct AddressChangeFeature: Reducer, Sendable {
       case let .linkIssued(_, _, .failure(error)):
         return .send(.delegate(.refused(error)))
       case let .confirmTapped(token):
-        return .run { send in
-          do {
-            await send(.confirmed(.success(try await accounts.confirmAddressChange(token))))
-          } catch {
-            await send(.confirmed(.failure(AccountError(error))))
-          }
-        }
+        return .asking({ try await accounts.confirmAddressChange(token) }, answer: Action.confirmed)
       case let .confirmed(.success(move)):
         state.outbox.append(MailRequest(to: move.from, .addressChanged(to: move.to)))
         return .send(.delegate(.changed(move)))

@@ -66,13 +66,7 @@ public struct AddressVerification: Reducer, Sendable {
       case let .linkIssued(_, _, _, .failure(error)):
         return .send(.delegate(.refused(error)))
       case let .confirmTapped(token):
-        return .run { send in
-          do {
-            await send(.confirmed(.success(try await accounts.verifyAddress(token))))
-          } catch {
-            await send(.confirmed(.failure(AccountError(error))))
-          }
-        }
+        return .asking({ try await accounts.verifyAddress(token) }, answer: Action.confirmed)
       case let .confirmed(.success(email)):
         if state.signedIn == email { state.status?.verifiedAt = now }
         return .send(.delegate(.verified(email)))
@@ -86,12 +80,8 @@ public struct AddressVerification: Reducer, Sendable {
 
   private func issue(for email: EmailAddress, resent: Bool) -> Effect<Action> {
     let expires = now.addingTimeInterval(Self.linkLifetime)
-    return .run { send in
-      do {
-        await send(.linkIssued(email, expires: expires, resent: resent, .success(try await accounts.issueVerification(email, expires))))
-      } catch {
-        await send(.linkIssued(email, expires: expires, resent: resent, .failure(AccountError(error))))
-      }
+    return .asking({ try await accounts.issueVerification(email, expires) }) {
+      .linkIssued(email, expires: expires, resent: resent, $0)
     }
   }
 }

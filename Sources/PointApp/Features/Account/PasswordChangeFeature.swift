@@ -38,14 +38,7 @@ public struct PasswordChange: Reducer, Sendable {
         guard let email = state.signedIn else { return .send(.delegate(.refused(.passwordRequired))) }
         guard !current.value.isEmpty else { return .send(.delegate(.refused(.passwordRequired))) }
         if let problem = PasswordPolicy.problem(with: new.value) { return .send(.delegate(.refused(.password(problem)))) }
-        return .run { send in
-          do {
-            try await accounts.changePassword(current.value, new.value)
-            await send(.answered(.success(email)))
-          } catch {
-            await send(.answered(.failure(AccountError(error))))
-          }
-        }
+        return .asking({ try await accounts.changePassword(current.value, new.value) }) { .answered($0.map { email }) }
       case let .answered(.success(email)):
         return .send(.delegate(.changed(email)))
       case let .answered(.failure(error)):

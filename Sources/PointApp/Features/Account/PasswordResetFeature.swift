@@ -50,13 +50,8 @@ public struct PasswordReset: Reducer, Sendable {
       case let .requestSubmitted(email):
         guard let address = EmailAddress(email) else { return .send(.delegate(.refused(.invalidEmail))) }
         let (now, expires) = (now, now.addingTimeInterval(Self.linkLifetime))
-        return .run { send in
-          do {
-            let token = try await accounts.issueReset(address, expires)
-            await send(.linkIssued(address, requestedAt: now, expires: expires, .success(token)))
-          } catch {
-            await send(.linkIssued(address, requestedAt: now, expires: expires, .failure(AccountError(error))))
-          }
+        return .asking({ try await accounts.issueReset(address, expires) }) {
+          .linkIssued(address, requestedAt: now, expires: expires, $0)
         }
       case let .linkIssued(address, requestedAt, expires, .success(token)):
         if let token { state.outbox.append(MailRequest(to: address, .passwordReset(token: token, requestedAt: requestedAt, expires: expires))) }
@@ -65,13 +60,7 @@ public struct PasswordReset: Reducer, Sendable {
         return .send(.delegate(.refused(error)))
       case let .resetSubmitted(token, password):
         if let problem = PasswordPolicy.problem(with: password.value) { return .send(.delegate(.refused(.password(problem)))) }
-        return .run { send in
-          do {
-            await send(.resetAnswered(.success(try await accounts.resetPassword(token, password.value))))
-          } catch {
-            await send(.resetAnswered(.failure(AccountError(error))))
-          }
-        }
+        return .asking({ try await accounts.resetPassword(token, password.value) }, answer: Action.resetAnswered)
       case let .resetAnswered(.success(email)):
         return .send(.delegate(.reset(email)))
       case let .resetAnswered(.failure(error)):

@@ -79,12 +79,6 @@ public struct SignInForm: Reducer, Sendable {
   }
 
   private func call(_ operation: @escaping @Sendable () async throws -> SignIn) -> Effect<Action> {
-    .run { send in
-      do {
-        await send(.answered(.success(try await operation())))
-      } catch {
-        await send(.answered(.failure(AccountError(error))))
-      }
-    }
+    .asking(operation, answer: Action.answered)
   }
 }

@@ -46,13 +46,7 @@ public struct Withdrawal: Reducer, Sendable {
         guard state.signedIn != nil else { return .send(.delegate(.refused(.sessionEnded))) }
         guard !password.value.isEmpty else { return .send(.delegate(.refused(.passwordRequired))) }
         guard !state.progress.exchanges.contains(where: \.isPending) else { return .send(.delegate(.refused(.exchangePending))) }
-        return .run { send in
-          do {
-            await send(.answered(.success(try await accounts.withdraw(password.value))))
-          } catch {
-            await send(.answered(.failure(AccountError(error))))
-          }
-        }
+        return .asking({ try await accounts.withdraw(password.value) }, answer: Action.answered)
       case let .answered(.success(email)):
         let lost = state.progress.ledger.balance
         state.progress.forgetMember()

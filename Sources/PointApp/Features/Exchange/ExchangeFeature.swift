@@ -231,12 +231,8 @@ public struct Exchange: Reducer, Sendable {
         guard state.addressVerified else { return .send(.delegate(.verificationRequired)) }
         guard state.needsPassword(at: now) else { return exchange(id, ledgerCount: ledgerCount, &state) }
         guard let password, !password.value.isEmpty else { return .send(.delegate(.passwordRefused(.passwordRequired))) }
-        return .run { send in
-          do {
-            await send(.passwordChecked(.success(try await accounts.confirmPassword(password.value)), id, ledgerCount: ledgerCount))
-          } catch {
-            await send(.passwordChecked(.failure(AccountError(error)), id, ledgerCount: ledgerCount))
-          }
+        return .asking({ try await accounts.confirmPassword(password.value) }) {
+          .passwordChecked($0, id, ledgerCount: ledgerCount)
         }
       case let .passwordChecked(.success(date), id, ledgerCount):
         state.passwordConfirmedAt = date

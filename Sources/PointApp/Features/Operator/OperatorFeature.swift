@@ -246,14 +246,7 @@ public struct OperatorFeature: Reducer, Sendable {
         case let .secondFactorSubmitted(code, next):
           state.refusal = nil
           let next = next.flatMap(Self.consolePath)
-          return .run { send in
-            do {
-              try await operators.verifySecondFactor(code)
-              await send(.secondFactorFinished(nil, next: next))
-            } catch {
-              await send(.secondFactorFinished(AccountError(error), next: next))
-            }
-          }
+          return .asking({ try await operators.verifySecondFactor(code) }) { .secondFactorFinished($0.refusal, next: next) }
 
         case let .secondFactorFinished(nil, next):
           state.secondFactor = .given(at: now)
@@ -298,14 +291,7 @@ public struct OperatorFeature: Reducer, Sendable {
             return .none
           }
           state.refusal = nil
-          return .run { send in
-            do {
-              try await operators.confirmEnrolment(code)
-              await send(.enrolmentFinished(nil))
-            } catch {
-              await send(.enrolmentFinished(AccountError(error)))
-            }
-          }
+          return .asking({ try await operators.confirmEnrolment(code) }) { .enrolmentFinished($0.refusal) }
 
         case .enrolmentFinished(nil):
           state.secondFactor = .given(at: now)
@@ -330,13 +316,7 @@ public struct OperatorFeature: Reducer, Sendable {
 
         case let .loginSubmitted(email, password):
           state.refusal = nil
-          return .run { send in
-            do {
-              await send(.loginFinished(.success(try await operators.signIn(email, password))))
-            } catch {
-              await send(.loginFinished(.failure(AccountError(error))))
-            }
-          }
+          return .asking({ try await operators.signIn(email, password) }, answer: Action.loginFinished)
 
         case let .loginFinished(.success(email)):
           // The password only: the second factor is next, under the new session.
