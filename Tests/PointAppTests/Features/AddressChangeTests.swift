@@ -15,14 +15,7 @@ struct AddressChangeTests {
   func makeStore(signedIn: Bool = true, _ accounts: (inout AccountClient) -> Void = { _ in }) -> TestStoreOf<AppFeature> {
     var state = AppFeature.State()
     if signedIn { state.account = old }
-    return TestStore(initialState: state) {
-      AppFeature()
-    } withDependencies: {
-      accounts(&$0.accounts)
-      $0.date.now = noon
-      $0.uuid = .incrementing
-      $0.calendar = .tokyo
-    }
+    return appStore(state, accounts)
   }
 
   @Test func aLinkGoesToTheNewAddress() async {

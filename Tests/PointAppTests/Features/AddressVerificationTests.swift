@@ -16,14 +16,7 @@ struct AddressVerificationTests {
   ) -> TestStoreOf<AppFeature> {
     var state = AppFeature.State()
     if signedIn { (state.account, state.addressStatus) = (address, status) }
-    return TestStore(initialState: state) {
-      AppFeature()
-    } withDependencies: {
-      accounts(&$0.accounts)
-      $0.date.now = now
-      $0.uuid = .incrementing
-      $0.calendar = .tokyo
-    }
+    return appStore(state, now: now, accounts)
   }
 
   @Test func registeringSendsTheFirstLinkByMail() async {

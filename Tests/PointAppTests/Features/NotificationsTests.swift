@@ -13,13 +13,7 @@ struct NotificationsTests {
     var state = AppFeature.State()
     state.progress = progress
     if signedIn { state.account = address }
-    return TestStore(initialState: state) {
-      AppFeature()
-    } withDependencies: {
-      $0.date.now = now
-      $0.uuid = .incrementing
-      $0.calendar = .tokyo
-    }
+    return appStore(state, now: now)
   }
 
   func notices(stopping stopped: [NoticeList] = []) -> Notices {

@@ -10,12 +10,7 @@ struct PasswordChangeTests {
   func makeStore(_ accounts: (inout AccountClient) -> Void = { _ in }) -> TestStoreOf<AppFeature> {
     var state = AppFeature.State()
     state.account = address
-    return TestStore(initialState: state) {
-      AppFeature()
-    } withDependencies: {
-      accounts(&$0.accounts)
-      $0.date.now = noon
-    }
+    return appStore(state, accounts)
   }
 
   @Test func theRightCurrentPasswordChangesItAndRenewsTheSession() async {

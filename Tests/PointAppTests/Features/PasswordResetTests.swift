@@ -18,14 +18,7 @@ struct PasswordResetTests {
   func makeStore(signedIn: Bool = false, _ accounts: (inout AccountClient) -> Void = { _ in }) -> TestStoreOf<AppFeature> {
     var state = AppFeature.State()
     if signedIn { state.account = address }
-    return TestStore(initialState: state) {
-      AppFeature()
-    } withDependencies: {
-      accounts(&$0.accounts)
-      $0.date.now = noon
-      $0.uuid = .incrementing
-      $0.calendar = .tokyo
-    }
+    return appStore(state, accounts)
   }
 
   @Test func aKnownAddressGetsALinkAndAnUnknownOneTheSamePage() async {

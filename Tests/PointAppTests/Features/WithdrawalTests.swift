@@ -14,14 +14,7 @@ struct WithdrawalTests {
     state.progress = progress
     state.enteredEmail = "hanako@example.jp"
     if signedIn { state.account = address }
-    return TestStore(initialState: state) {
-      AppFeature()
-    } withDependencies: {
-      accounts(&$0.accounts)
-      $0.date.now = noon
-      $0.uuid = .incrementing
-      $0.calendar = .tokyo
-    }
+    return appStore(state, accounts)
   }
 
   @Test func leavingForgetsTheProfileAndMailsWhatWasLost() async {

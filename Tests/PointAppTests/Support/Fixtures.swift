@@ -1,3 +1,4 @@
+import ComposableTesting
 import Dependencies
 import Foundation
 import PointApp
@@ -146,5 +147,20 @@ extension OperatorFeature.State {
   /// An operator of `role` signed in with the second factor given at noon.
   static func console(_ email: String = "ops@example.jp", role: OperatorRole = .administrator) -> Self {
     Self(signedIn: email, role: role, secondFactor: .given(at: noon))
+  }
+}
+
+/// The whole app from `state` at `now` (Tokyo's calendar, incrementing ids), its accounts as
+/// `accounts` makes them: the store of every account feature's tests.
+func appStore(
+  _ state: AppFeature.State = AppFeature.State(), now: Date = noon, _ accounts: (inout AccountClient) -> Void = { _ in }
+) -> TestStoreOf<AppFeature> {
+  TestStore(initialState: state) {
+    AppFeature()
+  } withDependencies: {
+    accounts(&$0.accounts)
+    $0.date.now = now
+    $0.uuid = .incrementing
+    $0.calendar = .tokyo
   }
 }
