@@ -51,7 +51,7 @@ class Keeper:
         self.count += 1
         with open(os.path.join(self.folder, f"{self.count:06d}.eml"), "wb") as f:
             f.write(envelope.content)
-        with open(os.path.join(self.folder, "log"), "a") as f:
+        with open(os.path.join(self.folder, "log"), "a", encoding="utf-8") as f:
             f.write(f"{message['Message-ID']} {' '.join(envelope.rcpt_tos)}\n")
             f.flush()
             os.fsync(f.fileno())
@@ -70,9 +70,10 @@ def main():
     parser.add_argument("--tls", action="store_true")
     parser.add_argument("--auth", help="user:password that AUTH accepts (then required)")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds between keeping a message and saying so")
+    parser.add_argument("--smtputf8", action="store_true", help="take addresses beyond ASCII (RFC 6531)")
     args = parser.parse_args()
     os.makedirs(args.folder, exist_ok=True)
-    options = {}
+    options = {"enable_SMTPUTF8": args.smtputf8}
     if args.tls:
         cert, key = os.path.join(args.folder, "cert.pem"), os.path.join(args.folder, "key.pem")
         if not os.path.exists(cert):

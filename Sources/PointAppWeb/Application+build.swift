@@ -182,7 +182,8 @@ public func buildApplication(
     else { try OutboxFolder(configuration.dataDirectory.appendingPathComponent("mail-outbox"), settings: configuration.mail) }
   let mailSender = MailSender(
     queue: mailQueue, transport: mailTransport, process: "\(ProcessInfo.processInfo.processIdentifier)-" + hex(randomBytes(4)),
-    now: { [date = resolved.date] in date.now }, logger: logger, members: accounts
+    now: { [date = resolved.date] in date.now }, logger: logger,
+    audience: NoticeAudience(accounts: accounts, users: users)
   )
   services.append(PeriodicTask(name: "delivering mail", interval: configuration.mailSweepInterval, logger: logger) {
     try await mailSender.sweep()

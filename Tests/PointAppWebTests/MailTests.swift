@@ -205,31 +205,50 @@ struct MailTests {
     #expect(try await sender.sweep() == 0)
   }
 
-  @Test func aNoticeToAMemberWhoLeftOrMovedIsNotSent() async throws {
+  @Test func aNoticeToAMemberWhoLeftMovedOrStoppedItsListSinceIsNotSent() async throws {
     let backend = MemoryBackend()
     let queue = MailQueue(backend)
     let members = AccountRecords(backend.table(.accounts))
     let clock = Clock()
-    func notice(to address: String) -> QueuedMail {
+    func notice(to address: String, list: NoticeList = .invitations) -> QueuedMail {
       var notice = Self.message(to: address)
-      notice.unsubscribe = "https://example.jp/unsubscribe?token=t&list=invitations"
+      (notice.unsubscribe, notice.list) = ("https://example.jp/unsubscribe?token=t&list=\(list.rawValue)", list)
       return notice
     }
+    func account(_ address: String, of user: UserID) async throws {
+      _ = try await members.create(Account(email: address, passwordHash: "-", user: user, created: noon), as: AccountID(email: address))
+    }
     let staying = notice(to: "hanako@example.jp"), left = notice(to: "taro@example.jp"), moved = notice(to: "jiro@example.jp")
-    _ = try await members.create(Account(email: "hanako@example.jp", passwordHash: "-", user: staying.user!, created: noon), as: AccountID(email: "hanako@example.jp"))
-    // Another member has Jiro's old address now.
-    _ = try await members.create(Account(email: "jiro@example.jp", passwordHash: "-", user: UserID.random(), created: noon), as: AccountID(email: "jiro@example.jp"))
-    try await queue.add([staying, left, moved])
+    let stopped = notice(to: "saburo@example.jp"), warned = notice(to: "shiro@example.jp", list: .expiry)
+    for member in [staying, stopped, warned] { try await account(member.to, of: member.user!) }
+    // Taro left (no account); another member has Jiro's old address now.
+    try await account(moved.to, of: UserID.random())
+    // Saburo stopped invitations after his was queued; Shiro stopped them too, not the expiry warnings.
+    var quiet = AppFeature.State()
+    _ = quiet.progress.setNotices(.invitations, on: false)
+    for user in [stopped.user!, warned.user!] { try await UserStates(backend).replace(user, with: quiet) }
+    try await queue.add([staying, left, moved, stopped, warned])
     let recorder = Recorder()
     var sender = Self.sender(queue, recorder, clock: clock)
-    sender.members = members
+    sender.audience = NoticeAudience(accounts: members, users: UserStates(backend))
     clock.advance(1)
-    #expect(try await sender.sweep() == 1)
-    #expect(recorder.delivered.withLock { $0.map(\.id) } == [staying.id])
-    #expect(try await queue.outcome(left.id)?.delivered == false)
-    #expect(try await queue.outcome(moved.id)?.delivered == false)
+    #expect(try await sender.sweep() == 2)
+    #expect(Set(recorder.delivered.withLock { $0.map(\.id) }) == [staying.id, warned.id])
+    for unsent in [left, moved, stopped] { #expect(try await queue.outcome(unsent.id)?.delivered == false) }
     #expect(try await queue.waiting(bulk: true, after: nil).isEmpty)
     #expect(try await queue.refusals().isEmpty, "not the member's server's refusal: not on the desk")
+  }
+
+  /// What the sender looks up at delivery comes with the message: a notice names its list, the
+  /// account's own mail none.
+  @Test func aNoticeIsQueuedWithItsListAndTheAccountsOwnMailWithNone() async throws {
+    let renderer = try await PageRenderer(directory: repositoryRoot.appendingPathComponent("Templates"), stylesheet: "/styles.css")
+    let outbox = MailOutbox(queue: MailQueue(MemoryBackend()), renderer: renderer, settings: MailSettings(), unsubscribeToken: { _ in "t" })
+    let (hanako, user) = (try #require(EmailAddress("hanako@example.jp")), UserID.random())
+    let warning = outbox.compose(MailRequest(to: hanako, .expiryWarning([ExpiringPoints(month: Month(year: 2025, month: 12), amount: 60)])), for: user, at: noon)
+    #expect(warning.list == .expiry && warning.isBulk && warning.unsubscribe?.hasSuffix("&list=expiry") == true)
+    let reset = outbox.compose(MailRequest(to: hanako, .passwordReset(token: "x", requestedAt: noon, expires: noon)), for: user, at: noon)
+    #expect(reset.list == nil && !reset.isBulk)
   }
 
   @Test func theOutboxFolderHoldsEachMessageOnceAsRFC5322() async throws {
@@ -286,12 +305,12 @@ final class SMTPTestServer: Sendable {
   }
 
   /// Starts one, and returns once it listens (within 30 s, or it throws).
-  static func start(tls: Bool = false, auth: String? = nil) async throws -> SMTPTestServer {
+  static func start(tls: Bool = false, auth: String? = nil, smtpUTF8: Bool = false) async throws -> SMTPTestServer {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-smtp-\(UUID().uuidString)")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/smtp-test-server.py").path, "--folder", folder.path]
-      + (tls ? ["--tls"] : []) + (auth.map { ["--auth", $0] } ?? [])
+      + (tls ? ["--tls"] : []) + (auth.map { ["--auth", $0] } ?? []) + (smtpUTF8 ? ["--smtputf8"] : [])
     let output = Pipe()
     process.standardOutput = output
     // Not the test run's: `swift test` reads that to its end, which a server still running holds off.
@@ -392,5 +411,23 @@ struct SMTPTests {
     clock.advance(30)
     #expect(try await MailTests.sender(queue, transport, clock: clock).sweep() == 1)
     #expect(try smtp.log() == ["<\(busy.id)@pointapp.example> tempfail-1@example.jp"])
+  }
+
+  /// An address beyond ASCII reaches a server that takes it (SMTPUTF8); to one that does not, it
+  /// is refused for good before it leaves (sent raw, it would be mangled).
+  @Test func anAddressBeyondASCIIGoesOnlyThroughAServerThatTakesIt() async throws {
+    let clock = MailTests.Clock()
+    for takes in [false, true] {
+      let smtp = try await SMTPTestServer.start(smtpUTF8: takes)
+      let queue = MailQueue(MemoryBackend())
+      let message = MailTests.message(to: "はなこ@example.jp")
+      try await queue.add([message])
+      let transport = try SMTPTransport(smtp.server(), settings: MailSettings())
+      #expect(try await MailTests.sender(queue, transport, clock: clock).sweep() == (takes ? 1 : 0))
+      let outcome = try #require(try await queue.outcome(message.id))
+      #expect(outcome.delivered == takes)
+      #expect(try smtp.log() == (takes ? ["<\(message.id)@pointapp.example> はなこ@example.jp"] : []))
+      if !takes { #expect(outcome.reply?.hasPrefix("553") == true, "\(outcome.reply ?? "")") }
+    }
   }
 }

@@ -61,7 +61,8 @@ struct MailOutbox: Sendable {
     }
     let body = renderer.render("mail-" + kind, context)
     return QueuedMail(
-      id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now, unsubscribe: unsubscribe
+      id: hex(randomBytes(16)), user: user, kind: kind, to: request.to.value, subject: subject, body: body, queued: now, unsubscribe: unsubscribe,
+      list: unsubscribe == nil ? nil : request.kind.list
     )
   }
 }

@@ -26,6 +26,8 @@ struct QueuedMail: Codable, Equatable, Sendable {
   /// A notice's one-click unsubscribe link (`List-Unsubscribe`, RFC 8058); `nil` for the
   /// account's own mail. A message that has one is bulk: it goes after every other waiting.
   var unsubscribe: String?
+  /// The list a notice belongs to, which its member may have stopped before it goes.
+  var list: NoticeList?
   /// The last byte of it was handed to the server by the process that claimed it, whose answer
   /// was not heard: it is not sent again (a server that took it would deliver it twice).
   var handedOver: Date?
@@ -35,9 +37,12 @@ struct QueuedMail: Codable, Equatable, Sendable {
     let until: Date
   }
 
-  init(id: String, user: UserID?, kind: String, to: String, subject: String, body: String, queued: Date, unsubscribe: String? = nil) {
+  init(
+    id: String, user: UserID?, kind: String, to: String, subject: String, body: String, queued: Date, unsubscribe: String? = nil,
+    list: NoticeList? = nil
+  ) {
     (self.id, self.user, self.kind, self.to, self.subject, self.body) = (id, user, kind, to, subject, body)
-    (self.queued, due, self.unsubscribe) = (queued, queued, unsubscribe)
+    (self.queued, due, self.unsubscribe, self.list) = (queued, queued, unsubscribe, list)
     place = Int64((queued.timeIntervalSince1970 * 1000).rounded(.down))
   }
 

@@ -15,9 +15,8 @@ struct MailSender: Sendable {
   let process: String
   let now: @Sendable () -> Date
   let logger: Logger
-  /// Where a notice's member is looked up before it goes: one who left, or moved to another
-  /// address, since it was queued is not written to (`nil`: not looked up).
-  var members: AccountRecords?
+  /// Where a notice's member is looked up before it goes (`nil`: not looked up).
+  var audience: NoticeAudience?
   /// Longer than any conversation (`SMTPServer.deadline`): a claim outlives its
   /// delivery, and only a process that died leaves one to run out.
   var lease: TimeInterval = 120
@@ -76,9 +75,9 @@ struct MailSender: Sendable {
       logger.notice("mail handed over by a process that ended: not sent again", metadata: ["message": "\(message.id)", "kind": "\(message.kind)"])
       return true
     }
-    if message.isBulk, let members, let user = message.user, try await members.read(AccountID(email: message.to))?.record.user != user {
-      try await queue.end(message, delivered: false, reply: "not sent: the member left, or moved to another address", listed: false, at: now())
-      logger.info("notice not sent: its member left or moved", metadata: ["message": "\(message.id)", "kind": "\(message.kind)"])
+    if message.isBulk, let why = try await audience?.reasonNotToSend(message) {
+      try await queue.end(message, delivered: false, reply: "not sent: " + why, listed: false, at: now())
+      logger.info("notice not sent", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reason": "\(why)"])
       return false
     }
     let handed = Mutex(false)
@@ -134,3 +133,23 @@ struct MailSender: Sendable {
 /// A message's claim ran out while it was being delivered, and another process may have it now:
 /// this one lets it go without handing it over.
 struct MailClaimLost: Error {}
+
+/// Whether a notice still goes when its turn comes, looked up at delivery: queued, it may wait
+/// behind thousands of others or a server's refusals, and meanwhile its member may leave, move to
+/// another address, or stop its list (the mail's one-click link, the settings page).
+struct NoticeAudience: Sendable {
+  let accounts: AccountRecords
+  let users: UserStates
+
+  /// Why `message` is not to go; `nil` when it goes.
+  func reasonNotToSend(_ message: QueuedMail) async throws -> String? {
+    guard let user = message.user else { return nil }
+    guard try await accounts.read(AccountID(email: message.to))?.record.user == user else {
+      return "the member left, or moved to another address"
+    }
+    if let list = message.list, let data = try await users.read(user), !(try SavedState.state(from: data).progress.notices.receives(list)) {
+      return "the member stopped \(list.rawValue)"
+    }
+    return nil
+  }
+}

@@ -75,7 +75,15 @@ struct SMTPTransport: MailTransport {
     // A refusal of the sender or of DATA is the server's with us (settings, policy), not this
     // message's: tried again later, never dropped. The recipient's, and the message's own, are.
     let eightBit = features.offers("8BITMIME")
-    try await talk.expect("MAIL FROM:<\(settings.fromAddress)>" + (eightBit ? " BODY=8BITMIME" : ""), 250, step: "MAIL FROM")
+    // An address beyond ASCII (the product takes them) goes only through a server that takes it
+    // (SMTPUTF8, RFC 6531); sent raw to any other, it would be mangled or refused: refused here,
+    // for good, before a byte of it leaves.
+    let international = !message.to.allSatisfy(\.isASCII)
+    if international && !features.offers("SMTPUTF8") {
+      throw MailRefusal(code: 553, reply: "not sent: the server does not take addresses beyond ASCII (no SMTPUTF8)")
+    }
+    let parameters = (eightBit ? " BODY=8BITMIME" : "") + (international ? " SMTPUTF8" : "")
+    try await talk.expect("MAIL FROM:<\(settings.fromAddress)>" + parameters, 250, step: "MAIL FROM")
     try await talk.expect("RCPT TO:<\(message.to)>", 250, 251, step: "RCPT TO", refusesMessage: true)
     try await talk.expect("DATA", 354, step: "DATA")
     try await channel.writeAndFlush(ByteBuffer(bytes: Self.dotStuffed(MailFormat.bytes(of: message, settings: settings, eightBit: eightBit))))
