@@ -205,7 +205,7 @@ public func buildApplication(
     quotas: quotas,
     responses: responses,
     exchanges: ExchangeQueue(storage: stores.records(.exchangeQueue)),
-    mail: MailOutbox(queue: mailQueue, renderer: renderer, settings: configuration.mail, unsubscribeToken: sessions.unsubscribeToken),
+    mail: MailOutbox(queue: mailQueue, accounts: accounts, renderer: renderer, settings: configuration.mail, unsubscribeToken: sessions.unsubscribeToken),
     cache: cache,
     feed: feed,
     app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }

@@ -243,7 +243,7 @@ struct MailTests {
   /// account's own mail none.
   @Test func aNoticeIsQueuedWithItsListAndTheAccountsOwnMailWithNone() async throws {
     let renderer = try await PageRenderer(directory: repositoryRoot.appendingPathComponent("Templates"), stylesheet: "/styles.css")
-    let outbox = MailOutbox(queue: MailQueue(MemoryBackend()), renderer: renderer, settings: MailSettings(), unsubscribeToken: { _ in "t" })
+    let outbox = MailOutbox(queue: MailQueue(MemoryBackend()), accounts: AccountRecords(InMemoryRecordStorage()), renderer: renderer, settings: MailSettings(), unsubscribeToken: { _ in "t" })
     let (hanako, user) = (try #require(EmailAddress("hanako@example.jp")), UserID.random())
     let warning = outbox.compose(MailRequest(to: hanako, .expiryWarning([ExpiringPoints(month: Month(year: 2025, month: 12), amount: 60)])), for: user, at: noon)
     #expect(warning.list == .expiry && warning.isBulk && warning.unsubscribe?.hasSuffix("&list=expiry") == true)

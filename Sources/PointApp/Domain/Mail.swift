@@ -32,10 +32,15 @@ public struct MailRequest: Equatable, Sendable {
 
   public let to: EmailAddress
   public let kind: Kind
+  /// The address of the account the message is about, whichever browser asked for it (a reset is
+  /// asked for from a guest's): the recipient's own, or, told to the address an account left,
+  /// the one it moved to.
+  public let account: EmailAddress
 
-  public init(to: EmailAddress, _ kind: Kind) {
+  public init(to: EmailAddress, _ kind: Kind, about account: EmailAddress? = nil) {
     self.to = to
     self.kind = kind
+    self.account = account ?? to
   }
 }
 

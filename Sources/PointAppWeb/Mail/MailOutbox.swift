@@ -6,13 +6,22 @@ import PointApp
 /// holding of the change that asked for it.
 struct MailOutbox: Sendable {
   let queue: MailQueue
+  /// Where the account a message is about is found: its user is the message's.
+  let accounts: AccountRecords
   let renderer: PageRenderer
   let settings: MailSettings
   /// A user's unsubscribe token (`Sessions.unsubscribeToken(for:)`).
   let unsubscribeToken: @Sendable (UserID) -> String
 
+  /// Queues `requests`, asked for in `user`'s update: each under the user of the account it is
+  /// about (the desk shows whose mail went undelivered), `user`'s when there is none (gone).
   func queue(_ requests: [MailRequest], for user: UserID?, at now: Date) async throws {
-    try await queue.add(requests.map { compose($0, for: user, at: now) })
+    var messages: [QueuedMail] = []
+    for request in requests {
+      let owner = request.kind.list == nil ? try await accounts.read(AccountID(email: request.account.value))?.record.user : nil
+      messages.append(compose(request, for: owner ?? user, at: now))
+    }
+    try await queue.add(messages)
   }
 
   func compose(_ request: MailRequest, for user: UserID?, at now: Date) -> QueuedMail {

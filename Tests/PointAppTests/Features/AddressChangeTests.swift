@@ -45,7 +45,7 @@ struct AddressChangeTests {
   @Test func theLinkMovesTheAccountAndTellsTheOldAddress() async {
     let store = makeStore { $0.confirmAddressChange = { [old, new] _ in AddressMove(from: old, to: new) } }
     await store.send(.addressChange(.confirmTapped(token: token))) { $0.destination = .account }
-    await store.receive(\.addressChange.confirmed.success) { $0.outbox = [MailRequest(to: old, .addressChanged(to: new))] }
+    await store.receive(\.addressChange.confirmed.success) { $0.outbox = [MailRequest(to: old, .addressChanged(to: new), about: new)] }
     await store.receive(.addressChange(.delegate(.changed(AddressMove(from: old, to: new))))) {
       $0.identityChange = .signedIn(new)
       $0.flash = Flash(.success, "メールアドレスを new@example.jp に変更しました。")

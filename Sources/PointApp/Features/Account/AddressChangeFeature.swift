@@ -60,7 +60,7 @@ public struct AddressChangeFeature: Reducer, Sendable {
       case let .confirmTapped(token):
         return .asking({ try await accounts.confirmAddressChange(token) }, answer: Action.confirmed)
       case let .confirmed(.success(move)):
-        state.outbox.append(MailRequest(to: move.from, .addressChanged(to: move.to)))
+        state.outbox.append(MailRequest(to: move.from, .addressChanged(to: move.to), about: move.to))
         return .send(.delegate(.changed(move)))
       case let .confirmed(.failure(error)):
         return .send(.delegate(.refused(error)))
