@@ -28,6 +28,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
   ],
   targets: [
     .target(
@@ -74,6 +75,8 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ]
     ),
     .executableTarget(
@@ -116,6 +119,7 @@ let package = Package(
         "PointAppWeb",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),

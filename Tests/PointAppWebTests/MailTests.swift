@@ -239,6 +239,32 @@ struct MailTests {
     #expect(try await queue.refusals().isEmpty, "not the member's server's refusal: not on the desk")
   }
 
+  /// A member's settings that cannot be read at delivery put the notice back for later (as a
+  /// server out of reach does); it goes once they can.
+  @Test func aNoticeWhoseMembersSettingsCannotBeReadIsTriedAgainLater() async throws {
+    let backend = MemoryBackend()
+    let queue = MailQueue(backend)
+    let members = AccountRecords(backend.table(.accounts))
+    let clock = Clock()
+    var notice = Self.message(to: "hanako@example.jp")
+    (notice.unsubscribe, notice.list) = ("https://example.jp/unsubscribe?token=t&list=invitations", .invitations)
+    let user = try #require(notice.user)
+    _ = try await members.create(Account(email: notice.to, passwordHash: "-", user: user, created: noon), as: AccountID(email: notice.to))
+    #expect(try await backend.table(.users).create(user.rawValue, Data("not a saved state".utf8)))
+    try await queue.add([notice])
+    let recorder = Recorder()
+    var sender = Self.sender(queue, recorder, clock: clock)
+    sender.audience = NoticeAudience(accounts: members, users: UserStates(backend))
+    clock.advance(1)
+    #expect(try await sender.sweep() == 0)
+    let waiting = try #require(try await queue.waiting(bulk: true, after: nil).first)
+    #expect(waiting.claim?.until ?? .distantPast <= clock.read() && waiting.due > clock.read(), "put back, due after a backoff")
+    try await UserStates(backend).replace(user, with: AppFeature.State())
+    clock.advance(60)
+    #expect(try await sender.sweep() == 1)
+    #expect(recorder.delivered.withLock { $0.map(\.id) } == [notice.id])
+  }
+
   /// What the sender looks up at delivery comes with the message: a notice names its list, the
   /// account's own mail none.
   @Test func aNoticeIsQueuedWithItsListAndTheAccountsOwnMailWithNone() async throws {
@@ -296,50 +322,17 @@ final class SMTPTestServer: Sendable {
   }()
   static let notInstalled: Comment = "needs aiosmtpd (pip install aiosmtpd)"
 
-  let folder: URL
-  let port: Int
-  private let process: Process
-
-  private init(folder: URL, port: Int, process: Process) {
-    (self.folder, self.port, self.process) = (folder, port, process)
-  }
+  let server: ScriptServer
+  var folder: URL { server.folder }
+  var port: Int { server.port }
 
   /// Starts one, and returns once it listens (within 30 s, or it throws).
   static func start(tls: Bool = false, auth: String? = nil, smtpUTF8: Bool = false) async throws -> SMTPTestServer {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-smtp-\(UUID().uuidString)")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/smtp-test-server.py").path, "--folder", folder.path]
-      + (tls ? ["--tls"] : []) + (auth.map { ["--auth", $0] } ?? []) + (smtpUTF8 ? ["--smtputf8"] : [])
-    let output = Pipe()
-    process.standardOutput = output
-    // Not the test run's: `swift test` reads that to its end, which a server still running holds off.
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    // Its first line, read on a thread of its own (a blocking read on the test library's threads
-    // would hold up other tests); past 30 s it is stopped, which ends the read.
-    let ready = Mutex(false)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { if !ready.withLock({ $0 }) { process.terminate() } }
-    let handle = output.fileHandleForReading
-    let text = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-      Thread {
-        var line = Data()
-        while !line.contains(10), let byte = try? handle.read(upToCount: 1), !byte.isEmpty { line += byte }
-        continuation.resume(returning: String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-      }.start()
-    }
-    ready.withLock { $0 = true }
-    guard text.hasPrefix("ready "), let port = Int(text.dropFirst(6)) else {
-      process.terminate()
-      throw SMTPFailure("the test SMTP server did not start: \(text)")
-    }
-    return SMTPTestServer(folder: folder, port: port, process: process)
+    let options = (tls ? ["--tls"] : []) + (auth.map { ["--auth", $0] } ?? []) + (smtpUTF8 ? ["--smtputf8"] : [])
+    return SMTPTestServer(server: try await ScriptServer.start("smtp-test-server.py", options))
   }
 
-  deinit {
-    process.terminate()
-    try? FileManager.default.removeItem(at: folder)
-  }
+  private init(server: ScriptServer) { self.server = server }
 
   /// The messages it accepted, as their bytes, in the order they came.
   func messages() throws -> [String] {

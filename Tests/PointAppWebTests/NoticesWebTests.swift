@@ -92,13 +92,15 @@ struct NoticesWebTests {
     }
   }
 
-  /// A pass pages through the members ten times its rate at a time (200 by default): with the
-  /// members filling the pages exactly, the page after the last is empty, and the pass ends there.
-  @Test func aPassEndsWhenTheMembersFillItsPagesExactly() async throws {
+  /// A pass reads the members its rate at a time (20 by default), ten reads a page at most, and ends
+  /// on the read that finds none: every member looked at once, whether they fill the reads and
+  /// pages exactly or not, and a pass over none ends too.
+  @Test(arguments: [0, 1, 21, 200, 201])
+  func aPassLooksAtEveryMemberOnceAndEnds(members: Int) async throws {
     let server = try TestServer()
     let backend = try FileBackend(server.dataDirectory)
     let accounts = AccountRecords(backend.table(.accounts))
-    for number in 0..<200 {
+    for number in 0..<members {
       let user = UserID.random()
       var account = Account(email: "member-\(number)@example.jp", passwordHash: "-", user: user, created: noon)
       account.verifiedAt = noon
@@ -108,6 +110,9 @@ struct NoticesWebTests {
     try await server.application().test(.live) { _ in
       let done = server.dataDirectory.appendingPathComponent("notice-runs/done-expiry-\(Day(noon, in: .tokyo).iso).json")
       try await Self.eventually { FileManager.default.fileExists(atPath: done.path) }
+      let record = try JSONSerialization.jsonObject(with: Data(contentsOf: done)) as? [String: Any]
+      let progress = (record?["record"] as? [String: Any])?["progress"] as? [String: Any]
+      #expect(progress?["examined"] as? Int == members, "\(members) members at 20 a read, 200 a page")
     }
   }
 

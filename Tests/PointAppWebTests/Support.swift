@@ -6,6 +6,7 @@ import HummingbirdTesting
 import PointApp
 @testable import PointAppWeb
 import Prometheus
+import Synchronization
 import Testing
 
 /// 2026-11-22 12:00 in Tokyo.
@@ -194,6 +195,21 @@ enum Mailbox {
     return found.sorted { $0.key < $1.key }.map(\.value)
   }
 
+  /// The users the messages of `kind` were queued under (the mail log's, once delivered), each
+  /// message once.
+  static func users(ofKind kind: String, in backend: any RecordBackend, data: URL) async throws -> [UserID?] {
+    let queue = MailQueue(backend)
+    var found: [String: UserID?] = [:]
+    for message in try await queue.waiting(after: nil, limit: 10_000) where message.kind == kind { found[message.id] = message.user }
+    let outbox = data.appendingPathComponent("mail-outbox")
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: outbox.path)) ?? [] where name.hasSuffix(".eml") && !name.hasPrefix(".") {
+      // `<m|b>-<place>-<id>.eml`
+      let id = String(name.dropLast(4).split(separator: "-", maxSplits: 2).last ?? "")
+      if let outcome = try await queue.outcome(id), outcome.kind == kind { found[id] = outcome.user }
+    }
+    return found.sorted { $0.key < $1.key }.map(\.value)
+  }
+
   /// The token of the newest verification link sent to `address`.
   static func verificationToken(to address: String, in backend: any RecordBackend, data: URL) async throws -> String? {
     try await messages(to: address, in: backend, data: data).compactMap { body in
@@ -236,4 +252,57 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
   try await withCheckedThrowingContinuation { continuation in
     Thread { continuation.resume(with: Result { try body() }) }.start()
   }
+}
+
+/// One of the repository's test servers (`Scripts/<script>`: the SMTP server, the sandbox gift
+/// provider) as a process of its own with a folder of its own (`--folder`): returned once it says
+/// "ready PORT"; stopped, and its folder removed, when released.
+final class ScriptServer: Sendable {
+  let folder: URL
+  let port: Int
+  private let process: Process
+
+  private init(folder: URL, port: Int, process: Process) {
+    (self.folder, self.port, self.process) = (folder, port, process)
+  }
+
+  /// Starts `script` with `options`, within 30 s or it throws.
+  static func start(_ script: String, _ options: [String]) async throws -> ScriptServer {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-\(script.prefix { $0 != "." })-\(UUID().uuidString)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/" + script).path, "--folder", folder.path] + options
+    let output = Pipe()
+    process.standardOutput = output
+    // Not the test run's: `swift test` reads that to its end, which a server still running holds off.
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Its first line, read on a thread of its own (a blocking read on the test library's threads
+    // would hold up other tests); past 30 s it is stopped, which ends the read.
+    let ready = Mutex(false)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { if !ready.withLock({ $0 }) { process.terminate() } }
+    let handle = output.fileHandleForReading
+    let text = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+      Thread {
+        var line = Data()
+        while !line.contains(10), let byte = try? handle.read(upToCount: 1), !byte.isEmpty { line += byte }
+        continuation.resume(returning: String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+      }.start()
+    }
+    ready.withLock { $0 = true }
+    guard text.hasPrefix("ready "), let port = Int(text.dropFirst(6)) else {
+      process.terminate()
+      throw ScriptServerFailure(description: "\(script) did not start: \(text)")
+    }
+    return ScriptServer(folder: folder, port: port, process: process)
+  }
+
+  deinit {
+    process.terminate()
+    try? FileManager.default.removeItem(at: folder)
+  }
+}
+
+struct ScriptServerFailure: Error, CustomStringConvertible {
+  let description: String
 }

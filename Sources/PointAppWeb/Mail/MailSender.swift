@@ -75,17 +75,19 @@ struct MailSender: Sendable {
       logger.notice("mail handed over by a process that ended: not sent again", metadata: ["message": "\(message.id)", "kind": "\(message.kind)"])
       return true
     }
-    if message.isBulk, let why = try await audience?.reasonNotToSend(message) {
-      try await queue.end(message, delivered: false, reply: "not sent: " + why, listed: false, at: now())
-      logger.info("notice not sent", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reason": "\(why)"])
-      return false
-    }
     let handed = Mutex(false)
     do {
+      // (Inside: a member's settings that cannot be read now put the notice back for later, as a
+      // server out of reach does, instead of holding it claimed.)
+      if message.isBulk, let why = try await audience?.reasonNotToSend(message) { throw NoticeNotWanted(reason: why) }
       try await transport.deliver(message) { [queue, process, now] in
         guard try await queue.handingOver(message, by: process, at: now()) else { throw MailClaimLost() }
         handed.withLock { $0 = true }
       }
+    } catch let unwanted as NoticeNotWanted {
+      try await queue.end(message, delivered: false, reply: "not sent: " + unwanted.reason, listed: false, at: now())
+      logger.info("notice not sent", metadata: ["message": "\(message.id)", "kind": "\(message.kind)", "reason": "\(unwanted.reason)"])
+      return false
     } catch let refusal as MailRefusal where refusal.isPermanent {
       let reply = Self.withoutAddress(refusal.description, of: message)
       try await queue.end(message, delivered: false, reply: reply, at: now())
@@ -133,6 +135,11 @@ struct MailSender: Sendable {
 /// A message's claim ran out while it was being delivered, and another process may have it now:
 /// this one lets it go without handing it over.
 struct MailClaimLost: Error {}
+
+/// A notice whose member no longer wants it (`NoticeAudience`).
+private struct NoticeNotWanted: Error {
+  let reason: String
+}
 
 /// Whether a notice still goes when its turn comes, looked up at delivery: queued, it may wait
 /// behind thousands of others or a server's refusals, and meanwhile its member may leave, move to

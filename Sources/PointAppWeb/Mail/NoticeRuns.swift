@@ -176,9 +176,10 @@ struct NoticeSender: Sendable {
         examined += 1
         if sent >= rate { break chunks }
       }
-      // The last accounts: fewer than asked, every one looked at (none, when the members filled
-      // the reads before exactly).
-      if found.count < asked { reachedEnd = true; break }
+      // The end: a read that finds none after the last looked at. (Not a read that finds fewer
+      // than asked: on files an account deleted between the listing and its reading is left out
+      // of it, and more may follow.)
+      if found.isEmpty { reachedEnd = true; break }
     }
     run.progress.sent += sent
     if reachedEnd && run.failures == nil {
