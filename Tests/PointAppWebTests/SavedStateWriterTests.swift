@@ -92,6 +92,18 @@ struct SavedStateWriterTests {
     #expect(SavedState.data(for: try SavedState.state(from: written)) == written)
   }
 
+  /// A moment in the last nanoseconds of a second (the clock's reading can be one): the writer
+  /// counts its second as `JSONEncoder` does, so that an answer's date and its response's agree.
+  @Test func aMomentJustBeforeASecondIsWrittenInThatSecond() throws {
+    let moment = Date(timeIntervalSinceReferenceDate: noon.timeIntervalSinceReferenceDate.nextDown)
+    var state = AppFeature.State()
+    state.progress.recordAnswer(to: testCatalog[0], with: [], id: TransactionID(UUID(1)), at: moment, on: Self.today)
+    try writesWhatJSONEncoderWrites(state: state)
+    #expect(String(decoding: SavedState.data(for: state), as: UTF8.self).contains("T02:59:59Z"))
+    let midnight = Date(timeIntervalSinceReferenceDate: (noon + 12 * 3600).timeIntervalSinceReferenceDate.nextDown)
+    #expect(Day(midnight, in: .tokyo) == Self.today, "the last moment of a Tokyo day is that day's")
+  }
+
   @Test func severalClaimedMissionsRoundTrip() throws {
     var progress = UserProgress()
     progress.recordVisit(on: Self.today, at: noon)

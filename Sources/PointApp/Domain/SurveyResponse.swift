@@ -208,7 +208,7 @@ public struct ResponseTable: Sendable {
   static func format(_ date: Date) -> String {
     let day = Day(date, in: .tokyo)
     let (year, month, dayOfMonth) = day.civil
-    let local = Int(date.timeIntervalSince1970.rounded(.down)) + Calendar.tokyo.timeZone.secondsFromGMT(for: date)
+    let local = date.wholeSecondsSince1970 + Calendar.tokyo.timeZone.secondsFromGMT(for: date)
     let second = local - day.ordinal * 86_400
     // Written digit by digit: `String(format:)` took a tenth of an export's time.
     var text: [UInt8] = []

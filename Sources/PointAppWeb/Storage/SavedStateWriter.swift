@@ -295,7 +295,7 @@ struct SavedStateWriter {
   /// `yyyy-MM-ddTHH:mm:ssZ` in UTC, seconds truncated; the civil date from the day count
   /// (proleptic Gregorian, as `ISO8601FormatStyle`).
   private mutating func date(_ date: Date) {
-    let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+    let seconds = date.wholeSecondsSince1970
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let time = seconds - days * 86_400
     let (year, month, day) = Day(ordinal: days).civil

@@ -111,4 +111,13 @@ struct ResponseTableDateTests {
     let expected = String(format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
     #expect(ResponseTable.format(date) == expected)
   }
+
+  /// The last nanoseconds of a second (a clock can read one) are in that second, as the response's
+  /// JSON says, and the last of a day in that day.
+  @Test func aMomentJustBeforeASecondIsInThatSecond() {
+    let noon = Date(timeIntervalSinceReferenceDate: Date(timeIntervalSince1970: 1_795_316_400).timeIntervalSinceReferenceDate.nextDown)
+    #expect(ResponseTable.format(noon) == "2026-11-22 11:59:59")
+    let midnight = Date(timeIntervalSinceReferenceDate: Date(timeIntervalSince1970: 1_795_359_600).timeIntervalSinceReferenceDate.nextDown)
+    #expect(ResponseTable.format(midnight) == "2026-11-22 23:59:59")
+  }
 }
