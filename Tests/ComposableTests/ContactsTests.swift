@@ -265,10 +265,14 @@ func message(of issue: Issue) -> String {
 
 extension TestClock<Duration> {
   /// Advances once an effect sleeps on the clock: an effect still on its way to its sleep (a busy
-  /// machine delays it) would start counting only after the advance, and never be due.
+  /// machine delays it) would start counting only after the advance, and never be due. It waits
+  /// up to ten seconds of real time, not a count of yields: CI once ran out of 1,000 yields while
+  /// the fuzz test kept both cores busy, and the timer it advanced past never ticked.
   func advanceOnceSleeping(by duration: Duration) async {
-    for _ in 0..<1_000 {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+    while ContinuousClock.now < deadline {
       do { try await checkSuspension() } catch { break }  // throws once something sleeps
+      try? await Task.sleep(for: .milliseconds(1))
     }
     await advance(by: duration)
   }
