@@ -35,8 +35,8 @@ public struct AppConfiguration: Sendable {
   public var databaseURL: String?
   /// The most connections an instance opens to the database.
   public var databasePoolSize = 20
-  /// How often exchange requests left pending are asked of the issuer again.
-  public var exchangeSweepInterval = Duration.seconds(30)
+  /// How often the fulfiller looks at the exchange requests waiting for their code.
+  public var exchangeSweepInterval = Duration.seconds(1)
   /// For the crash test and the scale-out proof only: the share of exchange requests the built-in
   /// issuer rejects (by request, the same each time) and how long each of its calls takes.
   public var giftCodeRejectionRate = 0.0
@@ -88,6 +88,7 @@ public func buildApplication(
   metrics registry: PrometheusCollectorRegistry? = nil,
   passwordHasher: PasswordHasher = PasswordHasher(),
   routes: RouteList? = nil,
+  giftSource: (any GiftSource)? = nil,
   dependencies: @escaping @Sendable (inout DependencyValues) -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
   var logger = logger ?? Logger(label: "pointapp")
@@ -134,10 +135,6 @@ public func buildApplication(
     $0.uuid = $0.uuid
     $0.surveyClient = catalogStore.client
     $0.ledgerArchive = $0.ledgerArchive
-    $0.giftCodes = GiftCodeIssuer(
-      storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
-      unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
-    ).client
     $0.adjustmentPolicy = configuration.adjustmentPolicy
     dependencies(&$0)
   } operation: {
@@ -210,16 +207,15 @@ public func buildApplication(
     feed: feed,
     app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }
   )
-  // Exchange requests a crash (or a slow issuer) left pending are taken up before any request,
-  // then every so often.
-  let fulfiller = ExchangeFulfiller(queue: loop.exchanges, loop: loop, logger: logger)
-  do {
-    let taken = try await fulfiller.sweep()
-    if taken > 0 { logger.notice("exchange requests left pending ended", metadata: ["requests": "\(taken)"]) }
-  } catch {
-    // The queue itself cannot be read: the server starts all the same, and the sweep tries again.
-    logger.error("pending exchanges could not be read at start", metadata: ["error": "\(error)"])
-  }
+  // Exchange requests waiting for their code, in every process: each a second (the source is
+  // called outside any user's lock; a crash's leftovers are taken up the same way).
+  let giftSource = giftSource ?? GiftCodeIssuer(
+    storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
+    unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
+  ).source
+  let fulfiller = ExchangeFulfiller(
+    queue: loop.exchanges, loop: loop, source: giftSource, process: mailSender.process, now: { [date = resolved.date] in date.now }, logger: logger
+  )
   services.append(PeriodicTask(name: "fulfilling pending exchanges", interval: configuration.exchangeSweepInterval, logger: logger) {
     try await fulfiller.sweep()
   })

@@ -56,6 +56,25 @@ struct GiftCodeIssuerContractTests {
     }
   }
 
+  /// As the fulfiller's source, the issuer answers as a provider does: a status by key, a
+  /// cancellation that delivers a code issued before.
+  @Test(arguments: Kind.tested)
+  func asASourceItAnswersAsAProviderDoes(kind: Kind) async throws {
+    let source = GiftCodeIssuer(storage: try await kind.records(table: "gift_codes")).source
+    let one = request(), two = request()
+    #expect(try await source.status(one) == GiftProviderAnswer.none)
+    guard case let .issued(code) = try await source.issue(one) else {
+      Issue.record("not issued")
+      return
+    }
+    #expect(try await source.status(one) == .issued(code))
+    #expect(try await source.issue(one) == .issued(code))
+    #expect(try await source.cancel(one) == .issued(code))
+    #expect(try await source.cancel(two) == .refused("cancelled"))
+    #expect(try await source.issue(two) == .refused("rejected"))
+    #expect(try await source.status(two) == .refused("cancelled"))
+  }
+
   @Test func aRejectionRateRejectsTheSameRequestsEveryTime() async throws {
     let issuer = GiftCodeIssuer(storage: InMemoryRecordStorage(), rejectionRate: 0.5)
     var rejected = 0
@@ -75,7 +94,7 @@ struct GiftCodeIssuerContractTests {
     let environment = ["POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_DELAY_MS": "300", "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2"]
     var production = AppConfiguration()
     let ignored = production.applyTestFaults(from: environment, enabled: false)
-    #expect(production.giftCodeRejectionRate == 0 && production.giftCodeDelay == .zero && production.exchangeSweepInterval == .seconds(30))
+    #expect(production.giftCodeRejectionRate == 0 && production.giftCodeDelay == .zero && production.exchangeSweepInterval == .seconds(1))
     #expect(ignored?.hasPrefix("ignored without --test-faults: POINTAPP_GIFT_REJECTION_RATE, POINTAPP_GIFT_DELAY_MS") == true)
     var quiet = AppConfiguration()
     #expect(quiet.applyTestFaults(from: [:], enabled: false) == nil, "nothing set, nothing said")
@@ -93,26 +112,10 @@ extension Result where Failure == any Error {
   }
 }
 
-/// A request the issuer could not answer stays 申請中, is queued with the state that holds it,
-/// and is fulfilled when the server next starts (or sweeps), once.
+/// A request is 申請中 when its POST answers, queued with the state that holds it; the fulfiller
+/// (every second, in every instance) asks its source outside the user's lock and records the code,
+/// once, however often it is asked and however many times the server starts.
 struct PendingExchangeTests {
-  /// An issuer that is down until `up` is set, then issues `code`.
-  final class Issuer: Sendable {
-    let up = Mutex(false)
-    let issued = Mutex(0)
-    let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
-    var client: GiftCodeClient {
-      GiftCodeClient(
-        issue: { _ in
-          guard self.up.withLock({ $0 }) else { throw GiftCodeError.unavailable }
-          self.issued.withLock { $0 += 1 }
-          return self.code
-        },
-        cancel: { _ in nil }
-      )
-    }
-  }
-
   /// A guest with 3,500 pt and a session of theirs in `sessions`; its cookie.
   static func seed(_ server: TestServer, users: UserStates, sessions: SessionRecords) async throws -> (user: UserID, cookie: String) {
     let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
@@ -140,27 +143,29 @@ struct PendingExchangeTests {
     return browser
   }
 
-  @Test func aRequestLeftPendingIsFulfilledAtTheNextStartOnce() async throws {
+  @Test func aRequestIsFulfilledByTheFulfillerOnceWhenItsSourceComesBack() async throws {
     let server = try TestServer()
     let (user, seeded) = try await Self.seed(server, users: server.users, sessions: try server.sessionRecords())
-    let issuer = Issuer()
+    let source = StubGiftSource(up: false)
     let cookie = Mutex<String?>(nil)
-    try await server.application(giftCodes: issuer.client).test(.router) { client in
-      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
-      cookie.withLock { $0 = browser.cookie }
-    }
     let queue = server.dataDirectory.appendingPathComponent("exchanges-pending")
     func queued() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: queue.path).filter { !$0.hasPrefix(".") } }
+    try await server.application(giftSource: source).test(.router) { client in
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      cookie.withLock { $0 = browser.cookie }
+      // The source is down: the fulfiller notes its attempt, and the request stays 申請中.
+      try await eventually { try await server.users.read(user).map { String(decoding: $0, as: UTF8.self).contains("\"attempts\":1") } == true }
+    }
     #expect(try queued() == ["\(user.rawValue)~1.json"])
-    issuer.up.withLock { $0 = true }
+    source.up.withLock { $0 = true }
     for _ in 0..<2 {  // started twice: the second finds nothing to do
-      try await server.application(giftCodes: issuer.client).test(.router) { client in
+      try await server.application(giftSource: source).test(.router) { client in
         var browser = Browser(client: client, cookie: cookie.withLock { $0 })
-        let page = try await browser.get("/exchange/history/1").html
-        #expect(page.contains("交換完了") && page.contains("<code>\(issuer.code.value)</code>"))
+        try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
+        #expect(try await browser.get("/exchange/history/1").html.contains("交換完了"))
       }
     }
-    #expect(issuer.issued.withLock { $0 } == 1)
+    #expect(source.issued.withLock { $0 } == 1)
     #expect(try queued().isEmpty)
   }
 
@@ -171,23 +176,22 @@ struct PendingExchangeTests {
     let (user, seeded) = try await Self.seed(
       server, users: UserStates(PostgresBackend(database)), sessions: SessionRecords(PostgresRecordStorage(database, table: "sessions"))
     )
-    let issuer = Issuer()
+    let source = StubGiftSource(up: false)
     let cookie = Mutex<String?>(nil)
-    try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
+    try await server.application(databaseURL: database.url, giftSource: source).test(.router) { client in
       let browser = try await Self.requestExchange(client, cookie: seeded, mail: PostgresBackend(database), data: server.dataDirectory)
       cookie.withLock { $0 = browser.cookie }
     }
     let queued = try await database.query("SELECT id FROM exchange_pending").map { try $0.decode(String.self) }
     #expect(queued == ["\(user.rawValue)~1"])
-    issuer.up.withLock { $0 = true }
-    try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
+    source.up.withLock { $0 = true }
+    try await server.application(databaseURL: database.url, giftSource: source).test(.router) { client in
       var browser = Browser(client: client, cookie: cookie.withLock { $0 })
-      let page = try await browser.get("/exchange/history/1").html
-      #expect(page.contains("交換完了"))
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
     }
     let left = try await database.query("SELECT count(*) FROM exchange_pending").first?.decode(Int.self)
     #expect(left == 0)
-    #expect(issuer.issued.withLock { $0 } == 1)
+    #expect(source.issued.withLock { $0 } == 1)
   }
 }
 

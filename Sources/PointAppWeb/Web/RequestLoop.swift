@@ -43,6 +43,13 @@ struct RequestLoop: Sendable {
     }
   }
 
+  /// A user's state as last saved, read without their lock (`nil`: nothing saved): for what
+  /// works beside their updates (the exchange fulfiller reads a request it then calls out for).
+  func state(of user: UserID) async throws -> AppFeature.State? {
+    guard let data = try await users.read(user) else { return nil }
+    return try await UserFiles.load(data, of: user, surveys: [], from: users, cache: cache)
+  }
+
   /// The signed-in member's data as one JSON file (`MemberData`), to keep; 404 for a guest.
   /// Reads only: nothing of theirs changes.
   func memberData(_ request: Request) async throws -> Response {
@@ -179,6 +186,12 @@ struct RequestLoop: Sendable {
     }
     if initial.progress.ledger.archivedCount > 0 {
       dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
+    }
+    if initial.progress.exchanges.contains(where: \.isPending) {
+      dependencies.exchangeOutbox = ExchangeOutboxClient(
+        retry: { [exchanges] in try await exchanges.nudge(ExchangeQueue.Entry(user: user, number: $0), end: false) },
+        end: { [exchanges] in try await exchanges.nudge(ExchangeQueue.Entry(user: user, number: $0), end: true) }
+      )
     }
     return (Store(initialState: initial, reducer: app, dependencies: dependencies), initial)
   }

@@ -354,9 +354,8 @@ struct AppFeatureSupportTests {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.calendar = .tokyo
-      $0.continuousClock = TestClock()
-      $0.giftCodes.issue = { _ in GiftCode("7K3M-Q9PZ-2HXD-W4RA") }
-      $0.giftCodes.cancel = { _ in nil }
+      $0.exchangeOutbox.retry = { _ in }
+      $0.exchangeOutbox.end = { _ in }
     }
   }
 
@@ -394,11 +393,20 @@ struct AppFeatureSupportTests {
     #expect(store.state.progress.ledger.balance.value == 500 + Survey.sweets.reward.value)
   }
 
-  @Test func aStuckExchangeIsAskedAgainOrEndedWithItsRefund() async throws {
+  /// The desk moves a stuck request through the outbox (the fulfiller then calls its source outside
+  /// the user's lock): asked again, or ended; one that has ended is refused.
+  @Test func aStuckExchangeIsAskedAgainOrEndedThroughTheOutbox() async throws {
+    let moved = LockIsolated<[String]>([])
     let store = makeStore(try user())
-    await store.send(.support(.refundExchange(1))) { $0.destination = .account }
+    store.dependencies.exchangeOutbox.retry = { number in moved.withValue { $0.append("retry \(number)") } }
+    store.dependencies.exchangeOutbox.end = { number in moved.withValue { $0.append("end \(number)") } }
+    await store.send(.support(.retryExchange(1))) { $0.destination = .account }
+    await store.receive(.exchange(.retryRequested(1)))
+    await store.send(.support(.refundExchange(1)))
     await store.receive(.exchange(.cancellationRequested(1)))
-    await store.receive(.exchange(.cancellationFinished(1, .success(nil)))) {
+    #expect(moved.value == ["retry 1", "end 1"])
+    // Ended by the fulfiller (nothing was issued): the desk can move it no more.
+    await store.send(.exchange(.cancellationFinished(1, .success(nil)))) {
       $0.progress.failExchange(1, refundID: TransactionID(UUID(0)), at: noon)
     }
     await store.receive(\.exchange.delegate.failed) {
