@@ -158,8 +158,8 @@ struct PendingExchangeTests {
     }
     #expect(try queued() == ["\(user.rawValue)~1.json"])
     source.up.withLock { $0 = true }
-    for _ in 0..<2 {  // started twice: the second finds nothing to do
-      try await server.application(giftSource: source).test(.router) { client in
+    for _ in 0..<2 {  // started twice (an hour later: past the backoff): the second finds nothing to do
+      try await server.application(giftSource: source, now: noon + 3_600).test(.router) { client in
         var browser = Browser(client: client, cookie: cookie.withLock { $0 })
         try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
         #expect(try await browser.get("/exchange/history/1").html.contains("交換完了"))
@@ -185,7 +185,7 @@ struct PendingExchangeTests {
     let queued = try await database.query("SELECT id FROM exchange_pending").map { try $0.decode(String.self) }
     #expect(queued == ["\(user.rawValue)~1"])
     source.up.withLock { $0 = true }
-    try await server.application(databaseURL: database.url, giftSource: source).test(.router) { client in
+    try await server.application(databaseURL: database.url, giftSource: source, now: noon + 3_600).test(.router) { client in
       var browser = Browser(client: client, cookie: cookie.withLock { $0 })
       try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
     }

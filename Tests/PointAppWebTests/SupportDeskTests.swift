@@ -11,7 +11,7 @@ import Testing
 /// with a refund once; each refusal says why and changes nothing; every step is in the audit log.
 struct SupportDeskTests {
   /// A user with 3,500 pt earned, an answer recorded invalid and an exchange request left pending
-  /// two days ago (500 pt left), and the session cookie that is theirs.
+  /// an hour ago, queued (500 pt left), and the session cookie that is theirs.
   static func seed(_ server: TestServer) async throws -> (user: UserID, survey: Survey) {
     let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
     let survey = try #require(Catalog.shipped(seededAt: noon).first { $0.id == SurveyID("food-002") })
@@ -21,8 +21,9 @@ struct SupportDeskTests {
       with: [], id: TransactionID(UUID()), at: noon - 86_400 * 3, on: Day(noon - 86_400 * 3, in: .tokyo)
     )
     state.progress.recordInvalid(to: survey, with: [], at: noon - 86_400)
-    try state.progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon - 86_400 * 2)
+    try state.progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID()), at: noon - 3_600)
     try await server.users.replace(user, with: state)
+    try await ExchangeQueue(storage: try FileBackend(server.dataDirectory).table(.exchangeQueue)).add([ExchangeQueue.Entry(user: user, number: 1)])
     return (user, survey)
   }
 

@@ -104,3 +104,17 @@ extension ExchangeRequest {
     return answerUnknown ? .status : .issue
   }
 }
+
+/// The support desk's move of a pending request, which the web layer writes to the exchange
+/// queue with the save (like a message in the mail outbox): the fulfiller takes it at its next
+/// pass.
+public struct ExchangeNudge: Equatable, Sendable {
+  public let number: Int
+  /// To end it (cancelled at its source, or delivered if a code was issued) rather than ask again.
+  public let end: Bool
+
+  public init(number: Int, end: Bool) {
+    self.number = number
+    self.end = end
+  }
+}

@@ -31,6 +31,8 @@ struct ExchangeQueue: Sendable {
     var unknown: Bool?
     /// The support desk asked for it to end now (cancelled at the source, or delivered).
     var endAsked: Bool?
+    /// Made due now (the desk) while a process held it: that process puts it back due at once.
+    var nudged: Bool?
   }
 
   func add(_ entries: [Entry]) async throws {
@@ -55,29 +57,36 @@ struct ExchangeQueue: Sendable {
   func claim(_ entry: Entry, for process: String, at now: Date, until: Date) async throws -> Waiting? {
     try await records.modify(RecordName(entry.name)) { current in
       guard var current, (current.due ?? .distantPast) <= now, (current.claim?.until ?? .distantPast) <= now else { return (nil, nil) }
-      current.claim = QueuedMail.Claim(by: process, until: until)
+      (current.claim, current.nudged) = (QueuedMail.Claim(by: process, until: until), nil)
       return (current, current)
     }
   }
 
-  /// Puts `entry` back after a call that said nothing, due again at `due`.
-  func putBack(_ entry: Entry, due: Date) async throws {
+  /// Puts `entry`, claimed by `process`, back: after a call that said nothing (`unknown`: its
+  /// status is asked first next time), due again at `due`; due at once if the desk moved it
+  /// meanwhile. Nothing when the claim is no longer `process`'s (it ran out, another took it).
+  func putBack(_ entry: Entry, by process: String, due: Date, unknown: Bool) async throws {
     try await records.modify(RecordName(entry.name)) { current in
-      guard var current else { return (nil, ()) }
-      (current.claim, current.due, current.unknown) = (nil, due, true)
-      current.attempts = (current.attempts ?? 0) + 1
+      guard var current, current.claim?.by == process else { return (nil, ()) }
+      (current.claim, current.due) = (nil, current.nudged == true ? nil : due)
+      current.nudged = nil
+      if unknown {
+        current.unknown = true
+        current.attempts = (current.attempts ?? 0) + 1
+      }
       return (current, ())
     }
   }
 
-  /// Makes `entry` due now (`end`: to be ended rather than issued); `false` when it has left.
-  @discardableResult
-  func nudge(_ entry: Entry, end: Bool) async throws -> Bool {
+  /// Makes `entry` due now (`end`: to be ended rather than issued), written in the user's update
+  /// that asked (the desk's): an entry missing (a request queued before entries were kept) is
+  /// made.
+  func nudge(_ entry: Entry, end: Bool) async throws {
     try await records.modify(RecordName(entry.name)) { current in
-      guard var current else { return (nil, false) }
-      current.due = nil
-      if end { current.endAsked = true }
-      return (current, true)
+      var waiting = current ?? Waiting()
+      (waiting.due, waiting.nudged) = (nil, waiting.claim == nil ? nil : true)
+      if end { waiting.endAsked = true }
+      return (waiting, ())
     }
   }
 

@@ -54,7 +54,7 @@ struct ExchangeFulfiller: Sendable {
     let call = request.nextCall(
       at: start, answerUnknown: waiting.unknown == true, endAsked: waiting.endAsked == true, giveUpAfter: Exchange.giveUpAfter
     )
-    let answer: GiftProviderAnswer
+    var answer: GiftProviderAnswer
     do {
       switch call {
       case .issue: answer = try await source.issue(request)
@@ -63,24 +63,38 @@ struct ExchangeFulfiller: Sendable {
         let known = try await source.status(request)
         answer = known == .none ? try await source.issue(request) : known
       }
+      // A refusal settles nothing at a provider (an earlier call may still make the order): only
+      // a cancellation does, and only its answer refunds.
+      if call != .cancel, case .refused = answer { answer = try await source.cancel(request) }
       guard answer != .none else { throw GiftProviderFailure("no order, and none made") }
+    } catch is CancellationError {
+      try await queue.putBack(entry, by: process, due: start, unknown: true)
+      throw CancellationError()
     } catch {
       let attempts = (waiting.attempts ?? 0) + 1
-      try await queue.putBack(entry, due: now().addingTimeInterval(MailSender.backoff(after: attempts)))
+      try await queue.putBack(entry, by: process, due: now().addingTimeInterval(MailSender.backoff(after: attempts)), unknown: true)
       _ = try await loop.send(.exchange(.fulfilmentFinished(entry.number, .failure(.unavailable))), to: entry.user)
       logger.warning("a gift source said nothing: asked again later", metadata: ["entry": "\(entry.name)", "attempt": "\(attempts)", "error": "\(error)"])
       return false
     }
+    // What the source said, final: delivered, or (cancelled) refunded.
     let action: Exchange.Action =
-      switch (answer, call) {
-      case let (.issued(code), .cancel): .cancellationFinished(entry.number, .success(code))
-      case let (.issued(code), _): .fulfilmentFinished(entry.number, .success(code))
-      case (_, .cancel): .cancellationFinished(entry.number, .success(nil))
-      case (_, _): .fulfilmentFinished(entry.number, .failure(.rejected))
+      switch answer {
+      case let .issued(code): .fulfilmentFinished(entry.number, .success(code))
+      default: .cancellationFinished(entry.number, .success(nil))
       }
-    let state = try await loop.send(.exchange(action), to: entry.user)
-    guard state?.progress.exchangeRequest(entry.number)?.isPending != true else { return false }
-    try await queue.remove(entry)
-    return true
+    do {
+      let state = try await loop.send(.exchange(action), to: entry.user)
+      guard state?.progress.exchangeRequest(entry.number)?.isPending != true else {
+        try await queue.putBack(entry, by: process, due: now(), unknown: false)
+        return false
+      }
+      try await queue.remove(entry)
+      return true
+    } catch {
+      // Not recorded (the user's update failed): asked again at once, by key (the same answer).
+      try? await queue.putBack(entry, by: process, due: now(), unknown: false)
+      throw error
+    }
   }
 }

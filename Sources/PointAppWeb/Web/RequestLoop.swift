@@ -46,8 +46,7 @@ struct RequestLoop: Sendable {
   /// A user's state as last saved, read without their lock (`nil`: nothing saved): for what
   /// works beside their updates (the exchange fulfiller reads a request it then calls out for).
   func state(of user: UserID) async throws -> AppFeature.State? {
-    guard let data = try await users.read(user) else { return nil }
-    return try await UserFiles.load(data, of: user, surveys: [], from: users, cache: cache)
+    try await users.read(user).map(SavedState.state(from:))
   }
 
   /// The signed-in member's data as one JSON file (`MemberData`), to keep; 404 for a guest.
@@ -157,7 +156,10 @@ struct RequestLoop: Sendable {
     let response = if let visit { try await navigate(store, visit, after: action) } else { Response?.none }
     let after = store.state
     var outcome = Outcome(response: response, state: after)
-    guard visit?.session.isNew != true, SavedState.userData(of: after) != SavedState.userData(of: initial) || !after.outbox.isEmpty else {
+    guard
+      visit?.session.isNew != true,
+      SavedState.userData(of: after) != SavedState.userData(of: initial) || !after.outbox.isEmpty || !after.exchangeNudges.isEmpty
+    else {
       return (nil, outcome)
     }
     var (save, savedState) = try UserFiles.save(after)
@@ -187,12 +189,7 @@ struct RequestLoop: Sendable {
     if initial.progress.ledger.archivedCount > 0 {
       dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
     }
-    if initial.progress.exchanges.contains(where: \.isPending) {
-      dependencies.exchangeOutbox = ExchangeOutboxClient(
-        retry: { [exchanges] in try await exchanges.nudge(ExchangeQueue.Entry(user: user, number: $0), end: false) },
-        end: { [exchanges] in try await exchanges.nudge(ExchangeQueue.Entry(user: user, number: $0), end: true) }
-      )
-    }
+
     return (Store(initialState: initial, reducer: app, dependencies: dependencies), initial)
   }
 
@@ -235,6 +232,7 @@ struct RequestLoop: Sendable {
       try await responses.record(finished)
       try await responses.approve(approvals)
       try await exchanges.add(queued)
+      for nudge in after.exchangeNudges { try await exchanges.nudge(ExchangeQueue.Entry(user: user, number: nudge.number), end: nudge.end) }
       try await mail.queue(after.outbox, for: user, at: now)
     }
   }

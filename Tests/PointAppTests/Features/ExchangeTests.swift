@@ -181,17 +181,13 @@ struct ExchangeTests {
     await unreachable.receive(\.delegate.delayed)
   }
 
-  /// The support desk moves a pending request through the outbox (written with the user's update):
-  /// asked again now, or ended now; a request that has ended is not moved.
-  @Test func theDeskMovesAPendingRequestThroughTheOutbox() async throws {
-    let moved = LockIsolated<[String]>([])
+  /// The support desk moves a pending request: asked again now, or ended now (written to the
+  /// queue with the save, as mail is); a request that has ended is not moved.
+  @Test func theDeskMovesAPendingRequestThroughTheQueue() async throws {
     let store = try await leftPending()
-    store.dependencies.exchangeOutbox.retry = { number in moved.withValue { $0.append("retry \(number)") } }
-    store.dependencies.exchangeOutbox.end = { number in moved.withValue { $0.append("end \(number)") } }
-    await store.send(.retryRequested(1))
-    await store.send(.cancellationRequested(1))
+    await store.send(.retryRequested(1)) { $0.nudges = [ExchangeNudge(number: 1, end: false)] }
+    await store.send(.cancellationRequested(1)) { $0.nudges.append(ExchangeNudge(number: 1, end: true)) }
     await store.send(.cancellationRequested(2))
-    #expect(moved.value == ["retry 1", "end 1"])
   }
 
   /// A store whose user types the password with each request: it is right, and confirmed then.

@@ -354,8 +354,6 @@ struct AppFeatureSupportTests {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.calendar = .tokyo
-      $0.exchangeOutbox.retry = { _ in }
-      $0.exchangeOutbox.end = { _ in }
     }
   }
 
@@ -393,18 +391,14 @@ struct AppFeatureSupportTests {
     #expect(store.state.progress.ledger.balance.value == 500 + Survey.sweets.reward.value)
   }
 
-  /// The desk moves a stuck request through the outbox (the fulfiller then calls its source outside
-  /// the user's lock): asked again, or ended; one that has ended is refused.
-  @Test func aStuckExchangeIsAskedAgainOrEndedThroughTheOutbox() async throws {
-    let moved = LockIsolated<[String]>([])
+  /// The desk moves a stuck request (written to the exchange queue with the save; the fulfiller then
+  /// calls its source outside the user's lock): asked again, or ended; one that has ended is refused.
+  @Test func aStuckExchangeIsAskedAgainOrEndedThroughTheQueue() async throws {
     let store = makeStore(try user())
-    store.dependencies.exchangeOutbox.retry = { number in moved.withValue { $0.append("retry \(number)") } }
-    store.dependencies.exchangeOutbox.end = { number in moved.withValue { $0.append("end \(number)") } }
     await store.send(.support(.retryExchange(1))) { $0.destination = .account }
-    await store.receive(.exchange(.retryRequested(1)))
+    await store.receive(.exchange(.retryRequested(1))) { $0.exchangeNudges = [ExchangeNudge(number: 1, end: false)] }
     await store.send(.support(.refundExchange(1)))
-    await store.receive(.exchange(.cancellationRequested(1)))
-    #expect(moved.value == ["retry 1", "end 1"])
+    await store.receive(.exchange(.cancellationRequested(1))) { $0.exchangeNudges.append(ExchangeNudge(number: 1, end: true)) }
     // Ended by the fulfiller (nothing was issued): the desk can move it no more.
     await store.send(.exchange(.cancellationFinished(1, .success(nil)))) {
       $0.progress.failExchange(1, refundID: TransactionID(UUID(0)), at: noon)

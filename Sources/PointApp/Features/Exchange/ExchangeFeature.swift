@@ -33,6 +33,8 @@ public struct Exchange: Reducer, Sendable {
     public var page = Page()
     /// The page of the history shown; not saved.
     public var history = History()
+    /// The support desk's moves of pending requests, written to the queue with the save.
+    public var nudges: [ExchangeNudge] = []
 
     public init(
       progress: UserProgress = UserProgress(), confirmation: AlertState<Action>? = nil,
@@ -145,7 +147,6 @@ public struct Exchange: Reducer, Sendable {
   @Dependency(\.date.now) var now
   @Dependency(\.uuid) var uuid
   @Dependency(\.accounts) var accounts
-  @Dependency(\.exchangeOutbox) var outbox
   @Dependency(\.ledgerArchive) var archive
 
   public init() {}
@@ -236,7 +237,8 @@ public struct Exchange: Reducer, Sendable {
         return .send(.delegate(.passwordRefused(error)))
       case let .retryRequested(number):
         guard state.progress.exchangeRequest(number)?.isPending == true else { return .none }
-        return .run { [outbox] _ in try await outbox.retry(number) }
+        state.nudges.append(ExchangeNudge(number: number, end: false))
+        return .none
       case let .fulfilmentFinished(number, .success(code)), let .cancellationFinished(number, .success(code?)):
         guard state.progress.fulfilExchange(number, with: code, at: now), let request = state.progress.exchangeRequest(number) else {
           return .none
@@ -253,7 +255,8 @@ public struct Exchange: Reducer, Sendable {
         return .send(.delegate(.delayed(request)))
       case let .cancellationRequested(number):
         guard state.progress.exchangeRequest(number)?.isPending == true else { return .none }
-        return .run { [outbox] _ in try await outbox.end(number) }
+        state.nudges.append(ExchangeNudge(number: number, end: true))
+        return .none
       case .delegate:
         return .none
       }
