@@ -20,6 +20,10 @@ struct ExchangeFulfiller: Sendable {
   /// Longer than any call (`GiftProvider.timeout`): only a process that died leaves a claim to
   /// run out.
   var lease: TimeInterval = 120
+  /// How long a form that made a request waits for its first call before it answers.
+  static let firstWait = Duration.seconds(3)
+  /// The wait after the `attempts`th call that said nothing.
+  var backoff: @Sendable (Int) -> TimeInterval = MailSender.backoff(after:)
 
   /// One pass over the queue; returns how many requests ended in it. A request whose update fails
   /// (its user's file unreadable, the deadline) is logged and left for the next pass: it never
@@ -72,7 +76,7 @@ struct ExchangeFulfiller: Sendable {
       throw CancellationError()
     } catch {
       let attempts = (waiting.attempts ?? 0) + 1
-      try await queue.putBack(entry, by: process, due: now().addingTimeInterval(MailSender.backoff(after: attempts)), unknown: true)
+      try await queue.putBack(entry, by: process, due: now().addingTimeInterval(backoff(attempts)), unknown: true)
       _ = try await loop.send(.exchange(.fulfilmentFinished(entry.number, .failure(.unavailable))), to: entry.user)
       logger.warning("a gift source said nothing: asked again later", metadata: ["entry": "\(entry.name)", "attempt": "\(attempts)", "error": "\(error)"])
       return false

@@ -1,6 +1,7 @@
 import Composable
 import Dependencies
 import Foundation
+import Synchronization
 import Hummingbird
 import PointApp
 
@@ -27,6 +28,10 @@ struct RequestLoop: Sendable {
   let responses: ResponseStore
   /// Exchange requests a request left pending, recorded with the update that saves them.
   let exchanges: ExchangeQueue
+  /// Takes up the requests a form queued once its update has committed (the user's lock let go),
+  /// before the form is answered: a source that answers at once gives the code on the page the
+  /// form leads to. Set once the fulfiller, which needs this loop, exists.
+  let fulfilNow = FulfilNow()
   /// The messages an update asked for, queued with it.
   let mail: MailOutbox
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
@@ -104,6 +109,7 @@ struct RequestLoop: Sendable {
       return try await respond(viewed, to: visit)
     }
     let saved = try await users.update(session.user) { try await update(session.user, from: $0, action, visit, locked: true) }
+    if !saved.queued.isEmpty { await fulfilNow.run(saved.queued) }
     return try await respond(saved, to: visit, locked: true)
   }
 
@@ -137,6 +143,8 @@ struct RequestLoop: Sendable {
     var response: Response?
     var state: AppFeature.State
     var ledgers: (before: PointLedger, after: PointLedger)?
+    /// The exchange requests the update queued (a locked one's).
+    var queued: [ExchangeQueue.Entry] = []
   }
 
   /// load → send → navigate → save: one update of `user` from the state `saved`, what the save
@@ -163,7 +171,10 @@ struct RequestLoop: Sendable {
       return (nil, outcome)
     }
     var (save, savedState) = try UserFiles.save(after)
-    if locked { hook(&save, of: user, from: initial, to: after, catalog: catalogNow, audit: audit) }
+    if locked {
+      hook(&save, of: user, from: initial, to: after, catalog: catalogNow, audit: audit)
+      outcome.queued = Self.newlyPending(from: initial, to: after, of: user)
+    }
     cache.remember(user, bytes: save.state, state: savedState, surveys: catalogNow.map(\.id))
     outcome.ledgers = (initial.progress.ledger, after.progress.ledger)
     return (save, outcome)
@@ -271,5 +282,18 @@ struct RequestLoop: Sendable {
     guard let origin = request.headers[.origin] else { return true }
     guard let host = request.head.authority else { return false }
     return origin == "http://\(host)" || origin == "https://\(host)"
+  }
+}
+
+/// What runs the fulfiller for requests a form has just queued (`RequestLoop.fulfilNow`).
+final class FulfilNow: Sendable {
+  private let action = Mutex<(@Sendable ([ExchangeQueue.Entry]) async -> Void)?>(nil)
+
+  func set(_ action: @escaping @Sendable ([ExchangeQueue.Entry]) async -> Void) {
+    self.action.withLock { $0 = action }
+  }
+
+  func run(_ entries: [ExchangeQueue.Entry]) async {
+    await action.withLock { $0 }?(entries)
   }
 }
