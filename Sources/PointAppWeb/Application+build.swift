@@ -223,12 +223,13 @@ public func buildApplication(
     storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
     unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
   ).source
-  var fulfiller = ExchangeFulfiller(
+  var configured = ExchangeFulfiller(
     queue: loop.exchanges, loop: loop, source: giftSource, process: mailSender.process, now: { [date = resolved.date] in date.now }, logger: logger
   )
-  fulfiller.lease = configuration.exchangeLease
-  if let retry = configuration.exchangeRetry { fulfiller.backoff = { _ in retry } }
-  loop.fulfilNow.set { [fulfiller, logger] entries in
+  configured.lease = configuration.exchangeLease
+  if let retry = configuration.exchangeRetry { configured.backoff = { _ in retry } }
+  let fulfiller = configured
+  loop.fulfilNow.set { [logger] entries in
     // At most `firstWait` of the form's answer: a slower source leaves the request 申請中 on its
     // page, and the fulfiller's next pass ends it.
     await withTaskGroup(of: Void.self) { group in
