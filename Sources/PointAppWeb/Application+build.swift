@@ -240,7 +240,7 @@ public func buildApplication(
           }
         }
       }
-      group.addTask { try? await Task.sleep(for: ExchangeFulfiller.firstWait) }
+      group.addTask { try? await PeriodicTask.sleep(for: ExchangeFulfiller.firstWait) }
       await group.next()
       group.cancelAll()
     }
