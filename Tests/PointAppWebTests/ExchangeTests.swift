@@ -112,6 +112,54 @@ extension Result where Failure == any Error {
   }
 }
 
+/// The queue of requests waiting for their code, on every store: one process at a time holds a
+/// request (a claim that runs out), only the holder puts it back, and the desk's move made during
+/// a claim is not lost.
+struct ExchangeQueueContractTests {
+  typealias Kind = StoreKind
+
+  @Test(arguments: Kind.tested)
+  func oneProcessAtATimeHoldsARequestAndOnlyItPutsItBack(kind: Kind) async throws {
+    let queue = ExchangeQueue(storage: try await kind.records(table: "exchange_pending"))
+    let entry = ExchangeQueue.Entry(user: UserID.random(), number: 1)
+    try await queue.add([entry])
+    let claims = try await withThrowingTaskGroup(of: Bool.self) { group in
+      for process in 0..<10 { group.addTask { try await queue.claim(entry, for: "p\(process)", at: noon, until: noon + 60) != nil } }
+      return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+    }
+    #expect(claims == 1, "one of ten processes holds it")
+    let holder = try #require(try await queue.waiting(entry)?.claim?.by)
+    // Another process cannot put it back; the holder can, due later, its answer unknown.
+    try await queue.putBack(entry, by: "someone-else", due: noon + 30, unknown: true)
+    #expect(try await queue.waiting(entry)?.claim?.by == holder)
+    try await queue.putBack(entry, by: holder, due: noon + 30, unknown: true)
+    let back = try #require(try await queue.waiting(entry))
+    #expect(back.claim == nil && back.due == noon + 30 && back.unknown == true && back.attempts == 1)
+    #expect(try await queue.claim(entry, for: "p0", at: noon + 29, until: noon + 89) == nil, "not due yet")
+    #expect(try await queue.claim(entry, for: "p0", at: noon + 30, until: noon + 90) != nil)
+    // A claim that ran out (its process died) is taken by another.
+    #expect(try await queue.claim(entry, for: "p1", at: noon + 89, until: noon + 150) == nil)
+    #expect(try await queue.claim(entry, for: "p1", at: noon + 90, until: noon + 150) != nil)
+  }
+
+  @Test(arguments: Kind.tested)
+  func theDesksMoveIsKeptThroughAClaimAndMakesAMissingEntry(kind: Kind) async throws {
+    let queue = ExchangeQueue(storage: try await kind.records(table: "exchange_pending"))
+    let entry = ExchangeQueue.Entry(user: UserID.random(), number: 1)
+    try await queue.add([entry])
+    _ = try #require(try await queue.claim(entry, for: "p0", at: noon, until: noon + 60))
+    try await queue.nudge(entry, end: true)
+    try await queue.putBack(entry, by: "p0", due: noon + 30, unknown: true)
+    let moved = try #require(try await queue.waiting(entry))
+    #expect(moved.due == nil && moved.endAsked == true, "due at once, to be ended")
+    let missing = ExchangeQueue.Entry(user: UserID.random(), number: 2)
+    try await queue.nudge(missing, end: false)
+    #expect(try await queue.waiting(missing) == ExchangeQueue.Waiting())
+    try await queue.remove(missing)
+    #expect(try await queue.entries().map(\.name) == [entry.name])
+  }
+}
+
 /// A request is 申請中 when its POST answers, queued with the state that holds it; the fulfiller
 /// (every second, in every instance) asks its source outside the user's lock and records the code,
 /// once, however often it is asked and however many times the server starts.
