@@ -178,13 +178,18 @@ struct PendingExchangeTests {
     return (user, TestServer.cookie(for: session))
   }
 
-  static func requestExchange(_ client: some TestClientProtocol, cookie: String, mail: any RecordBackend, data: URL) async throws -> Browser {
+  /// Requests the 3,000 pt gift: pending on the page the POST leads to (the source said nothing
+  /// at once), unless `pending` is false.
+  static func requestExchange(
+    _ client: some TestClientProtocol, cookie: String, mail: any RecordBackend, data: URL, pending: Bool = true
+  ) async throws -> Browser {
     var browser = Browser(client: client, cookie: cookie)
     try await browser.registerVerified(in: mail, data: data)
     let token = try await browser.csrf(from: "/exchange/digital-gift-300")
     let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
     let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
     #expect(sent.headers[.location] == "/exchange/history/1")
+    guard pending else { return browser }
     let page = try await browser.get("/exchange/history/1").html
     #expect(page.contains("申請中") && !page.contains("<code>"))
     #expect(AccountTests.balance(try await browser.get("/points")) == "500pt", "held")
@@ -215,6 +220,42 @@ struct PendingExchangeTests {
     }
     #expect(source.issued.withLock { $0 } == 1)
     #expect(try queued().isEmpty)
+  }
+
+  /// The source issued, but its answer was lost: the next call asks the status by key and finds
+  /// the code, never a second order; a source's refusal is settled by a cancellation before the
+  /// points come back.
+  @Test func aLostAnswerIsAskedForByStatusAndARefusalIsSettledBeforeARefund() async throws {
+    let server = try TestServer()
+    let (user, seeded) = try await Self.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let source = StubGiftSource()
+    source.dropsAnswer.withLock { $0 = true }
+    let cookie = Mutex<String?>(nil)
+    try await server.application(giftSource: source).test(.router) { client in
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      cookie.withLock { $0 = browser.cookie }
+    }
+    #expect(source.issued.withLock { $0 } == 1)
+    source.dropsAnswer.withLock { $0 = false }
+    try await server.application(giftSource: source, now: noon + 3_600).test(.router) { client in
+      var browser = Browser(client: client, cookie: cookie.withLock { $0 })
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
+    }
+    #expect(source.issued.withLock { $0 } == 1 && source.statusAsked.withLock { $0 } == 1, "asked by status, not ordered again")
+    #expect(try await server.users.read(user).map { String(decoding: $0, as: UTF8.self).contains(source.code.value) } == true)
+
+    let refusing = try TestServer()
+    let (_, other) = try await Self.seed(refusing, users: refusing.users, sessions: try refusing.sessionRecords())
+    let refuses = StubGiftSource()
+    refuses.refuses.withLock { $0 = true }
+    try await refusing.application(giftSource: refuses).test(.router) { client in
+      var browser = try await Self.requestExchange(
+        client, cookie: other, mail: try FileBackend(refusing.dataDirectory), data: refusing.dataDirectory, pending: false
+      )
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("失敗") }
+      #expect(AccountTests.balance(try await browser.get("/points")) == "3,500pt", "given back once")
+    }
+    #expect(refuses.cancelled.withLock { $0 } == 1 && refuses.issued.withLock { $0 } == 0)
   }
 
   @Test(.enabled(if: TestDatabase.enabled, TestDatabase.notInstalled))

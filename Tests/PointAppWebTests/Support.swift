@@ -321,8 +321,11 @@ final class StubGiftSource: GiftSource {
   let up = Mutex(true)
   let issuing = Mutex(true)
   let refuses = Mutex(false)
+  /// Issues, then loses its answer (the connection drops): the caller hears nothing.
+  let dropsAnswer = Mutex(false)
   let issued = Mutex(0)
   let cancelled = Mutex(0)
+  let statusAsked = Mutex(0)
   let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
 
   init(up: Bool = true, issuing: Bool = true) {
@@ -334,11 +337,13 @@ final class StubGiftSource: GiftSource {
     guard up.withLock({ $0 }), issuing.withLock({ $0 }) else { throw GiftProviderFailure("down") }
     if refuses.withLock({ $0 }) { return .refused("rejected") }
     issued.withLock { $0 += 1 }
+    if dropsAnswer.withLock({ $0 }) { throw GiftProviderFailure("the connection dropped") }
     return .issued(code)
   }
 
   func status(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
     guard up.withLock({ $0 }) else { throw GiftProviderFailure("down") }
+    statusAsked.withLock { $0 += 1 }
     return issued.withLock { $0 } > 0 ? .issued(code) : .none
   }
 
