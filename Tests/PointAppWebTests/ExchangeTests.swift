@@ -258,6 +258,34 @@ struct PendingExchangeTests {
     #expect(refuses.cancelled.withLock { $0 } == 1 && refuses.issued.withLock { $0 } == 0)
   }
 
+  /// A request still pending a day after it was made is ended at its source: refunded when nothing
+  /// was issued, delivered when a code was after all.
+  @Test(arguments: [false, true])
+  func aRequestPendingADayIsEndedAtItsSource(issuedAfterAll: Bool) async throws {
+    let server = try TestServer()
+    let (user, seeded) = try await Self.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let source = StubGiftSource(issuing: false)
+    let cookie = Mutex<String?>(nil)
+    try await server.application(giftSource: source).test(.router) { client in
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      cookie.withLock { $0 = browser.cookie }
+    }
+    if issuedAfterAll { source.issued.withLock { $0 = 1 } }
+    try await server.application(giftSource: source, now: noon + Exchange.giveUpAfter + 60).test(.router) { client in
+      var browser = Browser(client: client, cookie: cookie.withLock { $0 })
+      try await eventually { !(try await browser.get("/exchange/history/1").html.contains("申請中")) }
+      let page = try await browser.get("/exchange/history/1").html
+      if issuedAfterAll {
+        #expect(page.contains("交換完了") && page.contains("<code>\(source.code.value)</code>"))
+      } else {
+        let balance = AccountTests.balance(try await browser.get("/points"))
+        #expect(page.contains("失敗") && balance == "3,500pt")
+      }
+    }
+    #expect(source.cancelled.withLock { $0 } == 1)
+    #expect(try await server.users.read(user) != nil)
+  }
+
   @Test(.enabled(if: TestDatabase.enabled, TestDatabase.notInstalled))
   func onPostgreSQLTheQueueIsWrittenWithTheStateAndAnotherInstanceFulfils() async throws {
     let database = try await TestDatabase.make()
