@@ -156,7 +156,9 @@ struct ExchangeQueueContractTests {
     try await queue.nudge(missing, end: false)
     #expect(try await queue.waiting(missing) == ExchangeQueue.Waiting())
     try await queue.remove(missing)
-    #expect(try await queue.entries().map(\.name) == [entry.name])
+    // (The table may hold other tests' entries: on PostgreSQL they share a database.)
+    let names = try await queue.entries(limit: 10_000).map(\.name)
+    #expect(names.contains(entry.name) && !names.contains(missing.name))
   }
 }
 
