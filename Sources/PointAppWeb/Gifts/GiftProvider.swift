@@ -153,16 +153,16 @@ struct GiftProvider: Sendable {
     // ISO 8601, with or without fractions of a second.
     decoder.dateDecodingStrategy = .custom { decoder in
       let text = try decoder.singleValueContainer().decode(String.self)
-      let plain = ISO8601DateFormatter()
-      let fractional = ISO8601DateFormatter()
-      fractional.formatOptions.insert(.withFractionalSeconds)
-      guard let date = plain.date(from: text) ?? fractional.date(from: text) else {
+      guard let date = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Self.fractional)) else {
         throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
       }
       return date
     }
     return decoder
   }()
+
+  /// ISO 8601 with fractions of a second, as some providers write their dates.
+  private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
   private static func key(_ key: TransactionID) -> String { key.rawValue.uuidString.lowercased() }
 
