@@ -40,15 +40,15 @@ def is_credit(movement):
     return not DEBITS & set(movement["reason"])
 
 
-# The server's environment for exchanges under test (taken with POINTAPP_TEST_FAULTS=1 only): the issuer rejects about a fifth of the
-# requests (by key: those are refunded), takes 200 ms a call (a SIGKILL lands between its record
-# and the user's save), and pending requests are swept every 2 s.
-# A third of the issuer's calls find it unavailable: those requests stay pending, queued, and are
-# taken up by the sweep or, after a kill, at the next start.
+# The server's environment for exchanges under test (taken with POINTAPP_TEST_FAULTS=1 only): the
+# issuer rejects about a fifth of the requests (by key: those are refunded), takes 200 ms a call
+# (a SIGKILL lands between its record and the user's update that records it), and the fulfiller
+# looks every 2 s. A third of the issuer's calls find it unavailable: those requests stay pending,
+# queued, asked again 1 s later (by status first); a killed process's claims run out after 3 s.
 EXCHANGE_KNOBS = {
     "POINTAPP_TEST_FAULTS": "1",
     "POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_UNAVAILABLE_RATE": "0.33", "POINTAPP_GIFT_DELAY_MS": "200",
-    "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2",
+    "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2", "POINTAPP_EXCHANGE_LEASE_SECONDS": "3", "POINTAPP_EXCHANGE_RETRY_SECONDS": "1",
 }
 # What the exchanging users can afford with a bonus survey's reward (EXCHANGE_REWARD): the
 # options of 3,000 and 5,000 pt.

@@ -42,6 +42,11 @@ JST = datetime.timezone(datetime.timedelta(hours=9))
 SKEW = 300
 
 
+def now_stamp():
+    """The moment, as an order's `created` says it: UTC to the second."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 class Ledger:
     """Orders by key, each a file; one lock orders every change (the sandbox is one process)."""
 
@@ -218,7 +223,7 @@ class Handler(BaseHTTPRequestHandler):
                     return self.answer(422, {"error": "product_unavailable"})
                 code = "-".join("".join(secrets.choice(ALPHABET) for _ in range(4)) for _ in range(4))
                 order = {"key": key, "product": product, "status": "issued", "code": code,
-                         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")}
+                         "created": now_stamp()}
                 ledger.write(order)
                 ledger.log(order)
                 made = True
@@ -240,7 +245,7 @@ class Handler(BaseHTTPRequestHandler):
             order = ledger.read(key)
             if order is None:
                 order = {"key": key, "product": "", "status": "cancelled",
-                         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")}
+                         "created": now_stamp()}
                 ledger.write(order)
         return self.answer(200, {"order": order})
 

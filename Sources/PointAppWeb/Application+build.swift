@@ -35,8 +35,12 @@ public struct AppConfiguration: Sendable {
   public var databaseURL: String?
   /// The most connections an instance opens to the database.
   public var databasePoolSize = 20
-  /// How often exchange requests left pending are asked of the issuer again.
-  public var exchangeSweepInterval = Duration.seconds(30)
+  /// How often the fulfiller looks at the exchange requests waiting for their code.
+  public var exchangeSweepInterval = Duration.seconds(1)
+  /// How long a fulfiller's claim on a request lasts (a killed process's runs out), and (`nil`:
+  /// 30 s doubling to an hour) the wait before a request whose source said nothing is asked again.
+  public var exchangeLease: TimeInterval = 120
+  public var exchangeRetry: TimeInterval?
   /// For the crash test and the scale-out proof only: the share of exchange requests the built-in
   /// issuer rejects (by request, the same each time) and how long each of its calls takes.
   public var giftCodeRejectionRate = 0.0
@@ -62,7 +66,10 @@ public struct AppConfiguration: Sendable {
   /// started with one of them by mistake never refuses real members' exchanges. What the log
   /// says of them at start (`nil`: none was set).
   public mutating func applyTestFaults(from environment: [String: String], enabled: Bool) -> String? {
-    let names = ["POINTAPP_GIFT_REJECTION_RATE", "POINTAPP_GIFT_UNAVAILABLE_RATE", "POINTAPP_GIFT_DELAY_MS", "POINTAPP_EXCHANGE_SWEEP_SECONDS"]
+    let names = [
+      "POINTAPP_GIFT_REJECTION_RATE", "POINTAPP_GIFT_UNAVAILABLE_RATE", "POINTAPP_GIFT_DELAY_MS", "POINTAPP_EXCHANGE_SWEEP_SECONDS",
+      "POINTAPP_EXCHANGE_LEASE_SECONDS", "POINTAPP_EXCHANGE_RETRY_SECONDS",
+    ]
     let set = names.filter { environment[$0] != nil }
     guard enabled else {
       return set.isEmpty ? nil : "ignored without --test-faults: \(set.joined(separator: ", "))"
@@ -71,8 +78,11 @@ public struct AppConfiguration: Sendable {
     giftCodeUnavailableRate = Double(environment[names[1]] ?? "") ?? 0
     giftCodeDelay = .milliseconds(Int(environment[names[2]] ?? "") ?? 0)
     if let seconds = Int(environment[names[3]] ?? "") { exchangeSweepInterval = .seconds(seconds) }
+    if let seconds = Double(environment[names[4]] ?? "") { exchangeLease = seconds }
+    if let seconds = Double(environment[names[5]] ?? "") { exchangeRetry = seconds }
     return "TEST FAULTS ON: the built-in issuer rejects \(giftCodeRejectionRate), is unavailable for \(giftCodeUnavailableRate) of its calls, "
-      + "takes \(giftCodeDelay) a call; pending exchanges are swept every \(exchangeSweepInterval). Never for real members."
+      + "takes \(giftCodeDelay) a call; pending exchanges are swept every \(exchangeSweepInterval), claimed for \(exchangeLease) s, "
+      + "asked again after \(exchangeRetry.map { "\($0) s" } ?? "the backoff"). Never for real members."
   }
 }
 
@@ -88,6 +98,7 @@ public func buildApplication(
   metrics registry: PrometheusCollectorRegistry? = nil,
   passwordHasher: PasswordHasher = PasswordHasher(),
   routes: RouteList? = nil,
+  giftSource: (any GiftSource)? = nil,
   dependencies: @escaping @Sendable (inout DependencyValues) -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
   var logger = logger ?? Logger(label: "pointapp")
@@ -134,10 +145,6 @@ public func buildApplication(
     $0.uuid = $0.uuid
     $0.surveyClient = catalogStore.client
     $0.ledgerArchive = $0.ledgerArchive
-    $0.giftCodes = GiftCodeIssuer(
-      storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
-      unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
-    ).client
     $0.adjustmentPolicy = configuration.adjustmentPolicy
     dependencies(&$0)
   } operation: {
@@ -210,15 +217,33 @@ public func buildApplication(
     feed: feed,
     app: withDependencies { $0 = resolved } operation: { traced(AppFeature(), to: logger) }
   )
-  // Exchange requests a crash (or a slow issuer) left pending are taken up before any request,
-  // then every so often.
-  let fulfiller = ExchangeFulfiller(queue: loop.exchanges, loop: loop, logger: logger)
-  do {
-    let taken = try await fulfiller.sweep()
-    if taken > 0 { logger.notice("exchange requests left pending ended", metadata: ["requests": "\(taken)"]) }
-  } catch {
-    // The queue itself cannot be read: the server starts all the same, and the sweep tries again.
-    logger.error("pending exchanges could not be read at start", metadata: ["error": "\(error)"])
+  // Exchange requests waiting for their code, in every process: each a second (the source is
+  // called outside any user's lock; a crash's leftovers are taken up the same way).
+  let giftSource = giftSource ?? GiftCodeIssuer(
+    storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
+    unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
+  ).source
+  var configured = ExchangeFulfiller(
+    queue: loop.exchanges, loop: loop, source: giftSource, process: mailSender.process, now: { [date = resolved.date] in date.now }, logger: logger
+  )
+  configured.lease = configuration.exchangeLease
+  if let retry = configuration.exchangeRetry { configured.backoff = { _ in retry } }
+  let fulfiller = configured
+  loop.fulfilNow.set { [logger] entries in
+    // At most `firstWait` of the form's answer: a slower source leaves the request 申請中 on its
+    // page, and the fulfiller's next pass ends it.
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for entry in entries {
+          do { _ = try await fulfiller.fulfil(entry) } catch {
+            logger.warning("an exchange could not be taken up at once", metadata: ["entry": "\(entry.name)", "error": "\(error)"])
+          }
+        }
+      }
+      group.addTask { try? await PeriodicTask.sleep(for: ExchangeFulfiller.firstWait) }
+      await group.next()
+      group.cancelAll()
+    }
   }
   services.append(PeriodicTask(name: "fulfilling pending exchanges", interval: configuration.exchangeSweepInterval, logger: logger) {
     try await fulfiller.sweep()

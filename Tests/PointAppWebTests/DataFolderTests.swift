@@ -17,7 +17,7 @@ struct DataFolderTests {
       let token = try await browser.csrf(from: "/exchange/digital-gift-300")
       let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
       _ = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
-      #expect(try await browser.get("/exchange/history/1").html.contains("交換完了"))
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
       let answer = try await browser.csrf(from: "/surveys/breakfast")
       _ = try await browser.post("/surveys/breakfast/answers", form: "csrf=\(answer)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4")
     }

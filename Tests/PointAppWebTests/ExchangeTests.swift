@@ -56,6 +56,25 @@ struct GiftCodeIssuerContractTests {
     }
   }
 
+  /// As the fulfiller's source, the issuer answers as a provider does: a status by key, a
+  /// cancellation that delivers a code issued before.
+  @Test(arguments: Kind.tested)
+  func asASourceItAnswersAsAProviderDoes(kind: Kind) async throws {
+    let source = GiftCodeIssuer(storage: try await kind.records(table: "gift_codes")).source
+    let one = request(), two = request()
+    #expect(try await source.status(one) == GiftProviderAnswer.none)
+    guard case let .issued(code) = try await source.issue(one) else {
+      Issue.record("not issued")
+      return
+    }
+    #expect(try await source.status(one) == .issued(code))
+    #expect(try await source.issue(one) == .issued(code))
+    #expect(try await source.cancel(one) == .issued(code))
+    #expect(try await source.cancel(two) == .refused("cancelled"))
+    #expect(try await source.issue(two) == .refused("rejected"))
+    #expect(try await source.status(two) == .refused("cancelled"))
+  }
+
   @Test func aRejectionRateRejectsTheSameRequestsEveryTime() async throws {
     let issuer = GiftCodeIssuer(storage: InMemoryRecordStorage(), rejectionRate: 0.5)
     var rejected = 0
@@ -75,7 +94,7 @@ struct GiftCodeIssuerContractTests {
     let environment = ["POINTAPP_GIFT_REJECTION_RATE": "0.2", "POINTAPP_GIFT_DELAY_MS": "300", "POINTAPP_EXCHANGE_SWEEP_SECONDS": "2"]
     var production = AppConfiguration()
     let ignored = production.applyTestFaults(from: environment, enabled: false)
-    #expect(production.giftCodeRejectionRate == 0 && production.giftCodeDelay == .zero && production.exchangeSweepInterval == .seconds(30))
+    #expect(production.giftCodeRejectionRate == 0 && production.giftCodeDelay == .zero && production.exchangeSweepInterval == .seconds(1))
     #expect(ignored?.hasPrefix("ignored without --test-faults: POINTAPP_GIFT_REJECTION_RATE, POINTAPP_GIFT_DELAY_MS") == true)
     var quiet = AppConfiguration()
     #expect(quiet.applyTestFaults(from: [:], enabled: false) == nil, "nothing set, nothing said")
@@ -93,26 +112,60 @@ extension Result where Failure == any Error {
   }
 }
 
-/// A request the issuer could not answer stays 申請中, is queued with the state that holds it,
-/// and is fulfilled when the server next starts (or sweeps), once.
-struct PendingExchangeTests {
-  /// An issuer that is down until `up` is set, then issues `code`.
-  final class Issuer: Sendable {
-    let up = Mutex(false)
-    let issued = Mutex(0)
-    let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
-    var client: GiftCodeClient {
-      GiftCodeClient(
-        issue: { _ in
-          guard self.up.withLock({ $0 }) else { throw GiftCodeError.unavailable }
-          self.issued.withLock { $0 += 1 }
-          return self.code
-        },
-        cancel: { _ in nil }
-      )
+/// The queue of requests waiting for their code, on every store: one process at a time holds a
+/// request (a claim that runs out), only the holder puts it back, and the desk's move made during
+/// a claim is not lost.
+struct ExchangeQueueContractTests {
+  typealias Kind = StoreKind
+
+  @Test(arguments: Kind.tested)
+  func oneProcessAtATimeHoldsARequestAndOnlyItPutsItBack(kind: Kind) async throws {
+    let queue = ExchangeQueue(storage: try await kind.records(table: "exchange_pending"))
+    let entry = ExchangeQueue.Entry(user: UserID.random(), number: 1)
+    try await queue.add([entry])
+    let claims = try await withThrowingTaskGroup(of: Bool.self) { group in
+      for process in 0..<10 { group.addTask { try await queue.claim(entry, for: "p\(process)", at: noon, until: noon + 60) != nil } }
+      return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
     }
+    #expect(claims == 1, "one of ten processes holds it")
+    let holder = try #require(try await queue.waiting(entry)?.claim?.by)
+    // Another process cannot put it back; the holder can, due later, its answer unknown.
+    try await queue.putBack(entry, by: "someone-else", due: noon + 30, unknown: true)
+    #expect(try await queue.waiting(entry)?.claim?.by == holder)
+    try await queue.putBack(entry, by: holder, due: noon + 30, unknown: true)
+    let back = try #require(try await queue.waiting(entry))
+    #expect(back.claim == nil && back.due == noon + 30 && back.unknown == true && back.attempts == 1)
+    #expect(try await queue.claim(entry, for: "p0", at: noon + 29, until: noon + 89) == nil, "not due yet")
+    #expect(try await queue.claim(entry, for: "p0", at: noon + 30, until: noon + 90) != nil)
+    // A claim that ran out (its process died) is taken by another.
+    #expect(try await queue.claim(entry, for: "p1", at: noon + 89, until: noon + 150) == nil)
+    #expect(try await queue.claim(entry, for: "p1", at: noon + 90, until: noon + 150) != nil)
   }
 
+  @Test(arguments: Kind.tested)
+  func theDesksMoveIsKeptThroughAClaimAndMakesAMissingEntry(kind: Kind) async throws {
+    let queue = ExchangeQueue(storage: try await kind.records(table: "exchange_pending"))
+    let entry = ExchangeQueue.Entry(user: UserID.random(), number: 1)
+    try await queue.add([entry])
+    _ = try #require(try await queue.claim(entry, for: "p0", at: noon, until: noon + 60))
+    try await queue.nudge(entry, end: true)
+    try await queue.putBack(entry, by: "p0", due: noon + 30, unknown: true)
+    let moved = try #require(try await queue.waiting(entry))
+    #expect(moved.due == nil && moved.endAsked == true, "due at once, to be ended")
+    let missing = ExchangeQueue.Entry(user: UserID.random(), number: 2)
+    try await queue.nudge(missing, end: false)
+    #expect(try await queue.waiting(missing) == ExchangeQueue.Waiting())
+    try await queue.remove(missing)
+    // (The table may hold other tests' entries: on PostgreSQL they share a database.)
+    let names = try await queue.entries(limit: 10_000).map(\.name)
+    #expect(names.contains(entry.name) && !names.contains(missing.name))
+  }
+}
+
+/// A request is 申請中 when its POST answers, queued with the state that holds it; the fulfiller
+/// (every second, in every instance) asks its source outside the user's lock and records the code,
+/// once, however often it is asked and however many times the server starts.
+struct PendingExchangeTests {
   /// A guest with 3,500 pt and a session of theirs in `sessions`; its cookie.
   static func seed(_ server: TestServer, users: UserStates, sessions: SessionRecords) async throws -> (user: UserID, cookie: String) {
     let user = try #require(UserID("0123456789abcdef0123456789abcdef"))
@@ -127,41 +180,112 @@ struct PendingExchangeTests {
     return (user, TestServer.cookie(for: session))
   }
 
-  static func requestExchange(_ client: some TestClientProtocol, cookie: String, mail: any RecordBackend, data: URL) async throws -> Browser {
+  /// Requests the 3,000 pt gift: pending on the page the POST leads to (the source said nothing
+  /// at once), unless `pending` is false.
+  static func requestExchange(
+    _ client: some TestClientProtocol, cookie: String, mail: any RecordBackend, data: URL, pending: Bool = true
+  ) async throws -> Browser {
     var browser = Browser(client: client, cookie: cookie)
     try await browser.registerVerified(in: mail, data: data)
     let token = try await browser.csrf(from: "/exchange/digital-gift-300")
     let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
     let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
     #expect(sent.headers[.location] == "/exchange/history/1")
+    guard pending else { return browser }
     let page = try await browser.get("/exchange/history/1").html
     #expect(page.contains("申請中") && !page.contains("<code>"))
     #expect(AccountTests.balance(try await browser.get("/points")) == "500pt", "held")
     return browser
   }
 
-  @Test func aRequestLeftPendingIsFulfilledAtTheNextStartOnce() async throws {
+  @Test func aRequestIsFulfilledByTheFulfillerOnceWhenItsSourceComesBack() async throws {
     let server = try TestServer()
     let (user, seeded) = try await Self.seed(server, users: server.users, sessions: try server.sessionRecords())
-    let issuer = Issuer()
+    let source = StubGiftSource(up: false)
     let cookie = Mutex<String?>(nil)
-    try await server.application(giftCodes: issuer.client).test(.router) { client in
+    let queue = server.dataDirectory.appendingPathComponent("exchanges-pending")
+    func queued() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: queue.path).filter { !$0.hasPrefix(".") } }
+    try await server.application(giftSource: source).test(.router) { client in
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      cookie.withLock { $0 = browser.cookie }
+      // The source is down: the fulfiller notes its attempt, and the request stays 申請中.
+      try await eventually { try await server.users.read(user).map { String(decoding: $0, as: UTF8.self).contains("\"attempts\":1") } == true }
+    }
+    #expect(try queued() == ["\(user.rawValue)~1.json"])
+    source.up.withLock { $0 = true }
+    for _ in 0..<2 {  // started twice (an hour later: past the backoff): the second finds nothing to do
+      try await server.application(giftSource: source, now: noon + 3_600).test(.router) { client in
+        var browser = Browser(client: client, cookie: cookie.withLock { $0 })
+        try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
+        #expect(try await browser.get("/exchange/history/1").html.contains("交換完了"))
+      }
+    }
+    #expect(source.issued.withLock { $0 } == 1)
+    #expect(try queued().isEmpty)
+  }
+
+  /// The source issued, but its answer was lost: the next call asks the status by key and finds
+  /// the code, never a second order; a source's refusal is settled by a cancellation before the
+  /// points come back.
+  @Test func aLostAnswerIsAskedForByStatusAndARefusalIsSettledBeforeARefund() async throws {
+    let server = try TestServer()
+    let (user, seeded) = try await Self.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let source = StubGiftSource()
+    source.dropsAnswer.withLock { $0 = true }
+    let cookie = Mutex<String?>(nil)
+    try await server.application(giftSource: source).test(.router) { client in
       let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
       cookie.withLock { $0 = browser.cookie }
     }
-    let queue = server.dataDirectory.appendingPathComponent("exchanges-pending")
-    func queued() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: queue.path).filter { !$0.hasPrefix(".") } }
-    #expect(try queued() == ["\(user.rawValue)~1.json"])
-    issuer.up.withLock { $0 = true }
-    for _ in 0..<2 {  // started twice: the second finds nothing to do
-      try await server.application(giftCodes: issuer.client).test(.router) { client in
-        var browser = Browser(client: client, cookie: cookie.withLock { $0 })
-        let page = try await browser.get("/exchange/history/1").html
-        #expect(page.contains("交換完了") && page.contains("<code>\(issuer.code.value)</code>"))
+    #expect(source.issued.withLock { $0 } == 1)
+    source.dropsAnswer.withLock { $0 = false }
+    try await server.application(giftSource: source, now: noon + 3_600).test(.router) { client in
+      var browser = Browser(client: client, cookie: cookie.withLock { $0 })
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
+    }
+    #expect(source.issued.withLock { $0 } == 1 && source.statusAsked.withLock { $0 } == 1, "asked by status, not ordered again")
+    #expect(try await server.users.read(user).map { String(decoding: $0, as: UTF8.self).contains(source.code.value) } == true)
+
+    let refusing = try TestServer()
+    let (_, other) = try await Self.seed(refusing, users: refusing.users, sessions: try refusing.sessionRecords())
+    let refuses = StubGiftSource()
+    refuses.refuses.withLock { $0 = true }
+    try await refusing.application(giftSource: refuses).test(.router) { client in
+      var browser = try await Self.requestExchange(
+        client, cookie: other, mail: try FileBackend(refusing.dataDirectory), data: refusing.dataDirectory, pending: false
+      )
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("失敗") }
+      #expect(AccountTests.balance(try await browser.get("/points")) == "3,500pt", "given back once")
+    }
+    #expect(refuses.cancelled.withLock { $0 } == 1 && refuses.issued.withLock { $0 } == 0)
+  }
+
+  /// A request still pending a day after it was made is ended at its source: refunded when nothing
+  /// was issued, delivered when a code was after all.
+  @Test(arguments: [false, true])
+  func aRequestPendingADayIsEndedAtItsSource(issuedAfterAll: Bool) async throws {
+    let server = try TestServer()
+    let (user, seeded) = try await Self.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let source = StubGiftSource(issuing: false)
+    let cookie = Mutex<String?>(nil)
+    try await server.application(giftSource: source).test(.router) { client in
+      let browser = try await Self.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      cookie.withLock { $0 = browser.cookie }
+    }
+    if issuedAfterAll { source.issued.withLock { $0 = 1 } }
+    try await server.application(giftSource: source, now: noon + Exchange.giveUpAfter + 60).test(.router) { client in
+      var browser = Browser(client: client, cookie: cookie.withLock { $0 })
+      try await eventually { !(try await browser.get("/exchange/history/1").html.contains("申請中")) }
+      let page = try await browser.get("/exchange/history/1").html
+      if issuedAfterAll {
+        #expect(page.contains("交換完了") && page.contains("<code>\(source.code.value)</code>"))
+      } else {
+        let balance = AccountTests.balance(try await browser.get("/points"))
+        #expect(page.contains("失敗") && balance == "3,500pt")
       }
     }
-    #expect(issuer.issued.withLock { $0 } == 1)
-    #expect(try queued().isEmpty)
+    #expect(source.cancelled.withLock { $0 } == 1)
+    #expect(try await server.users.read(user) != nil)
   }
 
   @Test(.enabled(if: TestDatabase.enabled, TestDatabase.notInstalled))
@@ -171,23 +295,22 @@ struct PendingExchangeTests {
     let (user, seeded) = try await Self.seed(
       server, users: UserStates(PostgresBackend(database)), sessions: SessionRecords(PostgresRecordStorage(database, table: "sessions"))
     )
-    let issuer = Issuer()
+    let source = StubGiftSource(up: false)
     let cookie = Mutex<String?>(nil)
-    try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
+    try await server.application(databaseURL: database.url, giftSource: source).test(.router) { client in
       let browser = try await Self.requestExchange(client, cookie: seeded, mail: PostgresBackend(database), data: server.dataDirectory)
       cookie.withLock { $0 = browser.cookie }
     }
     let queued = try await database.query("SELECT id FROM exchange_pending").map { try $0.decode(String.self) }
     #expect(queued == ["\(user.rawValue)~1"])
-    issuer.up.withLock { $0 = true }
-    try await server.application(databaseURL: database.url, giftCodes: issuer.client).test(.router) { client in
+    source.up.withLock { $0 = true }
+    try await server.application(databaseURL: database.url, giftSource: source, now: noon + 3_600).test(.router) { client in
       var browser = Browser(client: client, cookie: cookie.withLock { $0 })
-      let page = try await browser.get("/exchange/history/1").html
-      #expect(page.contains("交換完了"))
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
     }
     let left = try await database.query("SELECT count(*) FROM exchange_pending").first?.decode(Int.self)
     #expect(left == 0)
-    #expect(issuer.issued.withLock { $0 } == 1)
+    #expect(source.issued.withLock { $0 } == 1)
   }
 }
 

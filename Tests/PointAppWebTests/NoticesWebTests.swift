@@ -17,15 +17,6 @@ struct NoticesWebTests {
       .filter { $0.contains("\r\nTo: <\(address)>\r\n") }
   }
 
-  /// Waits (up to 20 s) until `done` holds.
-  static func eventually(_ done: () async throws -> Bool) async throws {
-    for _ in 0..<200 {
-      if try await done() { return }
-      try await Task.sleep(for: .milliseconds(100))
-    }
-    Issue.record("not within 20 s")
-  }
-
   @Test func aPublishedSurveyInvitesEachVerifiedMemberOnceAndOneClickStopsIt() async throws {
     let server = try await AdminTests.server()
     let data = server.dataDirectory
@@ -55,11 +46,11 @@ struct NoticesWebTests {
       let id = String(edit.dropFirst("/admin/surveys/".count).dropLast("/edit".count))
       _ = try await console.post(edit, form: SurveyEditorTests.encode(SurveyEditorTests.fields(title: "新しい朝食調査", csrf: token, intent: "save")))
       #expect(try await console.post("/admin/surveys/\(id)/publish", form: "csrf=\(token)").headers[.location] == "/admin/surveys")
-      try await Self.eventually { try await console.get("/admin/surveys/\(id)").html.contains("招待メール") }
-      try await Self.eventually { try await console.get("/admin/surveys/\(id)").html.contains("2通（会員4人を確認・完了") }
+      try await eventually { try await console.get("/admin/surveys/\(id)").html.contains("招待メール") }
+      try await eventually { try await console.get("/admin/surveys/\(id)").html.contains("2通（会員4人を確認・完了") }
       // Delivered by the server's sender within a second or so (more on a busy machine).
       for member in ["hanako@example.jp", "taro@example.jp"] {
-        try await Self.eventually { try Self.delivered(to: member, in: data).contains { $0.contains("list=invitations") } }
+        try await eventually { try Self.delivered(to: member, in: data).contains { $0.contains("list=invitations") } }
       }
 
       let invitation = try #require(try Self.delivered(to: "hanako@example.jp", in: data).first { $0.contains("list=invitations") })
@@ -109,7 +100,7 @@ struct NoticesWebTests {
     }
     try await server.application().test(.live) { _ in
       let done = server.dataDirectory.appendingPathComponent("notice-runs/done-expiry-\(Day(noon, in: .tokyo).iso).json")
-      try await Self.eventually { FileManager.default.fileExists(atPath: done.path) }
+      try await eventually { FileManager.default.fileExists(atPath: done.path) }
       let record = try JSONSerialization.jsonObject(with: Data(contentsOf: done)) as? [String: Any]
       let progress = (record?["record"] as? [String: Any])?["progress"] as? [String: Any]
       #expect(progress?["examined"] as? Int == members, "\(members) members at 20 a read, 200 a page")
@@ -165,7 +156,7 @@ struct NoticesWebTests {
       try await taro.registerVerified("taro@example.jp", in: backend, data: data)  // nothing to lose
     }
     try await server.application(catalog: catalog).test(.live) { _ in
-      try await Self.eventually { try Self.delivered(to: "hanako@example.jp", in: data).count == 2 }
+      try await eventually { try Self.delivered(to: "hanako@example.jp", in: data).count == 2 }
       let warning = try #require(try Self.delivered(to: "hanako@example.jp", in: data).first { $0.contains("list=expiry") })
       let body = warning[try #require(warning.range(of: "\r\n\r\n")).upperBound...]
       #expect(body.contains("・60pt（2025年11月に獲得）: 2026年11月末 に失効"), "\(body)")

@@ -121,8 +121,7 @@ struct PageSnapshotTests {
     try progress.requestExchange(ExchangeOption.all[0], id: TransactionID(UUID(uuidString: "00000000-0000-0000-0000-0000000000a3")!), at: noon - 86_400 * 2)
     state.progress = progress
     try await server.users.replace(user, with: state)
-    let issuer = GiftCodeClient(issue: { _ in GiftCode("7K3M-Q9PZ-2HXD-W4RA") }, cancel: { _ in nil })
-    try await server.application(giftCodes: issuer).test(.router) { client in
+    try await server.application(giftSource: StubGiftSource()).test(.router) { client in
       var browser = Browser(client: client, cookie: try await server.guestCookie(for: user))
       try await browser.registerVerified(in: try FileBackend(server.dataDirectory), data: server.dataDirectory)
       try await snapshot("/points", named: "points-rank-expiring", with: &browser)
@@ -131,6 +130,7 @@ struct PageSnapshotTests {
       let ledger = try await browser.hidden("ledger", from: "/exchange/digital-gift-300")
       let sent = try await browser.post("/exchange/digital-gift-300", form: "csrf=\(token)&ledger=\(ledger)")
       #expect(sent.headers[.location] == "/exchange/history/3")
+      // Fulfilled by the fulfiller once the form's update committed, before the form answered.
       try await snapshot("/exchange/history/3", named: "exchange-request-fulfilled", with: &browser)
       try await snapshot("/exchange/history/2", named: "exchange-request-pending", with: &browser)
       try await snapshot("/exchange/history/1", named: "exchange-request-failed", with: &browser)

@@ -61,7 +61,7 @@ struct TestServer {
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, backend: (any RecordBackend)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
     trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
-    storeCatalog: Bool = false, routes: RouteList? = nil, giftCodes: GiftCodeClient? = nil, logLevel: Logger.Level = .info,
+    storeCatalog: Bool = false, routes: RouteList? = nil, giftSource: (any GiftSource)? = nil, logLevel: Logger.Level = .info,
     hasher: PasswordHasher = TestServer.hasher, now: Date = noon
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
@@ -76,7 +76,7 @@ struct TestServer {
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")
     configuration.maxBodySize = 16 * 1024
     return try await buildApplication(configuration, backend: backend, sessions: sessions, secret: secret, logger: logger, metrics: metrics,
-      passwordHasher: hasher, routes: routes
+      passwordHasher: hasher, routes: routes, giftSource: giftSource
     ) {
       $0.date.now = now
       $0.uuid = .incrementing
@@ -84,8 +84,6 @@ struct TestServer {
       // With `storeCatalog`, the catalog in the store (the shipped one, seeded at noon), which
       // operators change.
       if !storeCatalog { $0.surveyClient = surveyClient ?? .catalog(catalog) }
-      // Otherwise the built-in issuer on the data folder, whose codes are random.
-      if let giftCodes { $0.giftCodes = giftCodes }
     }
   }
 
@@ -305,4 +303,53 @@ final class ScriptServer: Sendable {
 
 struct ScriptServerFailure: Error, CustomStringConvertible {
   let description: String
+}
+
+/// Waits (up to 20 s) until `done` holds: for what the server's background tasks do (its mail
+/// sender, its notice passes, its exchange fulfiller), each every second.
+func eventually(_ done: () async throws -> Bool) async throws {
+  for _ in 0..<200 {
+    if try await done() { return }
+    try await Task.sleep(for: .milliseconds(100))
+  }
+  Issue.record("not within 20 s")
+}
+
+/// A gift source the test drives: out of reach until `up`; while not `issuing`, its orders say
+/// nothing (its cancellations still answer); then issuing `code` (counted), or refusing.
+final class StubGiftSource: GiftSource {
+  let up = Mutex(true)
+  let issuing = Mutex(true)
+  let refuses = Mutex(false)
+  /// Issues, then loses its answer (the connection drops): the caller hears nothing.
+  let dropsAnswer = Mutex(false)
+  let issued = Mutex(0)
+  let cancelled = Mutex(0)
+  let statusAsked = Mutex(0)
+  let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
+
+  init(up: Bool = true, issuing: Bool = true) {
+    self.up.withLock { $0 = up }
+    self.issuing.withLock { $0 = issuing }
+  }
+
+  func issue(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
+    guard up.withLock({ $0 }), issuing.withLock({ $0 }) else { throw GiftProviderFailure("down") }
+    if refuses.withLock({ $0 }) { return .refused("rejected") }
+    issued.withLock { $0 += 1 }
+    if dropsAnswer.withLock({ $0 }) { throw GiftProviderFailure("the connection dropped") }
+    return .issued(code)
+  }
+
+  func status(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
+    guard up.withLock({ $0 }) else { throw GiftProviderFailure("down") }
+    statusAsked.withLock { $0 += 1 }
+    return issued.withLock { $0 } > 0 ? .issued(code) : .none
+  }
+
+  func cancel(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
+    guard up.withLock({ $0 }) else { throw GiftProviderFailure("down") }
+    cancelled.withLock { $0 += 1 }
+    return issued.withLock { $0 } > 0 ? .issued(code) : .refused("cancelled")
+  }
 }

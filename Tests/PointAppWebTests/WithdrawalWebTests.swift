@@ -57,8 +57,8 @@ struct WithdrawalWebTests {
     try await server.application().test(.live) { client in
       try await Self.leave(client, backend: backend, data: server.dataDirectory)
       // The last mail goes out, to the address, and leaves the queue.
-      try await NoticesWebTests.eventually { try NoticesWebTests.delivered(to: Self.address, in: server.dataDirectory).contains { $0.contains("退会") } }
-      try await NoticesWebTests.eventually { try await MailQueue(backend).waiting(after: nil).isEmpty }
+      try await eventually { try NoticesWebTests.delivered(to: Self.address, in: server.dataDirectory).contains { $0.contains("退会") } }
+      try await eventually { try await MailQueue(backend).waiting(after: nil).isEmpty }
     }
     // Every file the site keeps, but the delivered mail (the outbox folder is the mail system's
     // side: on SMTP the messages are the recipient's server's).
@@ -80,7 +80,7 @@ struct WithdrawalWebTests {
     let backend = PostgresBackend(database)
     try await server.application(databaseURL: database.url).test(.live) { client in
       try await Self.leave(client, backend: backend, data: server.dataDirectory)
-      try await NoticesWebTests.eventually { try await MailQueue(backend).waiting(after: nil).isEmpty }
+      try await eventually { try await MailQueue(backend).waiting(after: nil).isEmpty }
     }
     var found: [String] = []
     for kind in RecordKind.all {

@@ -84,3 +84,37 @@ extension GiftCode: CustomDumpStringConvertible {
   /// A dump (the trace of changes, `LOG_LEVEL=trace`) shows a code as the lists do, masked.
   public var customDumpDescription: String { masked }
 }
+
+/// What the fulfiller asks the gift source next for a pending request.
+public enum GiftCall: Equatable, Sendable {
+  /// Its code (an order under its key: never a second one).
+  case issue
+  /// Its order as it stands: after a call whose answer was not heard.
+  case status
+  /// That it never be issued: a code issued after all is delivered, otherwise the points return.
+  case cancel
+}
+
+extension ExchangeRequest {
+  /// The call for this request at `now`: past `giveUpAfter` since it was made, or when its end
+  /// was asked for (the support desk), `cancel`; after a call whose answer was not heard
+  /// (`answerUnknown`), `status`; otherwise `issue`.
+  public func nextCall(at now: Date, answerUnknown: Bool, endAsked: Bool, giveUpAfter: TimeInterval) -> GiftCall {
+    if endAsked || now.timeIntervalSince(requestedAt) >= giveUpAfter { return .cancel }
+    return answerUnknown ? .status : .issue
+  }
+}
+
+/// The support desk's move of a pending request, which the web layer writes to the exchange
+/// queue with the save (like a message in the mail outbox): the fulfiller takes it at its next
+/// pass.
+public struct ExchangeNudge: Equatable, Sendable {
+  public let number: Int
+  /// To end it (cancelled at its source, or delivered if a code was issued) rather than ask again.
+  public let end: Bool
+
+  public init(number: Int, end: Bool) {
+    self.number = number
+    self.end = end
+  }
+}

@@ -42,7 +42,7 @@ struct GiftProviderOrder: Codable, Equatable, Sendable {
 }
 
 /// What the provider answered about a request: final, whichever it is.
-enum GiftProviderAnswer: Equatable, Sendable {
+public enum GiftProviderAnswer: Equatable, Sendable {
   /// Issued, now or before, with its code.
   case issued(GiftCode)
   /// Never to be issued: cancelled, or refused for good (the product cannot be delivered) with
@@ -55,9 +55,9 @@ enum GiftProviderAnswer: Equatable, Sendable {
 
 /// The provider said nothing that can be trusted (5xx, a timeout, a dropped connection, an answer
 /// that makes no sense): whether it made the order is unknown, and is asked again by key.
-struct GiftProviderFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
+public struct GiftProviderFailure: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
 }
 
 /// A gift provider over HTTP (`Deploy/gift-provider-api.yaml`): orders made under our request's
@@ -153,16 +153,16 @@ struct GiftProvider: Sendable {
     // ISO 8601, with or without fractions of a second.
     decoder.dateDecodingStrategy = .custom { decoder in
       let text = try decoder.singleValueContainer().decode(String.self)
-      let plain = ISO8601DateFormatter()
-      let fractional = ISO8601DateFormatter()
-      fractional.formatOptions.insert(.withFractionalSeconds)
-      guard let date = plain.date(from: text) ?? fractional.date(from: text) else {
+      guard let date = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Self.fractional)) else {
         throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
       }
       return date
     }
     return decoder
   }()
+
+  /// ISO 8601 with fractions of a second, as some providers write their dates.
+  private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
   private static func key(_ key: TransactionID) -> String { key.rawValue.uuidString.lowercased() }
 

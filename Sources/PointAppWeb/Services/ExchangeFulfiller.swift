@@ -1,15 +1,29 @@
+import Foundation
 import Logging
 import PointApp
 
-/// Takes up the exchange requests left pending (申請中): at start-up, then every so often, each
-/// is asked of the issuer again through the user's own update (`Exchange`'s
-/// `.fulfilmentRequested`, which gives up on one pending for too long and refunds it unless a
-/// code was issued). Several instances may sweep at once: the user's lock orders them, and a
-/// request that has ended is not asked again.
+/// Fulfils the exchange requests waiting in the queue (申請中), in every process: each due one is
+/// claimed (one process at a time), its source called **outside any user's lock or transaction**
+/// as the request's `nextCall` says (its code; its status after a call that said nothing; its end
+/// past a day or when the desk asks), and the answer recorded in a new update of its user
+/// (`Exchange`'s `.fulfilmentFinished` / `.cancellationFinished`: 交換完了 with the code, or 失敗
+/// with the points given back, once). A call that says nothing puts it back, due again after a
+/// backoff with jitter; the user's update notes the attempt.
 struct ExchangeFulfiller: Sendable {
   let queue: ExchangeQueue
   let loop: RequestLoop
+  let source: any GiftSource
+  /// This process, as its claims name it.
+  let process: String
+  let now: @Sendable () -> Date
   let logger: Logger
+  /// Longer than any call (`GiftProvider.timeout`): only a process that died leaves a claim to
+  /// run out.
+  var lease: TimeInterval = 120
+  /// How long a form that made a request waits for its first call before it answers.
+  static let firstWait = Duration.seconds(3)
+  /// The wait after the `attempts`th call that said nothing.
+  var backoff: @Sendable (Int) -> TimeInterval = MailSender.backoff(after:)
 
   /// One pass over the queue; returns how many requests ended in it. A request whose update fails
   /// (its user's file unreadable, the deadline) is logged and left for the next pass: it never
@@ -32,12 +46,59 @@ struct ExchangeFulfiller: Sendable {
     }
   }
 
-  /// Asks for one request again; `true` once it has ended (or was never saved), when its entry
-  /// leaves the queue.
+  /// Takes one request further if it is due; `true` once it has ended (or was never saved), when
+  /// its entry leaves the queue.
   func fulfil(_ entry: ExchangeQueue.Entry) async throws -> Bool {
-    let state = try await loop.send(.exchange(.fulfilmentRequested(entry.number)), to: entry.user)
-    guard state?.progress.exchangeRequest(entry.number)?.isPending != true else { return false }
-    try await queue.remove(entry)
-    return true
+    let start = now()
+    guard let waiting = try await queue.claim(entry, for: process, at: start, until: start.addingTimeInterval(lease)) else { return false }
+    guard let request = try await loop.state(of: entry.user)?.progress.exchangeRequest(entry.number), request.isPending else {
+      try await queue.remove(entry)
+      return true
+    }
+    let call = request.nextCall(
+      at: start, answerUnknown: waiting.unknown == true, endAsked: waiting.endAsked == true, giveUpAfter: Exchange.giveUpAfter
+    )
+    var answer: GiftProviderAnswer
+    do {
+      switch call {
+      case .issue: answer = try await source.issue(request)
+      case .cancel: answer = try await source.cancel(request)
+      case .status:
+        let known = try await source.status(request)
+        answer = known == .none ? try await source.issue(request) : known
+      }
+      // A refusal settles nothing at a provider (an earlier call may still make the order): only
+      // a cancellation does, and only its answer refunds.
+      if call != .cancel, case .refused = answer { answer = try await source.cancel(request) }
+      guard answer != .none else { throw GiftProviderFailure("no order, and none made") }
+    } catch is CancellationError {
+      try await queue.putBack(entry, by: process, due: start, unknown: true)
+      throw CancellationError()
+    } catch {
+      let attempts = (waiting.attempts ?? 0) + 1
+      try await queue.putBack(entry, by: process, due: now().addingTimeInterval(backoff(attempts)), unknown: true)
+      _ = try await loop.send(.exchange(.fulfilmentFinished(entry.number, .failure(.unavailable))), to: entry.user)
+      logger.warning("a gift source said nothing: asked again later", metadata: ["entry": "\(entry.name)", "attempt": "\(attempts)", "error": "\(error)"])
+      return false
+    }
+    // What the source said, final: delivered, or (cancelled) refunded.
+    let action: Exchange.Action =
+      switch answer {
+      case let .issued(code): .fulfilmentFinished(entry.number, .success(code))
+      default: .cancellationFinished(entry.number, .success(nil))
+      }
+    do {
+      let state = try await loop.send(.exchange(action), to: entry.user)
+      guard state?.progress.exchangeRequest(entry.number)?.isPending != true else {
+        try await queue.putBack(entry, by: process, due: now(), unknown: false)
+        return false
+      }
+      try await queue.remove(entry)
+      return true
+    } catch {
+      // Not recorded (the user's update failed): asked again at once, by key (the same answer).
+      try? await queue.putBack(entry, by: process, due: now(), unknown: false)
+      throw error
+    }
   }
 }

@@ -42,9 +42,6 @@ struct SupportDeskService: Sendable {
         }
         guard let after else { throw OperatorError.notFound }
         if let refusal = after.supportRefusal { throw refusal }
-        if case let .refundExchange(number) = action, after.progress.exchangeRequest(number)?.isPending == true {
-          throw SupportError.issuerUnavailable
-        }
         return try await dossier(of: id)
       },
       confirmInvalid: { id, survey in

@@ -1,7 +1,7 @@
 import Foundation
 import PointApp
 
-/// The built-in issuer of exchange codes (`GiftCodeClient`'s live value): each code random
+/// The built-in issuer of exchange codes (the fulfiller's source without a provider): each code random
 /// (16 characters of Crockford's base 32, 80 bits), unique, and stored with the request it was
 /// issued for, so that asking again for a request gives its code, never a second one.
 ///
@@ -20,12 +20,34 @@ struct GiftCodeIssuer: Sendable {
   var delay: Duration = .zero
 
   /// How a request ended at the issuer.
-  private struct Issue: Codable {
+  fileprivate struct Issue: Codable {
     var code: String?
   }
 
-  var client: GiftCodeClient {
-    GiftCodeClient(issue: { try await issue($0) }, cancel: { try await cancel($0) })
+  /// The issuer as the fulfiller calls it: its answers as a provider's.
+  var source: some GiftSource { Source(issuer: self) }
+
+  private struct Source: GiftSource {
+    let issuer: GiftCodeIssuer
+
+    func issue(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
+      do {
+        return .issued(try await issuer.issue(request))
+      } catch GiftCodeError.rejected {
+        return .refused("rejected")
+      } catch {
+        throw GiftProviderFailure("the built-in issuer: \(error)")
+      }
+    }
+
+    func status(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
+      guard let ended = try await issuer.ended(GiftCodeIssuer.name(of: request)) else { return .none }
+      return ended.code.map { .issued(GiftCode($0)) } ?? .refused("cancelled")
+    }
+
+    func cancel(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
+      try await issuer.cancel(request).map(GiftProviderAnswer.issued) ?? .refused("cancelled")
+    }
   }
 
   func issue(_ request: ExchangeRequest) async throws -> GiftCode {
@@ -52,7 +74,7 @@ struct GiftCodeIssuer: Sendable {
     return try await ended(name)!.code.map(GiftCode.init)
   }
 
-  private func ended(_ name: String) async throws -> Issue? {
+  fileprivate func ended(_ name: String) async throws -> Issue? {
     guard let (data, _) = try await storage.read(name) else { return nil }
     return try JSONDecoder().decode(Issue.self, from: data)
   }
@@ -76,36 +98,5 @@ struct GiftCodeIssuer: Sendable {
     let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     let characters = (0..<16).map { _ in alphabet[Int.random(in: 0..<32)] }
     return stride(from: 0, to: 16, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
-  }
-}
-
-/// Exchange requests left pending (申請中) by the request that made them: one record each,
-/// `<user>~<number>`, written with the state that holds the request (`UserSave.before`), removed
-/// once the request has ended. What a start-up and the periodic sweep take up again.
-struct ExchangeQueue: Sendable {
-  let storage: any RecordStorage
-
-  struct Entry: Equatable, Sendable {
-    let user: UserID
-    let number: Int
-    var name: String { "\(user.rawValue)~\(number)" }
-  }
-
-  func add(_ entries: [Entry]) async throws {
-    for entry in entries { _ = try await storage.create(entry.name, Data("{}".utf8)) }
-  }
-
-  /// Up to `limit` entries, after `entry`; names that are not entries are skipped.
-  func entries(after entry: Entry? = nil, limit: Int = 100) async throws -> [Entry] {
-    try await storage.names(after: entry?.name, limit: limit).compactMap { name in
-      let parts = name.split(separator: "~")
-      guard parts.count == 2, let user = UserID(parts[0]), let number = Int(parts[1]) else { return nil }
-      return Entry(user: user, number: number)
-    }
-  }
-
-  func remove(_ entry: Entry) async throws {
-    guard let (_, version) = try await storage.read(entry.name) else { return }
-    _ = try await storage.delete(entry.name, at: version)
   }
 }

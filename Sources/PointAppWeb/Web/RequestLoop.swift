@@ -1,6 +1,7 @@
 import Composable
 import Dependencies
 import Foundation
+import Synchronization
 import Hummingbird
 import PointApp
 
@@ -27,6 +28,10 @@ struct RequestLoop: Sendable {
   let responses: ResponseStore
   /// Exchange requests a request left pending, recorded with the update that saves them.
   let exchanges: ExchangeQueue
+  /// Takes up the requests a form queued once its update has committed (the user's lock let go),
+  /// before the form is answered: a source that answers at once gives the code on the page the
+  /// form leads to. Set once the fulfiller, which needs this loop, exists.
+  let fulfilNow = FulfilNow()
   /// The messages an update asked for, queued with it.
   let mail: MailOutbox
   /// Decoded states of recent users, so that an unchanged file is not decoded again.
@@ -41,6 +46,12 @@ struct RequestLoop: Sendable {
     try await reading(request) {
       try await run(sessions.session(for: request, now: dependencies.date.now), request: request, isForm: false, action)
     }
+  }
+
+  /// A user's state as last saved, read without their lock (`nil`: nothing saved): for what
+  /// works beside their updates (the exchange fulfiller reads a request it then calls out for).
+  func state(of user: UserID) async throws -> AppFeature.State? {
+    try await users.read(user).map(SavedState.state(from:))
   }
 
   /// The signed-in member's data as one JSON file (`MemberData`), to keep; 404 for a guest.
@@ -98,6 +109,7 @@ struct RequestLoop: Sendable {
       return try await respond(viewed, to: visit)
     }
     let saved = try await users.update(session.user) { try await update(session.user, from: $0, action, visit, locked: true) }
+    if !saved.queued.isEmpty { await fulfilNow.run(saved.queued) }
     return try await respond(saved, to: visit, locked: true)
   }
 
@@ -131,6 +143,8 @@ struct RequestLoop: Sendable {
     var response: Response?
     var state: AppFeature.State
     var ledgers: (before: PointLedger, after: PointLedger)?
+    /// The exchange requests the update queued (a locked one's).
+    var queued: [ExchangeQueue.Entry] = []
   }
 
   /// load → send → navigate → save: one update of `user` from the state `saved`, what the save
@@ -150,11 +164,17 @@ struct RequestLoop: Sendable {
     let response = if let visit { try await navigate(store, visit, after: action) } else { Response?.none }
     let after = store.state
     var outcome = Outcome(response: response, state: after)
-    guard visit?.session.isNew != true, SavedState.userData(of: after) != SavedState.userData(of: initial) || !after.outbox.isEmpty else {
+    guard
+      visit?.session.isNew != true,
+      SavedState.userData(of: after) != SavedState.userData(of: initial) || !after.outbox.isEmpty || !after.exchangeNudges.isEmpty
+    else {
       return (nil, outcome)
     }
     var (save, savedState) = try UserFiles.save(after)
-    if locked { hook(&save, of: user, from: initial, to: after, catalog: catalogNow, audit: audit) }
+    if locked {
+      hook(&save, of: user, from: initial, to: after, catalog: catalogNow, audit: audit)
+      outcome.queued = Self.newlyPending(from: initial, to: after, of: user)
+    }
     cache.remember(user, bytes: save.state, state: savedState, surveys: catalogNow.map(\.id))
     outcome.ledgers = (initial.progress.ledger, after.progress.ledger)
     return (save, outcome)
@@ -180,6 +200,7 @@ struct RequestLoop: Sendable {
     if initial.progress.ledger.archivedCount > 0 {
       dependencies.ledgerArchive = UserFiles.ledgerArchive(of: user, in: users)
     }
+
     return (Store(initialState: initial, reducer: app, dependencies: dependencies), initial)
   }
 
@@ -222,6 +243,7 @@ struct RequestLoop: Sendable {
       try await responses.record(finished)
       try await responses.approve(approvals)
       try await exchanges.add(queued)
+      for nudge in after.exchangeNudges { try await exchanges.nudge(ExchangeQueue.Entry(user: user, number: nudge.number), end: nudge.end) }
       try await mail.queue(after.outbox, for: user, at: now)
     }
   }
@@ -260,5 +282,18 @@ struct RequestLoop: Sendable {
     guard let origin = request.headers[.origin] else { return true }
     guard let host = request.head.authority else { return false }
     return origin == "http://\(host)" || origin == "https://\(host)"
+  }
+}
+
+/// What runs the fulfiller for requests a form has just queued (`RequestLoop.fulfilNow`).
+final class FulfilNow: Sendable {
+  private let action = Mutex<(@Sendable ([ExchangeQueue.Entry]) async -> Void)?>(nil)
+
+  func set(_ action: @escaping @Sendable ([ExchangeQueue.Entry]) async -> Void) {
+    self.action.withLock { $0 = action }
+  }
+
+  func run(_ entries: [ExchangeQueue.Entry]) async {
+    await action.withLock { $0 }?(entries)
   }
 }

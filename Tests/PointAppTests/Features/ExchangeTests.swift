@@ -5,14 +5,15 @@ import Foundation
 import PointApp
 import Testing
 
-/// Exchanges as requests, with a controlled issuer (`GiftCodeClient`): held, then fulfilled with
-/// a code or refunded once; the deadline, the limits, the password, stale confirmations.
+/// Exchanges as requests: held and queued, then fulfilled with the code the source gave or
+/// refunded once, as the fulfiller reports it; the limits, the password, stale confirmations, and
+/// the support desk moving a pending request through the outbox.
 struct ExchangeTests {
   static let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
   let gift = ExchangeOption.all[0]
 
   /// Signed in, the password typed `confirmed` seconds before noon (`nil`: not in this session),
-  /// with `balance` earned at noon; the issuer answers `code` unless told otherwise.
+  /// with `balance` earned at noon.
   func makeStore(
     balance: PointAmount, confirmed: TimeInterval? = 60, earnedAt: Date = noon, _ dependencies: (inout DependencyValues) -> Void = { _ in }
   ) -> TestStoreOf<Exchange> {
@@ -26,8 +27,6 @@ struct ExchangeTests {
     } withDependencies: {
       $0.date.now = noon
       $0.uuid = .incrementing
-      $0.continuousClock = TestClock()
-      $0.giftCodes.issue = { _ in Self.code }
       dependencies(&$0)
     }
   }
@@ -62,7 +61,7 @@ struct ExchangeTests {
       try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
     await store.receive(\.delegate.requested)
-    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.send(.fulfilmentFinished(1, .success(Self.code))) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
     await store.receive(\.delegate.fulfilled)
     await store.send(.pageRequested) {
       $0.page = Exchange.Page(
@@ -77,7 +76,7 @@ struct ExchangeTests {
     }
   }
 
-  @Test func aRequestHoldsThePointsAndIsFulfilledWithTheIssuersCode() async throws {
+  @Test func aRequestHoldsThePointsAndIsFulfilledWithTheSourcesCode() async throws {
     let store = makeStore(balance: 3_200)
     await store.send(.optionSelected(gift.id)) { $0.confirmation = .exchange(gift, ledgerCount: 1) }
     #expect(store.state.confirmation?.buttons.map(\.action) == [.exchangeButtonTapped(gift.id, ledgerCount: 1), nil])
@@ -87,33 +86,34 @@ struct ExchangeTests {
     }
     #expect(store.state.progress.ledger.balance == 200, "held as soon as it is requested")
     #expect(store.state.progress.ledger.recent.last?.reason == .exchangeHold(request: 1, option: gift.id))
+    // Nothing is called out in the user's update: the request waits for the fulfiller.
     await store.receive(.delegate(.requested(request(gift))))
-    await store.receive(.fulfilmentFinished(1, .success(Self.code))) {
+    await store.send(.fulfilmentFinished(1, .success(Self.code))) {
       $0.progress.fulfilExchange(1, with: Self.code, at: noon)
     }
     await store.receive(.delegate(.fulfilled(request(gift, .fulfilled(code: Self.code, at: noon)))))
     #expect(store.state.progress.exchangeRequest(1)?.status == .fulfilled(code: Self.code, at: noon))
     #expect(store.state.progress.achievements[.firstExchange] == noon)
-    // Asked again (a sweep, a second instance): nothing changes, nothing is issued again.
-    await store.send(.fulfilmentRequested(1))
+    // Reported again (a second process, a lost claim): nothing changes, nothing is refunded.
     await store.send(.fulfilmentFinished(1, .success(GiftCode("OTHER"))))
     await store.send(.fulfilmentFinished(1, .failure(.rejected)))
+    await store.send(.cancellationFinished(1, .success(nil)))
     #expect(store.state.progress.ledger.balance == 200)
   }
 
   @Test func aRejectedRequestGivesItsPointsBackOnce() async throws {
-    let store = makeStore(balance: 3_200) { $0.giftCodes.issue = { _ in throw GiftCodeError.rejected } }
+    let store = makeStore(balance: 3_200)
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
       try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
     await store.receive(.delegate(.requested(request(gift))))
-    await store.receive(.fulfilmentFinished(1, .failure(.rejected))) {
+    await store.send(.fulfilmentFinished(1, .failure(.rejected))) {
       $0.progress.failExchange(1, refundID: TransactionID(UUID(1)), at: noon)
     }
     await store.receive(\.delegate.failed)
     #expect(store.state.progress.ledger.balance == 3_200)
     #expect(store.state.progress.ledger.recent.last?.reason == .exchangeRefund(request: 1, option: gift.id))
-    // A rejection, a code or a retry arriving late refunds nothing again and fulfils nothing.
+    // A rejection, a code or a cancellation arriving late refunds nothing again and fulfils nothing.
     await store.send(.fulfilmentFinished(1, .failure(.rejected)))
     await store.send(.fulfilmentFinished(1, .success(Self.code)))
     await store.send(.cancellationFinished(1, .success(nil)))
@@ -121,78 +121,73 @@ struct ExchangeTests {
     #expect(store.state.progress.exchangeUsage(at: noon).today == 0, "a refunded request does not count in the limits")
   }
 
-  @Test func anIssuerThatDoesNotAnswerInTimeLeavesTheRequestPendingToBeAskedAgain() async throws {
-    let clock = TestClock()
-    let store = makeStore(balance: 3_200) {
-      $0.continuousClock = clock
-      $0.giftCodes.issue = { _ in
-        try await clock.sleep(for: .seconds(60))
-        return Self.code
-      }
-    }
+  @Test func aSourceThatSaysNothingLeavesTheRequestPendingWithTheAttemptNoted() async throws {
+    let store = makeStore(balance: 3_200)
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
       try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
     await store.receive(.delegate(.requested(request(gift))))
-    await clock.advance(by: Exchange.issueDeadline)
-    await store.receive(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
+    await store.send(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
     await store.receive(.delegate(.delayed(request(gift, .pending(attempts: 1)))))
     #expect(store.state.progress.ledger.balance == 200, "still held")
-    // Taken up again (the sweep), the issuer answers.
-    store.dependencies.giftCodes.issue = { _ in Self.code }
-    await store.send(.fulfilmentRequested(1))
-    await store.receive(.fulfilmentFinished(1, .success(Self.code))) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.send(.fulfilmentFinished(1, .success(Self.code))) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
     await store.receive(\.delegate.fulfilled)
   }
 
-  /// A store whose request 1 (3,000 pt of 6,400) was left pending by an issuer that did not answer.
+  /// A store whose request 1 (3,000 pt of 6,400) was left pending by a source that said nothing.
   func leftPending() async throws -> TestStoreOf<Exchange> {
-    let store = makeStore(balance: 6_400) { $0.giftCodes.issue = { _ in throw GiftCodeError.unavailable } }
+    let store = makeStore(balance: 6_400)
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
       try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
     await store.receive(\.delegate.requested)
-    await store.receive(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
+    await store.send(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
     await store.receive(\.delegate.delayed)
     return store
   }
 
-  @Test func aRequestPendingForADayEndsWithTheCodeIfOneWasIssuedAfterAll() async throws {
+  /// What the fulfiller asks the source: the code; its status after a call that said nothing;
+  /// its end a day after the request was made, or when the desk asks.
+  @Test func theFulfillerAsksForTheCodeTheStatusOrTheEnd() {
+    let pending = request(gift)
+    let day = Exchange.giveUpAfter
+    #expect(pending.nextCall(at: noon, answerUnknown: false, endAsked: false, giveUpAfter: day) == .issue)
+    #expect(pending.nextCall(at: noon + day - 1, answerUnknown: true, endAsked: false, giveUpAfter: day) == .status)
+    #expect(pending.nextCall(at: noon + day, answerUnknown: true, endAsked: false, giveUpAfter: day) == .cancel)
+    #expect(pending.nextCall(at: noon + 60, answerUnknown: false, endAsked: true, giveUpAfter: day) == .cancel)
+  }
+
+  @Test func aRequestEndedAfterADayGetsTheCodeIfOneWasIssuedAfterAll() async throws {
     let store = try await leftPending()
-    // Taken up just before a day has passed, it is asked of the issuer again.
-    store.dependencies.date.now = noon + Exchange.giveUpAfter - 1
-    await store.send(.fulfilmentRequested(1))
-    await store.receive(.fulfilmentFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
-    await store.receive(\.delegate.delayed)
-    // A day after it was made, the sweep ends it: the issuer says it had issued a code.
     store.dependencies.date.now = noon + Exchange.giveUpAfter
-    store.dependencies.giftCodes.cancel = { _ in Self.code }
-    await store.send(.fulfilmentRequested(1))
-    await store.receive(.cancellationRequested(1))
-    await store.receive(.cancellationFinished(1, .success(Self.code))) {
+    await store.send(.cancellationFinished(1, .success(Self.code))) {
       $0.progress.fulfilExchange(1, with: Self.code, at: noon + Exchange.giveUpAfter)
     }
     await store.receive(\.delegate.fulfilled)
     #expect(store.state.progress.ledger.balance == 3_400)
   }
 
-  @Test func aRequestPendingForADayWithNoCodeIsRefunded() async throws {
+  @Test func aRequestEndedWithNoCodeIsRefunded() async throws {
     let store = try await leftPending()
     store.dependencies.date.now = noon + Exchange.giveUpAfter
-    store.dependencies.giftCodes.cancel = { _ in nil }
-    await store.send(.fulfilmentRequested(1))
-    await store.receive(.cancellationRequested(1))
-    await store.receive(.cancellationFinished(1, .success(nil))) {
+    await store.send(.cancellationFinished(1, .success(nil))) {
       $0.progress.failExchange(1, refundID: TransactionID(UUID(1)), at: noon + Exchange.giveUpAfter)
     }
     await store.receive(\.delegate.failed)
     #expect(store.state.progress.ledger.balance == 6_400)
-    // An issuer that cannot be reached to cancel: still pending, asked again later.
+    // A source that cannot be reached to cancel: still pending, asked again later.
     let unreachable = try await leftPending()
-    unreachable.dependencies.giftCodes.cancel = { _ in throw GiftCodeError.unavailable }
-    await unreachable.send(.cancellationRequested(1))
-    await unreachable.receive(.cancellationFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
+    await unreachable.send(.cancellationFinished(1, .failure(.unavailable))) { $0.progress.noteExchangeAttempt(1) }
     await unreachable.receive(\.delegate.delayed)
+  }
+
+  /// The support desk moves a pending request: asked again now, or ended now (written to the
+  /// queue with the save, as mail is); a request that has ended is not moved.
+  @Test func theDeskMovesAPendingRequestThroughTheQueue() async throws {
+    let store = try await leftPending()
+    await store.send(.retryRequested(1)) { $0.nudges = [ExchangeNudge(number: 1, end: false)] }
+    await store.send(.cancellationRequested(1)) { $0.nudges.append(ExchangeNudge(number: 1, end: true)) }
+    await store.send(.cancellationRequested(2))
   }
 
   /// A store whose user types the password with each request: it is right, and confirmed then.
@@ -224,7 +219,7 @@ struct ExchangeTests {
       }
     }
     await store.receive(\.delegate.requested)
-    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(number, with: Self.code, at: now) }
+    await store.send(.fulfilmentFinished(number, .success(Self.code))) { $0.progress.fulfilExchange(number, with: Self.code, at: now) }
     await store.receive(\.delegate.fulfilled)
   }
 
@@ -262,7 +257,7 @@ struct ExchangeTests {
     #expect(store.state.progress.ledger.balance == 0)
     #expect(store.state.progress.exchangeRequest(1)?.points == 11_000)
     await store.receive(\.delegate.requested)
-    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.send(.fulfilmentFinished(1, .success(Self.code))) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
     await store.receive(\.delegate.fulfilled)
   }
 
@@ -295,7 +290,7 @@ struct ExchangeTests {
       try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
     await store.receive(\.delegate.requested)
-    await store.receive(\.fulfilmentFinished) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
+    await store.send(.fulfilmentFinished(1, .success(Self.code))) { $0.progress.fulfilExchange(1, with: Self.code, at: noon) }
     await store.receive(\.delegate.fulfilled)
     #expect(store.state.progress.ledger.balance == 200)
   }
@@ -323,13 +318,11 @@ struct ExchangeTests {
   }
 
   @Test func aConfirmationSentAgainAfterTheLedgerMovedSpendsNothing() async throws {
-    let store = makeStore(balance: 6_400) { $0.giftCodes.issue = { _ in throw GiftCodeError.unavailable } }
+    let store = makeStore(balance: 6_400)
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
       try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
     }
     await store.receive(\.delegate.requested)
-    await store.receive(\.fulfilmentFinished) { $0.progress.noteExchangeAttempt(1) }
-    await store.receive(\.delegate.delayed)
     // The same confirmation again (Back, or a second tab): refused before any limit is looked at.
     await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1))
     await store.receive(.delegate(.exchangeRefused(.staleConfirmation)))

@@ -48,6 +48,9 @@ public struct AppFeature: Reducer, Sendable {
     /// Messages the request's actions ask to be sent: the web layer queues them with the save
     /// (which a non-empty outbox makes happen); never saved.
     public var outbox: [MailRequest] = []
+    /// The support desk's moves of pending exchange requests: the web layer writes them to the
+    /// exchange queue with the save (which they make happen); never saved.
+    public var exchangeNudges: [ExchangeNudge] = []
 
     public init() {}
   }
@@ -684,11 +687,13 @@ extension AppFeature.State {
       )
       exchange.asksPassword = exchangeAsksPassword
       exchange.addressVerified = addressStatus?.isVerified == true
+      exchange.nudges = exchangeNudges
       return exchange
     }
     set {
       (progress, exchangeConfirmation, passwordConfirmedAt) = (newValue.progress, newValue.confirmation, newValue.passwordConfirmedAt)
       exchangeAsksPassword = newValue.asksPassword
+      exchangeNudges = newValue.nudges
       exchangePage = newValue.page
       exchangeHistoryPage = newValue.history
     }

@@ -4,21 +4,16 @@ import Dependencies
 import Foundation
 
 /// Exchanging points: an option, its confirmation, the password when it is asked, then a request
-/// whose points are held (申請中) and which the issuer (`GiftCodeClient`) fulfils with a code
-/// (交換完了) or rejects, when its points come back (失敗). Points leave the site only from an
+/// whose points are held (申請中), queued with the save; the fulfiller asks its source for the
+/// code outside the user's lock and reports what it said in a new update: 交換完了 with the code,
+/// or 失敗 with the points back. Points leave the site only from an
 /// account, only with its password typed in the last 10 minutes, at most once a day and
 /// `ExchangeLimits.monthlyPoints` a month.
 public struct Exchange: Reducer, Sendable {
   /// How long a typed password lets exchanges through without asking again.
   public static let passwordGrace: TimeInterval = 10 * 60
-  /// How long the issuer is waited for; the request stays pending past it, and is asked again.
-  /// Below the request's own deadline (5 s), so that the hold is saved with it. The wait ends
-  /// only once the issuer's call returns: an issuer that ignores cancellation (a database
-  /// statement in flight) is waited for, and one slower than the request's deadline fails the
-  /// request, with nothing held.
-  public static let issueDeadline = Duration.seconds(3)
   /// A request still pending this long after it was made is ended when next taken up: with the
-  /// code if one was issued after all, otherwise refunded.
+  /// code if one was issued after all, otherwise refunded (`ExchangeRequest.nextCall`).
   public static let giveUpAfter: TimeInterval = 24 * 60 * 60
   /// Requests on a page of the history.
   public static let historyPageSize = 20
@@ -38,6 +33,8 @@ public struct Exchange: Reducer, Sendable {
     public var page = Page()
     /// The page of the history shown; not saved.
     public var history = History()
+    /// The support desk's moves of pending requests, written to the queue with the save.
+    public var nudges: [ExchangeNudge] = []
 
     public init(
       progress: UserProgress = UserProgress(), confirmation: AlertState<Action>? = nil,
@@ -117,14 +114,15 @@ public struct Exchange: Reducer, Sendable {
     case exchangeButtonTapped(ExchangeOption.ID, ledgerCount: Int, password: Secret? = nil)
     /// The password typed with an exchange was checked: when, if it was right.
     case passwordChecked(Result<Date, AccountError>, ExchangeOption.ID, ledgerCount: Int)
-    /// A pending request is to be asked of the issuer (again); one pending for `giveUpAfter` is
-    /// ended instead (`cancellationRequested`).
-    case fulfilmentRequested(Int)
-    /// The support desk asks the issuer again for a pending request, whatever its age.
+    /// The support desk asks for a pending request to be asked of its source again now.
     case retryRequested(Int)
+    /// What the source said of a pending request (the fulfiller, outside the user's lock, reports
+    /// it in a new update): its code, a refusal (its points back), or nothing (an attempt noted).
     case fulfilmentFinished(Int, Result<GiftCode, GiftCodeError>)
-    /// A pending request is to end now: with the code if one was issued, otherwise refunded.
+    /// The support desk asks for a pending request to end now: with the code if one was issued,
+    /// otherwise refunded (the fulfiller cancels it at the source).
     case cancellationRequested(Int)
+    /// What a cancellation at the source found: the code issued before, or none (refunded).
     case cancellationFinished(Int, Result<GiftCode?, GiftCodeError>)
     case delegate(Delegate)
 
@@ -149,8 +147,6 @@ public struct Exchange: Reducer, Sendable {
   @Dependency(\.date.now) var now
   @Dependency(\.uuid) var uuid
   @Dependency(\.accounts) var accounts
-  @Dependency(\.giftCodes) var giftCodes
-  @Dependency(\.continuousClock) var clock
   @Dependency(\.ledgerArchive) var archive
 
   public init() {}
@@ -239,13 +235,10 @@ public struct Exchange: Reducer, Sendable {
         return exchange(id, ledgerCount: ledgerCount, &state)
       case let .passwordChecked(.failure(error), _, _):
         return .send(.delegate(.passwordRefused(error)))
-      case let .fulfilmentRequested(number):
-        guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
-        guard now.timeIntervalSince(request.requestedAt) < Self.giveUpAfter else { return .send(.cancellationRequested(number)) }
-        return issue(request)
       case let .retryRequested(number):
-        guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
-        return issue(request)
+        guard state.progress.exchangeRequest(number)?.isPending == true else { return .none }
+        state.nudges.append(ExchangeNudge(number: number, end: false))
+        return .none
       case let .fulfilmentFinished(number, .success(code)), let .cancellationFinished(number, .success(code?)):
         guard state.progress.fulfilExchange(number, with: code, at: now), let request = state.progress.exchangeRequest(number) else {
           return .none
@@ -261,14 +254,9 @@ public struct Exchange: Reducer, Sendable {
         guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
         return .send(.delegate(.delayed(request)))
       case let .cancellationRequested(number):
-        guard let request = state.progress.exchangeRequest(number), request.isPending else { return .none }
-        return .run { [giftCodes] send in
-          do {
-            await send(.cancellationFinished(number, .success(try await giftCodes.cancel(request))))
-          } catch {
-            await send(.cancellationFinished(number, .failure(error as? GiftCodeError ?? .unavailable)))
-          }
-        }
+        guard state.progress.exchangeRequest(number)?.isPending == true else { return .none }
+        state.nudges.append(ExchangeNudge(number: number, end: true))
+        return .none
       case .delegate:
         return .none
       }
@@ -287,41 +275,11 @@ public struct Exchange: Reducer, Sendable {
       return .send(.delegate(.exchangeRefused(refusal)))
     }
     do throws(PointError) {
+      // Held, and queued with the save: the fulfiller asks the source outside the user's lock.
       let request = try state.progress.requestExchange(option, id: TransactionID(uuid()), at: now)
-      return .concatenate(.send(.delegate(.requested(request))), issue(request))
+      return .send(.delegate(.requested(request)))
     } catch {
       return .send(.delegate(.exchangeRefused(error)))
-    }
-  }
-
-  /// Asks the issuer for the request's code, waiting at most `issueDeadline`: past it, or on any
-  /// error but a rejection, the issuer counts as unavailable.
-  private func issue(_ request: ExchangeRequest) -> Effect<Action> {
-    .run { [giftCodes, clock] send in
-      let result = await withTaskGroup(of: Result<GiftCode, GiftCodeError>?.self) { group in
-        group.addTask {
-          do {
-            return .success(try await giftCodes.issue(request))
-          } catch {
-            return .failure(error as? GiftCodeError ?? .unavailable)
-          }
-        }
-        group.addTask {
-          do {
-            try await clock.sleep(for: Exchange.issueDeadline)
-            return .failure(.unavailable)
-          } catch {
-            return nil  // cancelled: the issuer answered first
-          }
-        }
-        var first: Result<GiftCode, GiftCodeError>?
-        for await result in group where first == nil {
-          first = result
-          group.cancelAll()
-        }
-        return first ?? .failure(.unavailable)
-      }
-      await send(.fulfilmentFinished(request.number, result))
     }
   }
 }
