@@ -36,7 +36,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-PRODUCTS = ["digital-gift-300", "e-money-500", "gift-card-1000", "bank-transfer-1000"]
+PRODUCTS = ["gift-300", "emoney-500", "giftcard-1000", "payout-1000"]
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 JST = datetime.timezone(datetime.timedelta(hours=9))
 SKEW = 300

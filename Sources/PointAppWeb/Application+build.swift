@@ -46,6 +46,9 @@ public struct AppConfiguration: Sendable {
   public var giftCodeRejectionRate = 0.0
   public var giftCodeUnavailableRate = 0.0
   public var giftCodeDelay = Duration.zero
+  /// The gift provider exchanges are ordered from; `nil`: the built-in issuer, whose codes work
+  /// nowhere (the exchange pages say so).
+  public var giftProvider: GiftProviderSettings?
   /// When a support desk adjustment waits for a second operator.
   public var adjustmentPolicy = AdjustmentPolicy()
   /// What messages say of their sender, and where their links lead.
@@ -150,6 +153,18 @@ public func buildApplication(
   } operation: {
     DependencyValues._current
   }
+  // Where exchanges get their codes: the provider when one is configured, else the built-in
+  // issuer. What it can deliver is read at start and every minute; the exchange pages and the
+  // exchange itself read the last answer.
+  let giftSource = try giftSource ?? configuration.giftProvider.map { try GiftProvider($0) } ?? GiftCodeIssuer(
+    storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
+    unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
+  ).source
+  let offers = GiftOffers(giftSource)
+  resolved.giftOffer = offers.client
+  services.append(PeriodicTask(name: "reading what the gift source delivers", interval: .seconds(60), logger: logger, firstAtStart: true) {
+    try await offers.refresh()
+  })
   try await catalogStore.start(seed: Catalog.shipped(seededAt:), now: resolved.date.now)
   // Another instance's change is served here within a second or so.
   services.append(PeriodicTask(name: "reading the survey catalog", interval: .seconds(1), logger: logger) { [logger] in
@@ -219,10 +234,6 @@ public func buildApplication(
   )
   // Exchange requests waiting for their code, in every process: each a second (the source is
   // called outside any user's lock; a crash's leftovers are taken up the same way).
-  let giftSource = giftSource ?? GiftCodeIssuer(
-    storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
-    unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
-  ).source
   var configured = ExchangeFulfiller(
     queue: loop.exchanges, loop: loop, source: giftSource, process: mailSender.process, now: { [date = resolved.date] in date.now }, logger: logger
   )

@@ -166,6 +166,15 @@ struct Serve: AsyncParsableCommand {
 
   @OptionGroup var mail: MailOptions
 
+  @Option(help: "Order exchanges' codes from this gift provider, http(s)://host[:port] (Deploy/gift-provider-api.yaml), instead of the built-in issuer whose codes work nowhere (POINTAPP_GIFT_PROVIDER).")
+  var giftProvider = ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER"]
+
+  @Option(help: "The file holding the provider's credentials, \"<key id>:<secret>\" on one line (POINTAPP_GIFT_PROVIDER_CREDENTIALS). Never a flag's value.")
+  var giftProviderCredentials = ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER_CREDENTIALS"]
+
+  @Option(help: "How long a call to the provider may take, in seconds (POINTAPP_GIFT_PROVIDER_TIMEOUT).")
+  var giftProviderTimeout = Int(ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER_TIMEOUT"] ?? "") ?? 10
+
   @Flag(help: "Take the built-in issuer's fault settings from the environment (POINTAPP_GIFT_*, POINTAPP_EXCHANGE_SWEEP_SECONDS): for the crash test and the scale-out proof, never for real members (POINTAPP_TEST_FAULTS=1).")
   var testFaults = ProcessInfo.processInfo.environment["POINTAPP_TEST_FAULTS"] == "1"
 
@@ -191,6 +200,13 @@ struct Serve: AsyncParsableCommand {
     configuration.databasePoolSize = database.databasePoolSize
     configuration.adjustmentPolicy = AdjustmentPolicy(singleLimit: approvalAbove, dailyLimit: approvalDaily)
     try mail.apply(to: &configuration, defaultSite: "http://\(hostname):\(port)")
+    if let giftProvider {
+      guard let giftProviderCredentials else { throw ValidationError("--gift-provider needs --gift-provider-credentials FILE") }
+      guard giftProviderTimeout > 0 else { throw ValidationError("--gift-provider-timeout wants a positive number of seconds") }
+      var settings = GiftProviderSettings(url: giftProvider, credentialsFile: giftProviderCredentials)
+      settings.timeout = .seconds(giftProviderTimeout)
+      configuration.giftProvider = settings
+    }
     // For the crash test and the scale-out proof only: an issuer that rejects and is slow.
     let faults = configuration.applyTestFaults(from: ProcessInfo.processInfo.environment, enabled: testFaults)
     configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })

@@ -316,6 +316,70 @@ struct PendingExchangeTests {
 
 /// Expiry over HTTP: the first page a returning user opens already leaves expired points out, and
 /// writes their expiry once.
+/// Exchanges through a provider over HTTP, as `serve --gift-provider URL --gift-provider-credentials
+/// FILE` runs them, against the sandbox provider: the member reads the provider's code, ordered
+/// once under the request's key, and is offered only what the provider delivers.
+struct ProviderExchangeTests {
+  @Test func theMemberGetsTheProvidersCodeAndIsOfferedOnlyWhatItDelivers() async throws {
+    let sandbox = try await SandboxProvider.start(["--unavailable", "giftcard-1000"])
+    let server = try TestServer()
+    let (_, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let settings = GiftProviderSettings(url: sandbox.url, credentialsFile: sandbox.credentials.path)
+    try await server.application(giftProvider: settings).test(.router) { client in
+      var browser = try await PendingExchangeTests.requestExchange(
+        client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory, pending: false
+      )
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
+      let orders = sandbox.log()
+      #expect(orders.count == 1 && orders.first?.hasPrefix(UUID(0).uuidString.lowercased() + " gift-300 ") == true, "\(orders)")
+      let code = try #require(orders.first?.split(separator: " ").last)
+      let page = try await browser.get("/exchange/history/1").html
+      #expect(page.contains("<code>\(code)</code>"))
+      #expect(!page.contains("テスト用"), "a provider's codes are real")
+      // The gift card's product cannot be delivered: not offered, and a form sent for it anyway
+      // holds nothing.
+      let options = try await browser.get("/exchange").html
+      #expect(options.contains("ただいまお取り扱いを休止しています"))
+      #expect(!options.contains(#"href="/exchange/gift-card-1000""#))
+      let refused = try await browser.get("/exchange/gift-card-1000")
+      #expect(!refused.html.contains("交換を申請する"))
+    }
+    #expect(sandbox.log().count == 1)
+  }
+
+  /// The built-in issuer (no provider configured): the pages say its codes work nowhere.
+  @Test func theBuiltInIssuersCodesAreSaidToBeForTesting() async throws {
+    let server = try TestServer()
+    let (_, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    try await server.application().test(.router) { client in
+      var browser = try await PendingExchangeTests.requestExchange(
+        client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory, pending: false
+      )
+      for path in ["/exchange", "/exchange/history/1"] {
+        #expect(try await browser.get(path).html.contains("発行されるコードはテスト用で、どこでも使えません"), "\(path)")
+      }
+    }
+  }
+
+  /// A provider's address or credentials that cannot work stop the server at start, saying why.
+  @Test func aProviderThatCannotBeCalledStopsTheStart() async throws {
+    let server = try TestServer()
+    let key = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-no-such-key-\(UUID().uuidString)")
+    for (url, file, says) in [
+      ("http://127.0.0.1:9", key.path, "cannot read the provider's credentials"),
+      ("ftp://gifts.example.jp", key.path, "must be http(s)://host[:port]"),
+      ("https://gifts.example.jp/v1", key.path, "must be http(s)://host[:port]"),
+    ] {
+      do {
+        _ = try await server.application(giftProvider: GiftProviderSettings(url: url, credentialsFile: file))
+        Issue.record("\(url) started")
+      } catch {
+        #expect("\(error)".contains(says), "\(error)")
+      }
+    }
+  }
+}
+
 struct ExpiryHTTPTests {
   @Test func aReturningUsersFirstPageShowsTheBalanceWithoutExpiredPointsAndTheExpiryOnce() async throws {
     let server = try TestServer()

@@ -53,16 +53,16 @@ struct GiftProviderTests {
     let sandbox = try await SandboxProvider.start()
     let provider = try sandbox.provider()
     let key = Self.key()
-    guard case let .issued(code) = try await provider.issue(key: key, product: "digital-gift-300") else {
+    guard case let .issued(code) = try await provider.issue(key: key, product: "gift-300") else {
       Issue.record("not issued")
       return
     }
     #expect(code.value.count == 19)
-    #expect(try await provider.issue(key: key, product: "digital-gift-300") == .issued(code))
+    #expect(try await provider.issue(key: key, product: "gift-300") == .issued(code))
     #expect(try await provider.status(key: key) == .issued(code))
     #expect(try await provider.cancel(key: key) == .issued(code), "issued before: it stays issued")
-    #expect(try await provider.issue(key: key, product: "e-money-500") == .issued(code), "asked for another product: the order made stands")
-    #expect(sandbox.log() == ["\(key.rawValue.uuidString.lowercased()) digital-gift-300 \(code.value)"])
+    #expect(try await provider.issue(key: key, product: "emoney-500") == .issued(code), "asked for another product: the order made stands")
+    #expect(sandbox.log() == ["\(key.rawValue.uuidString.lowercased()) gift-300 \(code.value)"])
     #expect(try await provider.status(key: Self.key()) == GiftProviderAnswer.none)
     let orders = try await provider.orders(on: Day(Date(), in: .tokyo))
     #expect(orders.map(\.code) == [code.value])
@@ -73,18 +73,18 @@ struct GiftProviderTests {
     let provider = try sandbox.provider()
     let key = Self.key()
     #expect(try await provider.cancel(key: key) == .refused("cancelled"))
-    #expect(try await provider.issue(key: key, product: "digital-gift-300") == .refused("cancelled"))
+    #expect(try await provider.issue(key: key, product: "gift-300") == .refused("cancelled"))
     #expect(try await provider.status(key: key) == .refused("cancelled"))
     #expect(sandbox.log().isEmpty)
   }
 
   @Test func aProductTheProviderCannotDeliverIsRefusedAndListedSo() async throws {
-    let sandbox = try await SandboxProvider.start(["--unavailable", "e-money-500"])
+    let sandbox = try await SandboxProvider.start(["--unavailable", "emoney-500"])
     let provider = try sandbox.provider()
-    #expect(try await provider.issue(key: Self.key(), product: "e-money-500") == .refused("product_unavailable"))
+    #expect(try await provider.issue(key: Self.key(), product: "emoney-500") == .refused("product_unavailable"))
     #expect(try await provider.issue(key: Self.key(), product: "no-such-product") == .refused("unknown_product"))
     let products = try await provider.products()
-    #expect(products["e-money-500"] == false && products["digital-gift-300"] == true)
+    #expect(products["emoney-500"] == false && products["gift-300"] == true)
     #expect(sandbox.log().isEmpty)
   }
 
@@ -96,22 +96,22 @@ struct GiftProviderTests {
     let key = Self.key()
     for faults in [#"{"error_rate": 1}"#, #"{"drop_rate": 1}"#] {
       try await sandbox.misbehave(faults)
-      await #expect(throws: GiftProviderFailure.self, "\(faults)") { try await provider.issue(key: key, product: "gift-card-1000") }
+      await #expect(throws: GiftProviderFailure.self, "\(faults)") { try await provider.issue(key: key, product: "giftcard-1000") }
     }
     try await sandbox.misbehave("{}")
     #expect(sandbox.log().isEmpty)
     #expect(try await provider.status(key: key) == GiftProviderAnswer.none)
     try await sandbox.misbehave(#"{"issue_then_drop": 1}"#)
-    await #expect(throws: GiftProviderFailure.self) { try await provider.issue(key: key, product: "gift-card-1000") }
+    await #expect(throws: GiftProviderFailure.self) { try await provider.issue(key: key, product: "giftcard-1000") }
     let made = try #require(sandbox.log().first?.split(separator: " ").last.map(String.init))
     try await sandbox.misbehave("{}")
     #expect(try await provider.status(key: key) == .issued(GiftCode(made)))
-    #expect(try await provider.issue(key: key, product: "gift-card-1000") == .issued(GiftCode(made)))
+    #expect(try await provider.issue(key: key, product: "giftcard-1000") == .issued(GiftCode(made)))
     // Slower than the deadline: no answer, though the provider goes on and makes the order.
     let slow = Self.key()
     try await sandbox.misbehave(#"{"delay": 1.5}"#)
     let asked = ContinuousClock.now
-    await #expect(throws: GiftProviderFailure.self) { try await provider.issue(key: slow, product: "gift-card-1000") }
+    await #expect(throws: GiftProviderFailure.self) { try await provider.issue(key: slow, product: "giftcard-1000") }
     #expect(ContinuousClock.now - asked < .seconds(1.2), "the deadline holds")
     try await Task.sleep(for: .seconds(2))
     try await sandbox.misbehave("{}")
@@ -125,12 +125,12 @@ struct GiftProviderTests {
   @Test func aCallSignedWithAnotherSecretIsRefusedAndChangesNothing() async throws {
     let sandbox = try await SandboxProvider.start()
     let forger = GiftProvider(baseURL: sandbox.url, credentials: GiftProviderCredentials(keyID: "pointapp-test", secret: "guessed"))
-    await #expect(throws: GiftProviderFailure.self) { try await forger.issue(key: Self.key(), product: "digital-gift-300") }
+    await #expect(throws: GiftProviderFailure.self) { try await forger.issue(key: Self.key(), product: "gift-300") }
     var late = try sandbox.provider()
     late.now = { Date().addingTimeInterval(-600) }
-    await #expect(throws: GiftProviderFailure.self) { try await late.issue(key: Self.key(), product: "digital-gift-300") }
+    await #expect(throws: GiftProviderFailure.self) { try await late.issue(key: Self.key(), product: "gift-300") }
     // An order seen once (a log, a proxy) sent again under another key: refused.
-    let body = Data(#"{"product":"digital-gift-300"}"#.utf8)
+    let body = Data(#"{"product":"gift-300"}"#.utf8)
     var replay = HTTPClientRequest(url: sandbox.url + "/v1/orders")
     replay.method = .POST
     replay.headers.add(name: "Authorization", value: try sandbox.provider().signature(.POST, "/v1/orders", idempotencyKey: Self.key().rawValue.uuidString.lowercased(), body: body))

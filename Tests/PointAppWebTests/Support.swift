@@ -62,9 +62,10 @@ struct TestServer {
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
     trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
     storeCatalog: Bool = false, routes: RouteList? = nil, giftSource: (any GiftSource)? = nil, logLevel: Logger.Level = .info,
-    hasher: PasswordHasher = TestServer.hasher, now: Date = noon
+    hasher: PasswordHasher = TestServer.hasher, now: Date = noon, giftProvider: GiftProviderSettings? = nil
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
+    configuration.giftProvider = giftProvider
     configuration.logLevel = logLevel
     // With a database, every store is the database's: an instance of several.
     configuration.databaseURL = databaseURL
@@ -351,5 +352,13 @@ final class StubGiftSource: GiftSource {
     guard up.withLock({ $0 }) else { throw GiftProviderFailure("down") }
     cancelled.withLock { $0 += 1 }
     return issued.withLock { $0 } > 0 ? .issued(code) : .refused("cancelled")
+  }
+
+  /// What the stub is told to offer.
+  let offered = Mutex(GiftOffer())
+
+  func offer() async throws -> GiftOffer {
+    guard up.withLock({ $0 }) else { throw GiftProviderFailure("down") }
+    return offered.withLock { $0 }
   }
 }

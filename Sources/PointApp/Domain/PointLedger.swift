@@ -227,6 +227,8 @@ public enum PointError: Error, Equatable, Sendable {
   case dailyLimit
   /// The month's exchanges would pass `ExchangeLimits.monthlyPoints`.
   case monthlyLimit
+  /// The provider cannot deliver the option now (its list of products says so).
+  case optionUnavailable
 
   public var message: String {
     switch self {
@@ -237,6 +239,7 @@ public enum PointError: Error, Equatable, Sendable {
     case .staleConfirmation: "ポイントの残高が変わったため、交換しませんでした。内容を確認して、もう一度お試しください。"
     case .dailyLimit: "ポイント交換の申請は1日1回までです。明日またお試しください。"
     case .monthlyLimit: "ポイント交換は1か月に\(ExchangeLimits.monthlyPoints)までです。来月またお試しください。"
+    case .optionUnavailable: "この交換先は、ただいまお取り扱いを休止しています。ほかの交換先を選ぶか、しばらくしてからお試しください。"
     }
   }
 }

@@ -28,6 +28,21 @@ struct GiftProviderCredentials: Sendable {
   }
 }
 
+/// Where the provider is and how calls to it are signed, as `serve` is told.
+public struct GiftProviderSettings: Sendable {
+  /// Scheme, host and port: `https://gifts.example.jp`.
+  public var url: String
+  /// The file with the credentials (`<key id>:<secret>`).
+  public var credentialsFile: String
+  /// How long a call may take, its answer included.
+  public var timeout = Duration.seconds(10)
+
+  public init(url: String, credentialsFile: String) {
+    self.url = url
+    self.credentialsFile = credentialsFile
+  }
+}
+
 /// An order as the provider keeps it.
 struct GiftProviderOrder: Codable, Equatable, Sendable {
   enum Status: String, Codable, Sendable {
@@ -226,5 +241,16 @@ struct GiftProvider: Sendable {
     let text = "\(timestamp)\n\(method.rawValue)\n\(path)\n\(idempotencyKey ?? "")\n\(digest)"
     let mac = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: credentials.secret))
     return "PointApp-HMAC-SHA256 key=\(credentials.keyID), ts=\(timestamp), sig=" + mac.map { String(format: "%02x", $0) }.joined()
+  }
+}
+
+extension GiftProvider {
+  /// The provider `settings` name, its credentials read from their file.
+  init(_ settings: GiftProviderSettings) throws {
+    guard let url = URL(string: settings.url), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty || url.path == "/" else {
+      throw GiftProviderFailure("the provider's address must be http(s)://host[:port], got \(settings.url)")
+    }
+    self.init(baseURL: settings.url.hasSuffix("/") ? String(settings.url.dropLast()) : settings.url, credentials: try GiftProviderCredentials(file: settings.credentialsFile))
+    timeout = .nanoseconds(settings.timeout.components.seconds * 1_000_000_000 + settings.timeout.components.attoseconds / 1_000_000_000)
   }
 }

@@ -55,6 +55,7 @@ extension Pages {
       "monthly": "\(ExchangeLimits.monthlyPoints)",
       "leftThisMonth": "\(page.leftThisMonth)",
       "requestedToday": page.requestedToday,
+      "testCodes": page.testCodes,
       "options": ExchangeOption.all.map { option in
         var row: [String: Any] = [
           "title": option.title, "cost": "\(option.cost)", "fee": "\(option.fee)", "hasFee": option.fee > .zero,
@@ -64,6 +65,7 @@ extension Pages {
         case nil: row["available"] = true
         case .insufficientBalance?: row["refusal"] = "あと\(option.total.subtracting(page.balance) ?? .zero)で交換できます"
         case .dailyLimit?: row["refusal"] = "本日は申請済みです"
+        case .optionUnavailable?: row["refusal"] = "ただいまお取り扱いを休止しています"
         case let refusal?: row["refusal"] = refusal.message
         }
         return row
@@ -84,7 +86,9 @@ extension Pages {
   }
 
   public static func exchangeRequestPage(_ state: AppFeature.State, _ request: ExchangeRequest) -> [String: Any] {
-    layout(state, body: exchangeRequest(request, revealing: true))
+    var body = exchangeRequest(request, revealing: true)
+    body["testCodes"] = state.exchange.page.testCodes
+    return layout(state, body: body)
   }
 
   /// A request as its pages show it: the code in full only on its own page (`revealing`).

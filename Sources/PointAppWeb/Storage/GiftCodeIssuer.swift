@@ -48,6 +48,9 @@ struct GiftCodeIssuer: Sendable {
     func cancel(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
       try await issuer.cancel(request).map(GiftProviderAnswer.issued) ?? .refused("cancelled")
     }
+
+    /// Every option, with codes that work nowhere.
+    func offer() async throws -> GiftOffer { GiftOffer(testCodes: true) }
   }
 
   func issue(_ request: ExchangeRequest) async throws -> GiftCode {

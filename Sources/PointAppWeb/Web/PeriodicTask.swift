@@ -12,9 +12,12 @@ struct PeriodicTask: Service {
   /// Whether the step runs once more as the server shuts down (after the requests, as the
   /// services stop in the reverse order of their start).
   var lastAtShutdown = false
+  /// Whether the step runs at start, before the first interval.
+  var firstAtStart = false
   let step: @Sendable () async throws -> Void
 
   func run() async throws {
+    if firstAtStart { await stepLogged() }
     while !Task.isShuttingDownGracefully {
       do {
         try await cancelWhenGracefulShutdown { try await Self.sleep(for: interval) }
@@ -22,11 +25,15 @@ struct PeriodicTask: Service {
         if lastAtShutdown { try? await step() }
         return
       }
-      do {
-        try await step()
-      } catch {
-        logger.warning("\(name) failed", metadata: ["error": "\(error)"])
-      }
+      await stepLogged()
+    }
+  }
+
+  private func stepLogged() async {
+    do {
+      try await step()
+    } catch {
+      logger.warning("\(name) failed", metadata: ["error": "\(error)"])
     }
   }
 

@@ -76,6 +76,44 @@ struct ExchangeTests {
     }
   }
 
+  /// An option the provider cannot deliver now is not offered: the page says so, and neither its
+  /// confirmation nor a form sent for it holds any points.
+  @Test func anOptionTheProviderCannotDeliverIsNotOffered() async throws {
+    let eMoney = ExchangeOption.all[1]
+    let store = makeStore(balance: 13_500) { $0.giftOffer = GiftOfferClient { GiftOffer(unavailable: [eMoney.id]) } }
+    await store.send(.pageRequested) {
+      $0.page = Exchange.Page(balance: 13_500, leftThisMonth: 30_000, refusals: [eMoney.id: .optionUnavailable])
+    }
+    await store.send(.optionSelected(eMoney.id))
+    await store.receive(.delegate(.exchangeRefused(.optionUnavailable)))
+    await store.send(.exchangeButtonTapped(eMoney.id, ledgerCount: 1))
+    await store.receive(.delegate(.exchangeRefused(.optionUnavailable)))
+    #expect(store.state.progress.exchangeCount == 0 && store.state.progress.ledger.balance(at: noon) == 13_500)
+    // The others still go.
+    await store.send(.exchangeButtonTapped(gift.id, ledgerCount: 1)) {
+      try $0.progress.requestExchange(gift, id: TransactionID(UUID(0)), at: noon)
+    }
+    await store.receive(\.delegate.requested)
+  }
+
+  /// The built-in issuer's codes work nowhere: the page and the confirmation say so.
+  @Test func testCodesAreSaidToBeForTesting() async throws {
+    let store = makeStore(balance: 3_000) { $0.giftOffer = GiftOfferClient { GiftOffer(testCodes: true) } }
+    await store.send(.pageRequested) {
+      $0.page = Exchange.Page(balance: 3_000, leftThisMonth: 30_000, refusals: Self.beyond(3_000), testCodes: true)
+    }
+    await store.send(.optionSelected(gift.id)) {
+      $0.confirmation = .exchange(self.gift, ledgerCount: 1, testCodes: true)
+      $0.asksPassword = false
+    }
+    #expect(store.state.confirmation?.message?.contains("テスト用") == true)
+  }
+
+  /// The options `balance` does not reach.
+  static func beyond(_ balance: PointAmount) -> [ExchangeOption.ID: PointError] {
+    Dictionary(uniqueKeysWithValues: ExchangeOption.all.filter { $0.total > balance }.map { ($0.id, PointError.insufficientBalance) })
+  }
+
   @Test func aRequestHoldsThePointsAndIsFulfilledWithTheSourcesCode() async throws {
     let store = makeStore(balance: 3_200)
     await store.send(.optionSelected(gift.id)) { $0.confirmation = .exchange(gift, ledgerCount: 1) }

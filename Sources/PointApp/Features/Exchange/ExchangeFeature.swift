@@ -66,15 +66,18 @@ public struct Exchange: Reducer, Sendable {
     public var leftThisMonth = ExchangeLimits.monthlyPoints
     /// Why each option cannot be requested now, by option.
     public var refusals: [ExchangeOption.ID: PointError] = [:]
+    /// The codes are the built-in issuer's, for testing: the page says so.
+    public var testCodes = false
 
     public init(
       balance: PointAmount = .zero, requestedToday: Bool = false, leftThisMonth: PointAmount = ExchangeLimits.monthlyPoints,
-      refusals: [ExchangeOption.ID: PointError] = [:]
+      refusals: [ExchangeOption.ID: PointError] = [:], testCodes: Bool = false
     ) {
       self.balance = balance
       self.requestedToday = requestedToday
       self.leftThisMonth = leftThisMonth
       self.refusals = refusals
+      self.testCodes = testCodes
     }
   }
 
@@ -148,11 +151,15 @@ public struct Exchange: Reducer, Sendable {
   @Dependency(\.uuid) var uuid
   @Dependency(\.accounts) var accounts
   @Dependency(\.ledgerArchive) var archive
+  @Dependency(\.giftOffer) var offer
 
   public init() {}
 
   public var body: some ReducerOf<Self> {
     Reduce { state, action in
+      // Every exchange page says when the codes are for testing (the built-in issuer's).
+      let offer = offer.current()
+      state.page.testCodes = offer.testCodes
       switch action {
       case .pageRequested:
         let now = now
@@ -162,8 +169,9 @@ public struct Exchange: Reducer, Sendable {
           requestedToday: usage.today >= ExchangeLimits.perDay,
           leftThisMonth: ExchangeLimits.monthlyPoints.subtracting(usage.thisMonth) ?? .zero,
           refusals: Dictionary(uniqueKeysWithValues: ExchangeOption.all.compactMap { option in
-            state.progress.exchangeRefusal(option, at: now).map { (option.id, $0) }
-          })
+            refusal(option, offer: offer, state.progress).map { (option.id, $0) }
+          }),
+          testCodes: offer.testCodes
         )
         return .none
       case let .historyRequested(number):
@@ -215,7 +223,8 @@ public struct Exchange: Reducer, Sendable {
         }
         guard state.account != nil else { return .send(.delegate(.signInRequired)) }
         guard state.addressVerified else { return .send(.delegate(.verificationRequired)) }
-        state.confirmation = .exchange(option, ledgerCount: state.progress.ledger.count)
+        guard !offer.unavailable.contains(id) else { return .send(.delegate(.exchangeRefused(.optionUnavailable))) }
+        state.confirmation = .exchange(option, ledgerCount: state.progress.ledger.count, testCodes: offer.testCodes)
         state.asksPassword = state.needsPassword(at: now)
         return .none
       case let .exchangeButtonTapped(id, ledgerCount, password):
@@ -271,7 +280,7 @@ public struct Exchange: Reducer, Sendable {
       return .send(.delegate(.exchangeRefused(.staleConfirmation)))
     }
     let now = now
-    if let refusal = state.progress.exchangeRefusal(option, at: now) {
+    if let refusal = refusal(option, offer: offer.current(), state.progress) {
       return .send(.delegate(.exchangeRefused(refusal)))
     }
     do throws(PointError) {
@@ -282,16 +291,23 @@ public struct Exchange: Reducer, Sendable {
       return .send(.delegate(.exchangeRefused(error)))
     }
   }
+
+  /// Why `option` cannot be requested now: the provider cannot deliver it, or the user's limits
+  /// and balance (`UserProgress.exchangeRefusal`).
+  private func refusal(_ option: ExchangeOption, offer: GiftOffer, _ progress: UserProgress) -> PointError? {
+    offer.unavailable.contains(option.id) ? .optionUnavailable : progress.exchangeRefusal(option, at: now)
+  }
 }
 
 extension AlertState where Action == Exchange.Action {
   /// Asked before points are held: what arrives, what it costs and its fee, and what happens if it
   /// cannot be issued. Its answer counts only while the ledger still holds `ledgerCount` movements.
-  public static func exchange(_ option: ExchangeOption, ledgerCount: Int) -> Self {
+  public static func exchange(_ option: ExchangeOption, ledgerCount: Int, testCodes: Bool = false) -> Self {
     let fee = option.fee > .zero ? "（うち手数料\(option.fee)）" : "（手数料なし）"
+    let test = testCodes ? "このサイトのコードはテスト用で、どこでも使えません。" : ""
     return AlertState(
       title: "\(option.title)に交換しますか？",
-      message: "\(option.total)\(fee)を使います。届くもの：\(option.delivers)。発行できなかったときはポイントをお返しします。",
+      message: "\(option.total)\(fee)を使います。届くもの：\(option.delivers)。発行できなかったときはポイントをお返しします。\(test)",
       buttons: [
         ButtonState(action: .exchangeButtonTapped(option.id, ledgerCount: ledgerCount), label: "交換を申請する"),
         ButtonState(role: .cancel, label: "やめる"),
