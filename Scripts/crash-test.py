@@ -10,11 +10,14 @@
    new ones from the editor (which users then answer) and publishes edits of surveys being
    answered: every acknowledged change survives the kill, the catalog is never half-written,
    and no answer is paid against a survey that was never published. Users with an account
-   exchange points meanwhile (the issuer slowed down and rejecting a fifth of the requests):
-   after each restart every exchange acknowledged (its 303 to /exchange/history/N) is in its
-   user's state and none is left pending, each code is the issuer's for its request and in no
-   other, each request holds its points once and a failed one is refunded once, never a
-   fulfilled one; every balance is its ledger's and its lots'.
+   exchange points meanwhile, through the sandbox gift provider (slow, answering 503, hanging,
+   dropping connections, losing the answers of orders it made, refusing a product for a round,
+   killed with the server) or, with --built-in-issuer, the server's own issuer (slowed down and
+   rejecting a fifth of the requests): after each restart every exchange acknowledged (its 303
+   to /exchange/history/N) is in its user's state and none is left pending, each code is the
+   source's for its request and in no other, the provider's log shows no request ordered twice,
+   each request holds its points once and a failed one is refunded once, never a fulfilled one;
+   every balance is its ledger's and its lots'.
 2. Two processes: two servers share one data folder; one user's answers go through both at once.
    No update may be lost (the per-user file lock) and no survey may pay twice.
 3. The record backend's commit on files (`FileBackend`): `pointapp-bench churn` commits one
@@ -149,6 +152,74 @@ class Server:
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+class Sandbox:
+    """The sandbox gift provider (Scripts/sandbox-gift-provider.py), a process of its own on one
+    port and one ledger through its restarts, misbehaving all along: every call slowed, some
+    answered 503, some hung past the server's 2 s deadline, some dropped, some orders made and
+    their answers lost. Killed with the server in some rounds, started again after it."""
+    FAULTS = {"delay": 0.2, "error_rate": 0.15, "timeout_rate": 0.05, "drop_rate": 0.1, "issue_then_drop": 0.1}
+
+    def __init__(self, folder):
+        os.makedirs(folder, exist_ok=True)
+        self.ledger, self.credentials = os.path.join(folder, "ledger"), os.path.join(folder, "credentials")
+        with open(self.credentials, "w") as f:
+            f.write("pointapp-crash:%s\n" % os.urandom(16).hex())
+        self.port, self.process, self.unavailable = free_port(), None, ""
+
+    def start(self):
+        faults = [arg for name, value in self.FAULTS.items() for arg in ("--" + name.replace("_", "-"), str(value))]
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(ROOT, "Scripts", "sandbox-gift-provider.py"), "--folder", self.ledger,
+             "--credentials", self.credentials, "--port", str(self.port), "--unavailable", self.unavailable, *faults],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        if not self.process.stdout.readline().startswith("ready"):
+            raise SystemExit("the sandbox provider did not start")
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.kill()
+
+    def deliver_all(self, unavailable):
+        """Makes `unavailable` (a product, or "") undeliverable from now on: its orders refused."""
+        self.unavailable = unavailable
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        c.request("POST", "/sandbox/faults", body=json.dumps(dict(self.FAULTS, unavailable=unavailable)))
+        c.getresponse().read()
+
+    def options(self):
+        """The server's options that order from it."""
+        return ["--gift-provider", "http://127.0.0.1:%d" % self.port, "--gift-provider-credentials", self.credentials,
+                "--gift-provider-timeout", "2"]
+
+    def records(self):
+        """Its ledger as the checks read the built-in issuer's records (`r-<key>`: the answer for a
+        request, `c-<code>`: the `r-` name it was issued for), and its problems: a key its log
+        shows ordered twice, a logged order its ledger does not hold with the same code."""
+        issued, problems, orders = {}, [], os.path.join(self.ledger, "orders")
+        for name in os.listdir(orders) if os.path.isdir(orders) else []:
+            if name.endswith(".json"):
+                with open(os.path.join(orders, name), encoding="utf-8") as f:
+                    order = json.load(f)
+                code = order.get("code") if order["status"] == "issued" else None
+                issued["r-" + order["key"]] = json.dumps({"code": code} if code else {})
+                if code:
+                    issued["c-" + code] = json.dumps("r-" + order["key"])
+        try:
+            with open(os.path.join(self.ledger, "log"), encoding="utf-8") as f:
+                lines = [line.split() for line in f if line.strip()]
+        except FileNotFoundError:
+            lines = []
+        counted = collections.Counter(key for key, _, _ in lines)
+        problems += ["the provider ordered %s %d times" % (key, n) for key, n in counted.items() if n > 1]
+        problems += ["the provider's log has %s %s, its ledger %s" % (key, code, issued.get("r-" + key))
+                     for key, _, code in lines if json.loads(issued.get("r-" + key, "{}")).get("code") != code]
+        return issued, problems, len(lines)
 
 
 def mailed_token(outboxes, address, wait=15.0):
@@ -802,10 +873,11 @@ def iso_seconds(text):
     return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
-def check_exchanges(data, acknowledged, wait=15.0):
+def check_exchanges(data, acknowledged, wait=15.0, sandbox=None):
     """`exchange_problems` on a data folder, with the server up after a start: reads the users'
     states again, up to `wait` seconds, while any request is pending or queued (the sweep may be
-    under way), then checks them with the issuer's records (`gift-codes/`)."""
+    under way), then checks them with the issuer's records (`gift-codes/`), or the sandbox
+    provider's ledger when it is the source (with its own problems: a key ordered twice)."""
     folder, deadline = os.path.join(data, "users"), time.time() + wait
     queue = os.path.join(data, "exchanges-pending")
     while True:
@@ -818,6 +890,12 @@ def check_exchanges(data, acknowledged, wait=15.0):
         if not (pending or queued) or time.time() > deadline:
             break
         time.sleep(0.5)
+    ledgers = {user: ledger(folder, user, state) for user, state in states.items()}
+    if sandbox:
+        issued, problems, orders = sandbox.records()
+        found, figures = exchange_problems(states, ledgers, issued, queued, acknowledged)
+        figures["provider orders"] = orders
+        return problems + found, figures
     issued, records = {}, os.path.join(data, "gift-codes")
     for name in os.listdir(records) if os.path.isdir(records) else []:
         if name.endswith(".json") and not name.startswith("."):
@@ -828,7 +906,6 @@ def check_exchanges(data, acknowledged, wait=15.0):
             except (ValueError, KeyError, TypeError):
                 pass  # a file that does not parse is reported as such
             issued[name[:-len(".json")]] = text
-    ledgers = {user: ledger(folder, user, state) for user, state in states.items()}
     return exchange_problems(states, ledgers, issued, queued, acknowledged)
 
 
@@ -895,10 +972,15 @@ def exchange_survey(console):
         {"id": "q1", "kind": {"singleChoice": {"choices": [{"id": "c1"}, {"id": "c2"}]}}}]}
 
 
-def crash_safety(binary, kills, users_count, threads):
+def crash_safety(binary, kills, users_count, threads, provider=True):
+    """`provider`: exchanges are ordered from the sandbox provider (`Sandbox`), misbehaving and
+    killed in every third round; otherwise from the built-in issuer, itself slowed and failing."""
     data = tempfile.mkdtemp(prefix="pointapp-crash-")
     Console.create(binary, data)
-    server = Server(binary, data, free_port(), env=EXCHANGE_KNOBS)
+    sandbox = Sandbox(tempfile.mkdtemp(prefix="pointapp-provider-")) if provider else None
+    if sandbox:
+        sandbox.start()
+    server = Server(binary, data, free_port(), extra=sandbox.options() if sandbox else (), env=EXCHANGE_KNOBS)
     server.start()
     surveys = open_surveys()
     # Exchanges: in every round a few users with an account (EXCHANGERS_PER_ROUND) answer the
@@ -1140,14 +1222,25 @@ def crash_safety(binary, kills, users_count, threads):
             close_answered.wait(30)
             time.sleep(rng_close.uniform(0, 0.05))
         server.kill()
+        # The provider is killed with the server in every third round, and comes back after it;
+        # in every fourth it stops delivering the e-money codes for a round (those orders are
+        # refused, and refunded).
+        provider_killed = sandbox is not None and kill % 3 == 1
+        if provider_killed:
+            sandbox.kill()
         stop.set()
         for w in workers: w.join()
         server.start()
+        if provider_killed:
+            time.sleep(rng.uniform(0, 2))
+            sandbox.start()
+        if sandbox:
+            sandbox.deliver_all("emoney-500" if kill % 4 == 2 else "")
         files, problems = check(data, {u: s for u, s in acknowledged.items() if s})
         problems += check_closed(data, shut)
         problems += check_published(data, published, edited)
         problems += check_responses(data, moves)[0]
-        problems += check_exchanges(data, exchanged)[0]
+        problems += check_exchanges(data, exchanged, wait=30 if sandbox else 15, sandbox=sandbox)[0]
         for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
             visitor = User(server.port, data)
             if not visitor.sign_in(server.port, "/login", email, password):
@@ -1157,6 +1250,8 @@ def crash_safety(binary, kills, users_count, threads):
             logins[0] += 1
         if problems:
             server.stop()
+            if sandbox:
+                sandbox.stop()
             print("crash %d: %s" % (kill + 1, "; ".join(problems[:10])))
             return False
         worst.append(files)
@@ -1166,7 +1261,9 @@ def crash_safety(binary, kills, users_count, threads):
     problems, filled = check_quotas(data, moves)
     response_problems, completes = check_responses(data, moves)
     problems += response_problems
-    exchange_problems_found, exchanges = check_exchanges(data, exchanged, wait=0)
+    exchange_problems_found, exchanges = check_exchanges(data, exchanged, wait=0, sandbox=sandbox)
+    if sandbox:
+        sandbox.stop()
     if problems:
         print("quotas after the last restart: %s" % "; ".join(problems[:10]))
         return False
@@ -1210,12 +1307,14 @@ def crash_safety(binary, kills, users_count, threads):
           "(%d of them left pending by their request and ended by the sweep or a start; %d issuer's answers to requests a kill lost before their save), every acknowledged request kept, each code the "
           "issuer's for its key and in one request, one hold each, one refund for each failed request and none for another, "
           "every balance its ledger's and its lots' (%d temporary files orphaned by the kills; a restart removes those over "
-          "a minute old)"
+          "a minute old)%s"
           % (kills, users_count, threads, sent[0], awards, closed[0], ", ".join(filled) or "none", len(registered), logins[0], len(moves), merged[0],
              len(shut), ", ".join(sorted(shut)) or "none", len(published), len(edited), answered_new, completes,
              ", ".join("%d × %d" % (n, code) for code, n in sorted(server_errors.items())) or "no",
              len(attempted), ", ".join("%d %s" % (n, k) for k, n in exchange_tally.items()), exchanges["requests"],
-             exchanges["fulfilled"], exchanges["refunded"], exchanges["pending"], exchanges["later"], exchanges["unclaimed"], len(leftovers)))
+             exchanges["fulfilled"], exchanges["refunded"], exchanges["pending"], exchanges["later"], exchanges["unclaimed"], len(leftovers),
+             "; from the sandbox provider, misbehaving (%s) and killed with the server in every third round: %d orders, none twice "
+             "for a request" % (", ".join("%s %s" % item for item in Sandbox.FAULTS.items()), exchanges["provider orders"]) if sandbox else ""))
     return awards > 0
 
 
@@ -1479,10 +1578,12 @@ def main():
     parser.add_argument("--users", type=int, default=500)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--only-mail", action="store_true", help="run only the mail part")
+    parser.add_argument("--built-in-issuer", action="store_true",
+                        help="exchange through the server's built-in issuer instead of the sandbox provider")
     args = parser.parse_args()
     if args.only_mail:
         sys.exit(0 if mail_once(args.binary, max(6, args.kills // 2)) else 1)
-    ok = crash_safety(args.binary, args.kills, args.users, args.threads) and two_processes(args.binary) \
+    ok = crash_safety(args.binary, args.kills, args.users, args.threads, provider=not args.built_in_issuer) and two_processes(args.binary) \
         and backend_kills(args.bench, max(5, args.kills // 2)) and mail_once(args.binary, max(6, args.kills // 2))
     print("crash test: %s" % ("passed" if ok else "FAILED"))
     sys.exit(0 if ok else 1)

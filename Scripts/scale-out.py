@@ -8,10 +8,12 @@
    award that got its 303 to the completion page is in its user's ledger exactly once, no survey
    paid twice, every state parses and every balance is its ledger's sum; accounts registered
    before the load log in to their own data. Some accounts exchange points during the load, each
-   request sent just before a kill (the issuer slowed down, rejecting a fifth): at the end every
-   exchange acknowledged is in its user's state and none is pending, each code is the issuer's
-   (`gift_codes`) for its request and in no other, each request holds its points once, a failed
-   one is refunded once and a fulfilled one never, and every balance is held by its lots.
+   request sent just before a kill, through the sandbox gift provider (crash-test's `Sandbox`:
+   slow, answering 503, hanging, dropping, losing answers, refusing e-money for a while, killed
+   with every third victim): at the end every exchange acknowledged is in its user's state and
+   none is pending, each code is the provider's for its request and in no other, no request was
+   ordered twice, each request holds its points once, a failed one is refunded once and a
+   fulfilled one never, and every balance is held by its lots.
 2. One user sends one survey 50 times at once through nginx, spread over both instances, and
    every other survey once: each survey pays once, the balance is the sum of the rewards. Then a
    browser answers surveys one by one, and after each the points page, from the other instance
@@ -98,8 +100,9 @@ def tail(path, lines=30, match=None):
 class Instance:
     """One pointapp process on the shared database; its stdout and stderr go to a log file."""
 
-    def __init__(self, binary, url, port, folder):
-        self.binary, self.url, self.port, self.folder = binary, url, port, folder
+    def __init__(self, binary, url, port, folder, extra=()):
+        """`extra`: more options (the gift provider's)."""
+        self.binary, self.url, self.port, self.folder, self.extra = binary, url, port, folder, list(extra)
         self.log = os.path.join(folder, "instance-%d.log" % port)
         self.process, self.starts = None, 0
 
@@ -110,7 +113,7 @@ class Instance:
             log.flush()
             self.process = subprocess.Popen(
                 [self.binary, "--database-url", self.url, "--port", str(self.port), "--trusted-proxies", "127.0.0.1",
-                 "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public")],
+                 "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public"), *self.extra],
                 stdout=log, stderr=subprocess.STDOUT, cwd=self.folder, env=dict(os.environ, **crash.EXCHANGE_KNOBS))
 
     def wait_ready(self, timeout=60):
@@ -332,7 +335,7 @@ def exchange_survey(args, url, instances, port, users):
     return bonus
 
 
-def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges):
+def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges, sandbox):
     """`exchanges`: filled with the exchanges acknowledged ("acknowledged": (owner, N)), their
     outcomes ("tally") and the unexpected ones ("problems")."""
     surveys = crash.open_surveys()
@@ -462,8 +465,16 @@ def crash_under_load(args, cluster, instances, proxy, folder, url, exchanges):
             sent = clock()
             victim.kill()
             timeline.kills.append((sent, clock()))
+            # The gift provider (crash-test's misbehaving sandbox) dies with every third victim
+            # and comes back after it; from the third kill to the fifth it delivers no e-money.
+            if kill % 3 == 1:
+                sandbox.kill()
             victim.start()
             victim.wait_ready()
+            if kill % 3 == 1:
+                sandbox.start()
+            if kill in (2, 5):
+                sandbox.deliver_all("emoney-500" if kill == 2 else "")
             # nginx takes the restarted one back once its fail_timeout is over (counted in whole
             # seconds): only when it has served the load again may the other one die.
             proxy.wait_serving(victim.port, timeout=proxy.fail_timeout + 15)
@@ -756,11 +767,12 @@ def forwarded_for(cluster, proxy, instances):
 
 # 4. Exchanges, quotas and responses after the run.
 
-def check_exchanges(cluster, exchanges, wait=15.0):
+def check_exchanges(cluster, exchanges, sandbox, wait=30.0):
     """crash-test's `exchange_problems` on PostgreSQL, at the end (the instances idle but for their
     sweeps every 2 s): read again, up to `wait` seconds, while a request is pending or queued in
-    `exchange_pending`; the issuer's records from `gift_codes`. And, since there a code commits
-    with the user's update or not at all, no issuer's record is for a request no state holds."""
+    `exchange_pending`; the sandbox provider's orders for the source's records (none ordered twice).
+    And, since a request is ordered only once its state is committed, no order is for a request no
+    state holds."""
     deadline = clock() + wait
     while True:
         states, segments = read_users(cluster)
@@ -770,7 +782,7 @@ def check_exchanges(cluster, exchanges, wait=15.0):
         if not (pending or queued) or clock() > deadline:
             break
         time.sleep(0.5)
-    issued = {row[0]: row[1] for row in cluster.psql("SELECT id, record FROM gift_codes")}
+    issued, provider_problems, orders = sandbox.records()
     ledgers = {}
     for user, state in list(states.items()):
         try:
@@ -778,16 +790,18 @@ def check_exchanges(cluster, exchanges, wait=15.0):
         except (KeyError, TypeError, ValueError):
             del states[user]  # reported by `check`
     problems, figures = crash.exchange_problems(states, ledgers, issued, queued, exchanges["acknowledged"])
-    problems += exchanges["problems"]
+    problems += exchanges["problems"] + provider_problems
     if figures["unclaimed"]:
-        problems.append("%d issuer records (gift_codes r-…) for requests no state holds: on PostgreSQL they commit with the state"
+        problems.append("%d provider's orders for requests no state holds: a request is ordered after its commit"
                         % figures["unclaimed"])
     tally = exchanges["tally"]
     print("scale-out: exchanges after the run: %d requested through nginx around the kills (%s); %d requests in the states, "
-          "%d fulfilled, %d refunded, %d pending at the end, %d queued; %s"
+          "%d fulfilled, %d refunded, %d pending at the end, %d queued; the sandbox provider (%s, killed with every third "
+          "victim) made %d orders; %s"
           % (sum(tally.values()), ", ".join("%s %d" % kv for kv in sorted(tally.items())) or "none", figures["requests"],
              figures["fulfilled"], figures["refunded"], figures["pending"], len(queued),
-             "every acknowledged request kept, each code the issuer's for its key and in one request, every issuer's record "
+             ", ".join("%s %s" % item for item in crash.Sandbox.FAULTS.items()), orders,
+             "every acknowledged request kept, each code the provider's for its key and in one request, none ordered twice, every order "
              "a request's, one hold each, one refund for each failed request and none for another, every balance its "
              "ledger's and its lots'" if not problems else "%d violations" % len(problems)))
     if not exchanges["acknowledged"]:
@@ -975,20 +989,22 @@ def main():
     cluster = pgcluster.Cluster(os.path.join(folder, "postgres"))
     instances, proxy = [], None
     problems, started = [], clock()
+    sandbox = crash.Sandbox(os.path.join(folder, "provider"))
     try:
         url = cluster.start()
-        instances = [Instance(binary, url, args.port_base + n, folder) for n in (1, 2)]
+        sandbox.start()
+        instances = [Instance(binary, url, args.port_base + n, folder, extra=sandbox.options()) for n in (1, 2)]
         for instance in instances: instance.start()  # together: they migrate once between them
         for instance in instances: instance.wait_ready()
         proxy = Nginx(os.path.join(folder, "nginx"), args.port_base)
         proxy.start()
         exchanges = {"acknowledged": set(), "tally": {}, "problems": []}
-        problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder, url, exchanges)]
+        problems += ["load: " + p for p in crash_under_load(args, cluster, instances, proxy, folder, url, exchanges, sandbox)]
         problems += ["concurrent: " + p for p in concurrent_submissions(args, cluster, proxy)]
         problems += ["read your writes: " + p for p in read_your_writes(proxy)]
         problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
         problems += ["catalog: " + p for p in catalog_change(binary, url, instances)]
-        problems += ["exchanges: " + p for p in check_exchanges(cluster, exchanges)]
+        problems += ["exchanges: " + p for p in check_exchanges(cluster, exchanges, sandbox)]
         problems += ["quotas: " + p for p in check_quotas(cluster)]  # last: the instances are idle
         problems += ["responses: " + p for p in check_responses(cluster)]
     except Exception as error:  # noqa: BLE001 - reported, then everything is stopped
@@ -998,6 +1014,7 @@ def main():
             if not instance.stop():
                 problems.append("instance :%d did not exit within 10 s of SIGTERM (killed)" % instance.port)
         if proxy: proxy.stop()
+        sandbox.stop()
         cluster.stop()
     for instance in instances:
         # Its 503s while the database was down are expected: the other warnings and errors.

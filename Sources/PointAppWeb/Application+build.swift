@@ -41,6 +41,8 @@ public struct AppConfiguration: Sendable {
   /// 30 s doubling to an hour) the wait before a request whose source said nothing is asked again.
   public var exchangeLease: TimeInterval = 120
   public var exchangeRetry: TimeInterval?
+  /// How often `/metrics`' count of waiting requests and the oldest's age are taken again.
+  public var exchangeCensusInterval = Duration.seconds(15)
   /// For the crash test and the scale-out proof only: the share of exchange requests the built-in
   /// issuer rejects (by request, the same each time) and how long each of its calls takes.
   public var giftCodeRejectionRate = 0.0
@@ -259,6 +261,13 @@ public func buildApplication(
   services.append(PeriodicTask(name: "fulfilling pending exchanges", interval: configuration.exchangeSweepInterval, logger: logger) {
     try await fulfiller.sweep()
   })
+  if registry != nil {
+    services.append(PeriodicTask(name: "counting waiting exchanges", interval: configuration.exchangeCensusInterval, logger: logger, firstAtStart: true) { [queue = loop.exchanges, date = resolved.date] in
+      let census = try await queue.census(at: date.now)
+      metrics.exchangesWaiting.record(census.waiting)
+      metrics.oldestExchangeWaiting.record(census.oldest ?? 0)
+    })
+  }
   // Invitations and expiry warnings, a page of members a second.
   let noticeRuns = NoticeRuns(stores.backend)
   let noticeSender = NoticeSender(

@@ -10,14 +10,15 @@ import PointAppWeb
 import Glibc
 #endif
 
-/// PointApp's commands: `serve` (the default), `migrate`, `import-files`, `create-operator`, `audit verify`. Every option also
+/// PointApp's commands: `serve` (the default), `migrate`, `import-files`, `create-operator`, `audit verify`,
+/// `exchanges reconcile`. Every option also
 /// reads an environment variable; flags win.
 @main
 struct PointAppCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "pointapp",
     abstract: "PointApp: a point-earning survey app served as plain HTML.",
-    subcommands: [Serve.self, Migrate.self, ImportFiles.self, CreateOperator.self, Audit.self],
+    subcommands: [Serve.self, Migrate.self, ImportFiles.self, CreateOperator.self, Audit.self, Exchanges.self],
     defaultSubcommand: Serve.self
   )
 
@@ -367,6 +368,47 @@ struct Audit: AsyncParsableCommand {
         print("the audit log was tampered with: \(tampering)")
         throw ExitCode(1)
       }
+    }
+  }
+}
+
+/// The exchanges' commands.
+struct Exchanges: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Exchanges and the gift provider.", subcommands: [Reconcile.self])
+
+  /// Compares a day's requests with the provider's orders: exits 0 when they agree, 1 listing every
+  /// difference.
+  struct Reconcile: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Compare a day's exchange requests with the gift provider's orders of that day (exit 1 listing every difference)."
+    )
+
+    @Option(help: "The day, Japan time: YYYY-MM-DD.")
+    var day: String
+
+    @Option(help: "The data folder (POINTAPP_DATA), when the database is not used.")
+    var data = ProcessInfo.processInfo.environment["POINTAPP_DATA"] ?? "data"
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "The gift provider, http(s)://host[:port] (POINTAPP_GIFT_PROVIDER).")
+    var giftProvider = ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER"]
+
+    @Option(help: "The file holding the provider's credentials (POINTAPP_GIFT_PROVIDER_CREDENTIALS).")
+    var giftProviderCredentials = ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER_CREDENTIALS"]
+
+    func run() async throws {
+      guard let day = Day(iso: day) else { throw ValidationError("--day wants YYYY-MM-DD, got \(self.day)") }
+      guard let giftProvider, let giftProviderCredentials else {
+        throw ValidationError("--gift-provider and --gift-provider-credentials are needed: the built-in issuer has no orders to compare")
+      }
+      let settings = GiftProviderSettings(url: giftProvider, credentialsFile: giftProviderCredentials)
+      let report = try await database.withBackend(data: data) { backend in
+        try await ExchangeReconciliation(backend: backend, provider: settings).report(on: day)
+      }
+      for line in report.differences { print(line) }
+      print("\(day.iso): \(report.requests) requests made, \(report.orders) orders at the provider, \(report.differences.count) differences")
+      if !report.differences.isEmpty { throw ExitCode(1) }
     }
   }
 }

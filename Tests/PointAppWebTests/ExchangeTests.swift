@@ -122,7 +122,7 @@ struct ExchangeQueueContractTests {
   func oneProcessAtATimeHoldsARequestAndOnlyItPutsItBack(kind: Kind) async throws {
     let queue = ExchangeQueue(storage: try await kind.records(table: "exchange_pending"))
     let entry = ExchangeQueue.Entry(user: UserID.random(), number: 1)
-    try await queue.add([entry])
+    try await queue.add([entry], at: noon)
     let claims = try await withThrowingTaskGroup(of: Bool.self) { group in
       for process in 0..<10 { group.addTask { try await queue.claim(entry, for: "p\(process)", at: noon, until: noon + 60) != nil } }
       return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
@@ -146,7 +146,7 @@ struct ExchangeQueueContractTests {
   func theDesksMoveIsKeptThroughAClaimAndMakesAMissingEntry(kind: Kind) async throws {
     let queue = ExchangeQueue(storage: try await kind.records(table: "exchange_pending"))
     let entry = ExchangeQueue.Entry(user: UserID.random(), number: 1)
-    try await queue.add([entry])
+    try await queue.add([entry], at: noon)
     _ = try #require(try await queue.claim(entry, for: "p0", at: noon, until: noon + 60))
     try await queue.nudge(entry, end: true)
     try await queue.putBack(entry, by: "p0", due: noon + 30, unknown: true)
@@ -345,6 +345,49 @@ struct ProviderExchangeTests {
       #expect(!refused.html.contains("交換を申請する"))
     }
     #expect(sandbox.log().count == 1)
+  }
+
+  /// `pointapp exchanges reconcile`: a day whose request and order agree has no difference (the
+  /// request made on the test's day, its order on the sandbox's, found by its key); an order for
+  /// no request of ours, and an order whose code is not the one delivered, are listed.
+  @Test func reconciliationListsEveryDifference() async throws {
+    let sandbox = try await SandboxProvider.start()
+    let server = try TestServer()
+    let (user, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let settings = GiftProviderSettings(url: sandbox.url, credentialsFile: sandbox.credentials.path)
+    try await server.application(giftProvider: settings).test(.router) { client in
+      var browser = try await PendingExchangeTests.requestExchange(
+        client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory, pending: false
+      )
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
+    }
+    let reconciliation = try ExchangeReconciliation(backend: try FileBackend(server.dataDirectory), provider: settings)
+    let agreed = try await reconciliation.report(on: Day(noon, in: .tokyo))
+    #expect(agreed.requests == 1 && agreed.differences.isEmpty, "\(agreed.differences)")
+    // An order nobody asked for, on the sandbox's day; and the delivered request's order changed.
+    let stray = TransactionID(UUID())
+    _ = try await sandbox.provider().issue(key: stray, product: "gift-300")
+    let key = UUID(0).uuidString.lowercased()
+    let orderFile = sandbox.server.folder.appendingPathComponent("orders/\(key).json")
+    var order = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: orderFile)) as? [String: Any])
+    order["code"] = "ZZZZ-ZZZZ-ZZZZ-ZZZZ"
+    try JSONSerialization.data(withJSONObject: order).write(to: orderFile)
+    let today = try await reconciliation.report(on: Day(Date(), in: .tokyo))
+    #expect(today.differences.contains { $0.hasPrefix("key \(stray.rawValue.uuidString.lowercased()): the provider issued") })
+    let changed = try await reconciliation.report(on: Day(noon, in: .tokyo))
+    let code = try await Self.delivered(server, user)
+    #expect(changed.differences == ["\(user.rawValue) request 1 (key \(key)): delivered \(code.masked), the provider issued ••••-••••-••••-ZZZZ"])
+    // Nothing printed shows a code in full.
+    #expect(!(today.differences + changed.differences).joined().contains(code.value))
+  }
+
+  /// The code request 1 of `user` was delivered with, from the saved state.
+  static func delivered(_ server: TestServer, _ user: UserID) async throws -> GiftCode {
+    let data = try #require(try await server.users.read(user))
+    guard case let .fulfilled(code, _)? = try SavedState.state(from: data).progress.exchangeRequest(1)?.status else {
+      throw ScriptServerFailure(description: "request 1 is not fulfilled")
+    }
+    return code
   }
 
   /// The built-in issuer (no provider configured): the pages say its codes work nowhere.

@@ -87,4 +87,26 @@ struct MetricsTests {
     #expect(samples["pointapp_exchanges"] == 1)
     #expect(samples["pointapp_points_exchanged"] == 3_000)
   }
+
+  /// The requests waiting for their code and the oldest one's age, counted from the queue: a
+  /// request made while the source is down waits (its age growing with the clock), and leaves the
+  /// count once fulfilled.
+  @Test func waitingExchangesAndTheOldestsAgeAreShown() async throws {
+    let server = try TestServer()
+    let (_, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let source = StubGiftSource(up: false)
+    let registry = PrometheusCollectorRegistry()
+    try await server.application(metrics: registry, giftSource: source).test(.router) { client in
+      _ = try await PendingExchangeTests.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      try await eventually { try await Self.samples(registry)["pointapp_exchanges_waiting"] == 1 }
+      #expect(try await Self.samples(registry)["pointapp_exchange_oldest_waiting_seconds"] == 0)
+    }
+    let later = PrometheusCollectorRegistry()
+    try await server.application(metrics: later, giftSource: source, now: noon + 5_400).test(.router) { _ in
+      try await eventually { try await Self.samples(later)["pointapp_exchange_oldest_waiting_seconds"] == 5_400 }
+      #expect(try await Self.samples(later)["pointapp_exchanges_waiting"] == 1)
+      source.up.withLock { $0 = true }
+      try await eventually { try await Self.samples(later)["pointapp_exchanges_waiting"] == 0 }
+    }
+  }
 }

@@ -66,6 +66,7 @@ struct TestServer {
   ) async throws -> some ApplicationProtocol {
     var configuration = AppConfiguration()
     configuration.giftProvider = giftProvider
+    configuration.exchangeCensusInterval = .seconds(1)
     configuration.logLevel = logLevel
     // With a database, every store is the database's: an instance of several.
     configuration.databaseURL = databaseURL

@@ -33,10 +33,27 @@ struct ExchangeQueue: Sendable {
     var endAsked: Bool?
     /// Made due now (the desk) while a process held it: that process puts it back due at once.
     var nudged: Bool?
+    /// When the request was queued (an entry written before this was kept has none).
+    var since: Date?
   }
 
-  func add(_ entries: [Entry]) async throws {
-    for entry in entries { _ = try await records.create(Waiting(), as: RecordName(entry.name)) }
+  func add(_ entries: [Entry], at now: Date) async throws {
+    for entry in entries { _ = try await records.create(Waiting(since: now), as: RecordName(entry.name)) }
+  }
+
+  /// How many requests wait, and how long the oldest has (of those whose entry says).
+  func census(at now: Date) async throws -> (waiting: Int, oldest: TimeInterval?) {
+    var (count, oldest, after): (Int, Date?, Entry?) = (0, nil, nil)
+    while true {
+      let page = try await entries(after: after)
+      for entry in page {
+        guard let waiting = try await waiting(entry) else { continue }  // ended meanwhile
+        count += 1
+        if let since = waiting.since, since < oldest ?? .distantFuture { oldest = since }
+      }
+      guard page.count == 100, let last = page.last else { return (count, oldest.map { max(0, now.timeIntervalSince($0)) }) }
+      after = last
+    }
   }
 
   /// Up to `limit` entries, after `entry`; names that are not entries are skipped.

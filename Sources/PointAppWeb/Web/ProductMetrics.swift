@@ -26,6 +26,10 @@ struct ProductMetrics: Sendable {
   let storeUpdates: Metrics.Timer
   let deadlineOverruns: Counter
   let serverErrors: Counter
+  /// Exchange requests waiting for their code (申請中), and the seconds the oldest has waited:
+  /// counted every 15 s from the queue, by every instance (each sees the same queue).
+  let exchangesWaiting: Gauge
+  let oldestExchangeWaiting: Gauge
 
   init(factory: any MetricsFactory) {
     answersAccepted = Counter(label: "pointapp_answers_accepted", factory: factory)
@@ -44,6 +48,8 @@ struct ProductMetrics: Sendable {
     storeUpdates = Metrics.Timer(label: "pointapp_store_update_seconds", factory: factory)
     deadlineOverruns = Counter(label: "pointapp_effect_deadline_overruns", factory: factory)
     serverErrors = Counter(label: "pointapp_responses_5xx", factory: factory)
+    exchangesWaiting = Gauge(label: "pointapp_exchanges_waiting", factory: factory)
+    oldestExchangeWaiting = Gauge(label: "pointapp_exchange_oldest_waiting_seconds", factory: factory)
   }
 
   /// Counts the ledger movements that `after` holds and `before` did not: one request's, saved.

@@ -242,7 +242,7 @@ struct RequestLoop: Sendable {
       try await audit?(initial, after)
       try await responses.record(finished)
       try await responses.approve(approvals)
-      try await exchanges.add(queued)
+      try await exchanges.add(queued, at: now)
       for nudge in after.exchangeNudges { try await exchanges.nudge(ExchangeQueue.Entry(user: user, number: nudge.number), end: nudge.end) }
       try await mail.queue(after.outbox, for: user, at: now)
     }

@@ -26,7 +26,7 @@ struct FileImportTests {
     try secret.write(to: folder.appendingPathComponent("session.key"))
     // A code the issuer gave, and a request left pending.
     #expect(try await FileRecordStorage(folder.appendingPathComponent("gift-codes")).create("c-7K3M-Q9PZ-2HXD-W4RA", Data("r-x".utf8)))
-    try await ExchangeQueue(storage: FileRecordStorage(folder.appendingPathComponent("exchanges-pending"))).add([.init(user: long, number: 1)])
+    try await ExchangeQueue(storage: FileRecordStorage(folder.appendingPathComponent("exchanges-pending"))).add([.init(user: long, number: 1)], at: noon)
     // A survey's response, with its counts.
     let response = SurveyResponse(surveyID: SurveyID("moving"), version: 1, respondent: "r-1", outcome: .completed, answers: [], shownAt: nil, sentAt: noon, paid: 10)
     let backend = try FileBackend(folder)
