@@ -51,6 +51,9 @@ public struct AppConfiguration: Sendable {
   /// The gift provider exchanges are ordered from; `nil`: the built-in issuer, whose codes work
   /// nowhere (the exchange pages say so).
   public var giftProvider: GiftProviderSettings?
+  /// The file of the keys gift codes are sealed with at rest (`CodeKeys`), outside the data
+  /// folder; made on first start when missing. `nil`: the process's keys as they are (tests).
+  public var codeKeysFile: URL?
   /// When a support desk adjustment waits for a second operator.
   public var adjustmentPolicy = AdjustmentPolicy()
   /// What messages say of their sender, and where their links lead.
@@ -155,13 +158,18 @@ public func buildApplication(
   } operation: {
     DependencyValues._current
   }
+  // Gift codes are sealed at rest with the keys of the file (every instance of one database
+  // reads the same file).
+  if let file = configuration.codeKeysFile { CodeKeys.install(try CodeKeys.load(file)) }
   // Where exchanges get their codes: the provider when one is configured, else the built-in
   // issuer. What it can deliver is read at start and every minute; the exchange pages and the
   // exchange itself read the last answer.
-  let giftSource = try giftSource ?? configuration.giftProvider.map { try GiftProvider($0) } ?? GiftCodeIssuer(
+  let issuer = GiftCodeIssuer(
     storage: stores.records(.giftCodes), rejectionRate: configuration.giftCodeRejectionRate,
     unavailableRate: configuration.giftCodeUnavailableRate, delay: configuration.giftCodeDelay
-  ).source
+  )
+  if try await issuer.renameReservations() > 0 { logger.notice("the built-in issuer's reservations are now named by digest, not by code") }
+  let giftSource = try giftSource ?? configuration.giftProvider.map { try GiftProvider($0) } ?? issuer.source
   let offers = GiftOffers(giftSource)
   resolved.giftOffer = offers.client
   services.append(PeriodicTask(name: "reading what the gift source delivers", interval: .seconds(60), logger: logger, firstAtStart: true) {

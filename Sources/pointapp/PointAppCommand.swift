@@ -63,6 +63,28 @@ struct DatabaseOptions: ParsableArguments {
   }
 }
 
+/// The file of the keys gift codes are sealed with (`CodeKeys`).
+struct CodeKeyOptions: ParsableArguments {
+  @Option(help: "The file of the keys gift codes are sealed with at rest, outside the data folder, made on first start when missing (POINTAPP_CODE_KEYS; default: DATA.code-keys beside the data folder; required with --database-url, every instance naming the same file).")
+  var codeKeys = ProcessInfo.processInfo.environment["POINTAPP_CODE_KEYS"]
+
+  /// The file for a data folder `data`, or for the database when `database`.
+  func file(data: String, database: Bool) throws -> URL {
+    try Self.file(codeKeys, data: data, database: database)
+  }
+
+  /// `codeKeys` when given; otherwise `DATA.code-keys` beside the data folder, but never for the
+  /// database (each instance would make its own).
+  static func file(_ codeKeys: String?, data: String, database: Bool) throws -> URL {
+    if let codeKeys { return URL(fileURLWithPath: codeKeys) }
+    guard !database else {
+      throw ValidationError("--code-keys FILE (or POINTAPP_CODE_KEYS) is needed with --database-url: every instance must seal gift codes with the same keys")
+    }
+    let folder = URL(fileURLWithPath: data).standardizedFileURL
+    return folder.deletingLastPathComponent().appendingPathComponent(folder.lastPathComponent + ".code-keys")
+  }
+}
+
 /// Where mail goes and what it says of its sender.
 struct MailOptions: ParsableArguments {
   static let environment = ProcessInfo.processInfo.environment
@@ -167,6 +189,8 @@ struct Serve: AsyncParsableCommand {
 
   @OptionGroup var mail: MailOptions
 
+  @OptionGroup var codeKeys: CodeKeyOptions
+
   @Option(help: "Order exchanges' codes from this gift provider, http(s)://host[:port] (Deploy/gift-provider-api.yaml), instead of the built-in issuer whose codes work nowhere (POINTAPP_GIFT_PROVIDER).")
   var giftProvider = ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER"]
 
@@ -199,6 +223,7 @@ struct Serve: AsyncParsableCommand {
     configuration.secureCookies = secureCookies
     configuration.databaseURL = database.databaseURL
     configuration.databasePoolSize = database.databasePoolSize
+    configuration.codeKeysFile = try codeKeys.file(data: data, database: database.databaseURL != nil)
     configuration.adjustmentPolicy = AdjustmentPolicy(singleLimit: approvalAbove, dailyLimit: approvalDaily)
     try mail.apply(to: &configuration, defaultSite: "http://\(hostname):\(port)")
     if let giftProvider {
@@ -269,7 +294,11 @@ struct ImportFiles: AsyncParsableCommand {
 
   @OptionGroup var database: DatabaseOptions
 
+  @Option(help: "The data folder's code keys file (default FROM.code-keys beside it): the instances on the database name it with --code-keys.")
+  var codeKeys: String?
+
   func run() async throws {
+    CodeKeys.install(try CodeKeys.load(try CodeKeyOptions.file(codeKeys, data: from, database: false)))
     let database = try database.open(logger: Logger(label: "pointapp"))
     do {
       try await Schema.migrate(database)
@@ -391,6 +420,8 @@ struct Exchanges: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var codeKeys: CodeKeyOptions
+
     @Option(help: "The gift provider, http(s)://host[:port] (POINTAPP_GIFT_PROVIDER).")
     var giftProvider = ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER"]
 
@@ -403,6 +434,7 @@ struct Exchanges: AsyncParsableCommand {
         throw ValidationError("--gift-provider and --gift-provider-credentials are needed: the built-in issuer has no orders to compare")
       }
       let settings = GiftProviderSettings(url: giftProvider, credentialsFile: giftProviderCredentials)
+      CodeKeys.install(try CodeKeys.load(try codeKeys.file(data: data, database: database.databaseURL != nil)))
       let report = try await database.withBackend(data: data) { backend in
         try await ExchangeReconciliation(backend: backend, provider: settings).report(on: day)
       }

@@ -244,7 +244,7 @@ struct PendingExchangeTests {
       try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
     }
     #expect(source.issued.withLock { $0 } == 1 && source.statusAsked.withLock { $0 } == 1, "asked by status, not ordered again")
-    #expect(try await server.users.read(user).map { String(decoding: $0, as: UTF8.self).contains(source.code.value) } == true)
+    #expect(try await ProviderExchangeTests.delivered(server, user) == source.code)
 
     let refusing = try TestServer()
     let (_, other) = try await Self.seed(refusing, users: refusing.users, sessions: try refusing.sessionRecords())
@@ -379,6 +379,65 @@ struct ProviderExchangeTests {
     #expect(changed.differences == ["\(user.rawValue) request 1 (key \(key)): delivered \(code.masked), the provider issued ••••-••••-••••-ZZZZ"])
     // Nothing printed shows a code in full.
     #expect(!(today.differences + changed.differences).joined().contains(code.value))
+  }
+
+  /// A code the provider issued is found nowhere in plain text: in no file of the data folder
+  /// (states, archive, queues, logs), in no name; the member's page shows it.
+  @Test func aCodeIsFoundNowhereInTheDataFolderAsPlainText() async throws {
+    let sandbox = try await SandboxProvider.start()
+    let server = try TestServer()
+    let (user, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    try await server.application(giftProvider: GiftProviderSettings(url: sandbox.url, credentialsFile: sandbox.credentials.path)).test(.router) { client in
+      var browser = try await PendingExchangeTests.requestExchange(
+        client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory, pending: false
+      )
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
+      let code = try #require(sandbox.log().first?.split(separator: " ").last.map(String.init))
+      #expect(try await browser.get("/exchange/history/1").html.contains("<code>\(code)</code>"))
+      #expect(try await Self.delivered(server, user).value == code)
+      #expect(try Self.files(in: server.dataDirectory, containing: code).isEmpty)
+      // (The witness that the search finds what is there: the sandbox's own ledger holds it.)
+      #expect(try Self.files(in: sandbox.server.folder, containing: code).count == 2)
+    }
+  }
+
+  @Test(.enabled(if: TestDatabase.enabled, TestDatabase.notInstalled))
+  func onPostgreSQLACodeIsFoundInNoRowAsPlainText() async throws {
+    let sandbox = try await SandboxProvider.start()
+    let database = try await TestDatabase.make()
+    let server = try TestServer()
+    let (_, seeded) = try await PendingExchangeTests.seed(
+      server, users: UserStates(PostgresBackend(database)), sessions: SessionRecords(PostgresRecordStorage(database, table: "sessions"))
+    )
+    let settings = GiftProviderSettings(url: sandbox.url, credentialsFile: sandbox.credentials.path)
+    try await server.application(databaseURL: database.url, giftProvider: settings).test(.router) { client in
+      var browser = try await PendingExchangeTests.requestExchange(client, cookie: seeded, mail: PostgresBackend(database), data: server.dataDirectory, pending: false)
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
+    }
+    let code = try #require(sandbox.log().first?.split(separator: " ").last.map(String.init))
+    let tables = try await database.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()")
+      .map { try $0.decode(String.self) }
+    #expect(tables.contains("users") && tables.contains("gift_codes"))
+    var rows = 0
+    for table in tables {
+      for row in try await database.query("SELECT t::text FROM \"\(unescaped: table)\" t") {
+        rows += 1
+        let text = try row.decode(String.self)
+        #expect(!text.contains(code), "\(table): \(text.prefix(200))")
+      }
+    }
+    #expect(rows > 10)
+  }
+
+  /// The files under `folder` whose name or bytes hold `text`.
+  static func files(in folder: URL, containing text: String) throws -> [String] {
+    let walker = try #require(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]))
+    var found: [String] = []
+    for case let file as URL in walker where (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+      let bytes = try Data(contentsOf: file)
+      if file.lastPathComponent.contains(text) || bytes.range(of: Data(text.utf8)) != nil { found.append(file.path) }
+    }
+    return found
   }
 
   /// The code request 1 of `user` was delivered with, from the saved state.

@@ -205,7 +205,8 @@ struct FlowTests {
       let page = try await browser.get("/exchange/history/1").html
       let code = try #require(page.firstMatch(of: /<code>([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4})<\/code>/)?.1)
       let issued = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("gift-codes").path)
-      #expect(issued.filter { $0.hasPrefix("r-") }.count == 1 && issued.contains("c-\(code).json"))
+      #expect(issued.filter { $0.hasPrefix("r-") }.count == 1 && issued.contains("c-\(CodeKeys.current.digest(of: GiftCode(String(code)))).json"))
+      #expect(try ProviderExchangeTests.files(in: server.dataDirectory, containing: String(code)).isEmpty, "sealed at rest, named by digest")
       let list = try await browser.get("/exchange/history").html
       #expect(!list.contains(String(code)) && list.contains("••••-••••-••••-" + code.suffix(4)))
       #expect(list.contains("申請番号1 デジタルギフト 300円分"))

@@ -70,14 +70,59 @@ public struct GiftCode: Codable, Hashable, Sendable, CustomStringConvertible {
 
   public var description: String { value }
 
+  /// Sealed (`SealedGiftCode`) when the encoder's `userInfo` holds a sealing, as the web layer's
+  /// saved records do; in plain text otherwise (a member's own copy of their data). A sealed code
+  /// is read only with the sealing that opens it; a plain one (written before codes were sealed)
+  /// always.
   public init(from decoder: any Decoder) throws {
-    value = try decoder.singleValueContainer().decode(String.self)
+    let container = try decoder.singleValueContainer()
+    if let plain = try? container.decode(String.self) {
+      value = plain
+      return
+    }
+    let sealed = try container.decode(SealedGiftCode.self)
+    guard let sealing = decoder.userInfo[.giftCodeSealing] as? any GiftCodeSealing else {
+      throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a sealed gift code, and nothing to open it with"))
+    }
+    self = try sealing.open(sealed)
   }
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
-    try container.encode(value)
+    if let sealing = encoder.userInfo[.giftCodeSealing] as? any GiftCodeSealing {
+      try container.encode(try sealing.seal(self))
+    } else {
+      try container.encode(value)
+    }
   }
+}
+
+/// A gift code as records keep it: encrypted under key `key`, with a keyed digest that names it
+/// where a name is needed (never the code itself).
+public struct SealedGiftCode: Codable, Equatable, Sendable {
+  /// The id of the key it is sealed with (keys rotate: older ones still open what they sealed).
+  public let key: String
+  /// HMAC-SHA256 of the code, hex.
+  public let digest: String
+  /// The ciphertext and its tag, base64.
+  public let box: String
+
+  public init(key: String, digest: String, box: String) {
+    self.key = key
+    self.digest = digest
+    self.box = box
+  }
+}
+
+/// Seals gift codes and opens them again (`CodeKeys` in the web layer).
+public protocol GiftCodeSealing: Sendable {
+  func seal(_ code: GiftCode) throws -> SealedGiftCode
+  func open(_ sealed: SealedGiftCode) throws -> GiftCode
+}
+
+extension CodingUserInfoKey {
+  /// The `GiftCodeSealing` that saved records seal their codes with.
+  public static let giftCodeSealing = CodingUserInfoKey(rawValue: "pointapp.giftCodeSealing")!
 }
 
 extension GiftCode: CustomDumpStringConvertible {

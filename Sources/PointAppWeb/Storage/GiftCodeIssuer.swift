@@ -5,11 +5,10 @@ import PointApp
 /// (16 characters of Crockford's base 32, 80 bits), unique, and stored with the request it was
 /// issued for, so that asking again for a request gives its code, never a second one.
 ///
-/// Its records: `r-<request key>` says how the request ended at the issuer (its code, or
-/// cancelled), created once; `c-<code>` reserves a code, created once, so that no two requests
-/// share one. On PostgreSQL a call made inside a user's update joins its transaction: the code
-/// is kept only if the request's state is. On files each record is durable on its own; a code
-/// issued for a request whose state a crash lost is never shown to anyone.
+/// Its records: `r-<request key>` says how the request ended at the issuer (its code, sealed with
+/// the process's `CodeKeys`, or cancelled), created once; `c-<digest>` reserves a code under its
+/// keyed digest, created once, so that no two requests share one and no record is named after a
+/// code. The fulfiller calls it outside any user's update, as it would a provider.
 struct GiftCodeIssuer: Sendable {
   let storage: any RecordStorage
   /// For the crash test and the scale-out proof: requests this share of which are rejected (by
@@ -21,7 +20,8 @@ struct GiftCodeIssuer: Sendable {
 
   /// How a request ended at the issuer.
   fileprivate struct Issue: Codable {
-    var code: String?
+    /// Sealed (`SavedJSON`: the process's `CodeKeys`).
+    var code: GiftCode?
   }
 
   /// The issuer as the fulfiller calls it: its answers as a provider's.
@@ -42,7 +42,7 @@ struct GiftCodeIssuer: Sendable {
 
     func status(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
       guard let ended = try await issuer.ended(GiftCodeIssuer.name(of: request)) else { return .none }
-      return ended.code.map { .issued(GiftCode($0)) } ?? .refused("cancelled")
+      return ended.code.map { .issued($0) } ?? .refused("cancelled")
     }
 
     func cancel(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
@@ -59,13 +59,14 @@ struct GiftCodeIssuer: Sendable {
     let name = Self.name(of: request)
     if let ended = try await ended(name) { return try code(of: ended) }
     if rejects(request.key) {
-      _ = try await storage.create(name, try JSONEncoder().encode(Issue(code: nil)))
+      _ = try await storage.create(name, try SavedJSON.encode(Issue(code: nil)))
       return try code(of: try await ended(name)!)
     }
     while true {
-      let code = Self.randomCode()
-      guard try await storage.create("c-\(code)", try JSONEncoder().encode(name)) else { continue }  // taken: another
-      if try await storage.create(name, try JSONEncoder().encode(Issue(code: code))) { return GiftCode(code) }
+      let code = GiftCode(Self.randomCode())
+      // Unique codes: each reserved under its digest (no record is named after a code).
+      guard try await storage.create("c-\(CodeKeys.current.digest(of: code))", try JSONEncoder().encode(name)) else { continue }  // taken
+      if try await storage.create(name, try SavedJSON.encode(Issue(code: code))) { return code }
       // Issued or cancelled meanwhile by another call for the same request: its answer stands.
       return try self.code(of: try await ended(name)!)
     }
@@ -73,18 +74,18 @@ struct GiftCodeIssuer: Sendable {
 
   func cancel(_ request: ExchangeRequest) async throws -> GiftCode? {
     let name = Self.name(of: request)
-    if try await storage.create(name, try JSONEncoder().encode(Issue(code: nil))) { return nil }
-    return try await ended(name)!.code.map(GiftCode.init)
+    if try await storage.create(name, try SavedJSON.encode(Issue(code: nil))) { return nil }
+    return try await ended(name)!.code
   }
 
   fileprivate func ended(_ name: String) async throws -> Issue? {
     guard let (data, _) = try await storage.read(name) else { return nil }
-    return try JSONDecoder().decode(Issue.self, from: data)
+    return try SavedJSON.decode(Issue.self, from: data)
   }
 
   private func code(of issue: Issue) throws -> GiftCode {
     guard let code = issue.code else { throw GiftCodeError.rejected }
-    return GiftCode(code)
+    return code
   }
 
   private func rejects(_ key: TransactionID) -> Bool {
@@ -92,6 +93,23 @@ struct GiftCodeIssuer: Sendable {
     let bytes = key.rawValue.uuid
     let value = [bytes.0, bytes.1, bytes.2, bytes.3].reduce(0) { $0 << 8 | UInt32($1) }
     return Double(value) / Double(UInt32.max) < rejectionRate
+  }
+
+  /// Renames the reservations of an older release, `c-<code>`, to `c-<digest>`: once at start.
+  /// Returns how many were renamed.
+  @discardableResult
+  func renameReservations() async throws -> Int {
+    var (renamed, after): (Int, String?) = (0, nil)
+    while true {
+      let page = try await storage.records(prefixed: "c-", after: after, limit: 500)
+      for (name, data) in page where name.dropFirst(2).contains("-") {
+        _ = try await storage.create("c-" + CodeKeys.current.digest(of: GiftCode(String(name.dropFirst(2)))), data)
+        if let (_, version) = try await storage.read(name) { _ = try await storage.delete(name, at: version) }
+        renamed += 1
+      }
+      guard page.count == 500, let last = page.last else { return renamed }
+      after = last.name
+    }
   }
 
   static func name(of request: ExchangeRequest) -> String { "r-\(request.key.rawValue.uuidString.lowercased())" }

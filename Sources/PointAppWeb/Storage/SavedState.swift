@@ -82,18 +82,21 @@ public enum SavedState {
 }
 
 /// How users' files (state and archive) are coded: JSON with sorted keys and ISO 8601 dates
-/// (second precision), so that the same value always gives the same bytes.
+/// (second precision), so that the same value always gives the same bytes; gift codes sealed
+/// with the process's `CodeKeys`.
 enum SavedJSON {
   static func encode(_ value: some Encodable) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
+    encoder.userInfo[.giftCodeSealing] = CodeKeys.current
     return try encoder.encode(value)
   }
 
   static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
+    decoder.userInfo[.giftCodeSealing] = CodeKeys.current
     return try decoder.decode(type, from: data)
   }
 }

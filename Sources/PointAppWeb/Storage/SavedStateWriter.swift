@@ -196,7 +196,7 @@ struct SavedStateWriter {
     case let .pending(attempts):
       key("pending", first: true); byte("{"); key("attempts", first: true); int(attempts); byte("}")
     case let .fulfilled(code, at):
-      key("fulfilled", first: true); byte("{"); key("at", first: true); date(at); key("code"); string(code.value); byte("}")
+      key("fulfilled", first: true); byte("{"); key("at", first: true); date(at); key("code"); sealed(code); byte("}")
     case let .failed(at, refundID):
       key("failed", first: true); byte("{"); key("at", first: true); date(at); key("refundID"); string(refundID.rawValue.uuidString); byte("}")
     }
@@ -264,6 +264,13 @@ struct SavedStateWriter {
   private mutating func int(_ value: Int) { literal(String(value)) }
 
   private mutating func literal(_ text: String) { out.append(contentsOf: text.utf8) }
+
+  /// A gift code as `GiftCode.encode` writes it with the process's keys (a code that cannot be
+  /// sealed, which AES-GCM never refuses, would be written plain).
+  private mutating func sealed(_ code: GiftCode) {
+    guard let sealed = try? CodeKeys.current.seal(code) else { return string(code.value) }
+    byte("{"); key("box", first: true); string(sealed.box); key("digest"); string(sealed.digest); key("key"); string(sealed.key); byte("}")
+  }
 
   private mutating func byte(_ character: Unicode.Scalar) { out.append(UInt8(character.value)) }
 
