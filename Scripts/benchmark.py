@@ -359,7 +359,8 @@ class Postgres:
 
     def __init__(self, url):
         self.url = url
-        self.extra = ["--database-url", url]
+        # Every server of the run seals gift codes with the keys of one file.
+        self.extra = ["--database-url", url, "--code-keys", os.path.join(tempfile.mkdtemp(prefix="pointapp-bench-keys-"), "code-keys")]
         self.pgbench = pgbench_binary()
         self.filled = False
 

@@ -197,10 +197,11 @@ class Sandbox:
         return ["--gift-provider", "http://127.0.0.1:%d" % self.port, "--gift-provider-credentials", self.credentials,
                 "--gift-provider-timeout", "2"]
 
-    def records(self):
+    def records(self, keys):
         """Its ledger as the checks read the built-in issuer's records (`r-<key>`: the answer for a
-        request, `c-<code>`: the `r-` name it was issued for), and its problems: a key its log
-        shows ordered twice, a logged order its ledger does not hold with the same code."""
+        request, `c-<digest>`: the `r-` name its code was issued for; `keys`: `CodeKeys`), and its
+        problems: a key its log shows ordered twice, a logged order its ledger does not hold with
+        the same code."""
         issued, problems, orders = {}, [], os.path.join(self.ledger, "orders")
         for name in os.listdir(orders) if os.path.isdir(orders) else []:
             if name.endswith(".json"):
@@ -209,7 +210,7 @@ class Sandbox:
                 code = order.get("code") if order["status"] == "issued" else None
                 issued["r-" + order["key"]] = json.dumps({"code": code} if code else {})
                 if code:
-                    issued["c-" + code] = json.dumps("r-" + order["key"])
+                    issued["c-" + keys.digest(code)] = json.dumps("r-" + order["key"])
         try:
             with open(os.path.join(self.ledger, "log"), encoding="utf-8") as f:
                 lines = [line.split() for line in f if line.strip()]
@@ -766,15 +767,33 @@ def reserved_for(text):
         return (text or "").strip()
 
 
-def exchange_problems(states, ledgers, issued, queued, acknowledged):
+class CodeKeys:
+    """The keys file gift codes are sealed with (`CodeKeys` in the server: `<id>:<base64>` lines,
+    the first sealing): what a sealed code names it by, its keyed digest, computed here for a
+    code in plain text (a provider's ledger). The checks compare digests: the codes themselves
+    are never in plain text at rest."""
+
+    def __init__(self, path):
+        with open(path, encoding="utf-8") as f:
+            _, _, secret = f.readline().strip().partition(":")
+        self.digest_key = hmac.new(base64.b64decode(secret), b"pointapp code digest", hashlib.sha256).digest()
+
+    def digest(self, code):
+        """A sealed code's digest, or a plain one's: None for None."""
+        if code is None or isinstance(code, dict):
+            return code and code.get("digest")
+        return hmac.new(self.digest_key, code.encode(), hashlib.sha256).hexdigest()
+
+
+def exchange_problems(states, ledgers, issued, queued, acknowledged, keys):
     """The exchanges' guarantees, wherever the records come from (here files; scale-out's
     PostgreSQL): `states` and `ledgers` by user, `issued` the issuer's records by name (`r-<key>`:
     its answer for a request, `c-<code>`: the `r-` name a code was reserved for), `queued` the
     names left in the queue of pending requests, `acknowledged` the (user, number) pairs whose POST
-    answered 303 to /exchange/history/N. With the servers idle after a start (which takes up every
-    pending request): every acknowledged request is in its user's state and none is pending or
-    queued; a fulfilled one has the issuer's code for its key, no code is in two requests, and it
-    was never refunded; a failed one was refunded once, and the issuer issued it no code; each
+    answered 303 to /exchange/history/N; `keys` the `CodeKeys`. With the servers idle after a start
+    (which takes up every pending request): every acknowledged request is in its user's state and
+    none is pending or queued; a fulfilled one has the issuer's code for its key (compared by
+    digest), sealed, no code is in two requests, and it was never refunded; a failed one was refunded once, and the issuer issued it no code; each
     request has exactly one hold of its points; the totals are the ledger's sums and the lots hold
     the balance. Returns (problems, figures)."""
     problems = []
@@ -816,11 +835,14 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged):
                     problems.append("%s: pending, yet refunded %d times" % (what, len(refunds)))
             elif "fulfilled" in status:
                 figures["fulfilled"] += 1
-                code = status["fulfilled"]["code"]
+                sealed = status["fulfilled"]["code"]
+                if not isinstance(sealed, dict):
+                    problems.append("%s: its code is saved in plain text" % what)
+                code = keys.digest(sealed)
                 codes.setdefault(code, []).append("%s's %d" % (user, n))
                 if refunds:
                     problems.append("%s: fulfilled with %s, yet refunded %d times" % (what, code, len(refunds)))
-                if record is None or record.get("code") != code:
+                if record is None or keys.digest(record.get("code")) != code:
                     problems.append("%s: fulfilled with %s, the issuer's record for its key says %s"
                                     % (what, code, "nothing" if record is None else json.dumps(record)))
                 elif reserved_for(issued.get("c-" + code)) != "r-" + key:
@@ -891,9 +913,10 @@ def check_exchanges(data, acknowledged, wait=15.0, sandbox=None):
             break
         time.sleep(0.5)
     ledgers = {user: ledger(folder, user, state) for user, state in states.items()}
+    keys = CodeKeys(data.rstrip("/") + ".code-keys")
     if sandbox:
-        issued, problems, orders = sandbox.records()
-        found, figures = exchange_problems(states, ledgers, issued, queued, acknowledged)
+        issued, problems, orders = sandbox.records(keys)
+        found, figures = exchange_problems(states, ledgers, issued, queued, acknowledged, keys)
         figures["provider orders"] = orders
         return problems + found, figures
     issued, records = {}, os.path.join(data, "gift-codes")
@@ -906,7 +929,7 @@ def check_exchanges(data, acknowledged, wait=15.0, sandbox=None):
             except (ValueError, KeyError, TypeError):
                 pass  # a file that does not parse is reported as such
             issued[name[:-len(".json")]] = text
-    return exchange_problems(states, ledgers, issued, queued, acknowledged)
+    return exchange_problems(states, ledgers, issued, queued, acknowledged, keys)
 
 
 def completed(folder, user, state, survey):

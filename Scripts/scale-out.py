@@ -767,12 +767,12 @@ def forwarded_for(cluster, proxy, instances):
 
 # 4. Exchanges, quotas and responses after the run.
 
-def check_exchanges(cluster, exchanges, sandbox, wait=30.0):
+def check_exchanges(cluster, exchanges, sandbox, keys_file, wait=30.0):
     """crash-test's `exchange_problems` on PostgreSQL, at the end (the instances idle but for their
     sweeps every 2 s): read again, up to `wait` seconds, while a request is pending or queued in
     `exchange_pending`; the sandbox provider's orders for the source's records (none ordered twice).
     And, since a request is ordered only once its state is committed, no order is for a request no
-    state holds."""
+    state holds. `keys_file`: the instances' --code-keys."""
     deadline = clock() + wait
     while True:
         states, segments = read_users(cluster)
@@ -782,14 +782,15 @@ def check_exchanges(cluster, exchanges, sandbox, wait=30.0):
         if not (pending or queued) or clock() > deadline:
             break
         time.sleep(0.5)
-    issued, provider_problems, orders = sandbox.records()
+    keys = crash.CodeKeys(keys_file)
+    issued, provider_problems, orders = sandbox.records(keys)
     ledgers = {}
     for user, state in list(states.items()):
         try:
             ledgers[user] = ledger(user, state, segments)
         except (KeyError, TypeError, ValueError):
             del states[user]  # reported by `check`
-    problems, figures = crash.exchange_problems(states, ledgers, issued, queued, exchanges["acknowledged"])
+    problems, figures = crash.exchange_problems(states, ledgers, issued, queued, exchanges["acknowledged"], keys)
     problems += exchanges["problems"] + provider_problems
     if figures["unclaimed"]:
         problems.append("%d provider's orders for requests no state holds: a request is ordered after its commit"
@@ -993,7 +994,9 @@ def main():
     try:
         url = cluster.start()
         sandbox.start()
-        instances = [Instance(binary, url, args.port_base + n, folder, extra=sandbox.options()) for n in (1, 2)]
+        # Both instances seal gift codes with the keys of one file (the first start makes it).
+        keys_file = os.path.join(folder, "code-keys")
+        instances = [Instance(binary, url, args.port_base + n, folder, extra=sandbox.options() + ["--code-keys", keys_file]) for n in (1, 2)]
         for instance in instances: instance.start()  # together: they migrate once between them
         for instance in instances: instance.wait_ready()
         proxy = Nginx(os.path.join(folder, "nginx"), args.port_base)
@@ -1004,7 +1007,7 @@ def main():
         problems += ["read your writes: " + p for p in read_your_writes(proxy)]
         problems += ["X-Forwarded-For: " + p for p in forwarded_for(cluster, proxy, instances)]
         problems += ["catalog: " + p for p in catalog_change(binary, url, instances)]
-        problems += ["exchanges: " + p for p in check_exchanges(cluster, exchanges, sandbox)]
+        problems += ["exchanges: " + p for p in check_exchanges(cluster, exchanges, sandbox, keys_file)]
         problems += ["quotas: " + p for p in check_quotas(cluster)]  # last: the instances are idle
         problems += ["responses: " + p for p in check_responses(cluster)]
     except Exception as error:  # noqa: BLE001 - reported, then everything is stopped

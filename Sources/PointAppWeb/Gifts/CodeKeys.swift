@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PointApp
 import Synchronization
 
@@ -41,10 +44,17 @@ public struct CodeKeys: GiftCodeSealing {
   /// The keys in `file`, made (one new key, readable by its owner only) when there is none.
   public static func load(_ file: URL) throws -> CodeKeys {
     if !FileManager.default.fileExists(atPath: file.path) {
+      // Made whole under a temporary name, then linked into place: of two instances starting
+      // together, one makes it and the other reads the same keys.
       let line = "k1:" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
       try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-      guard FileManager.default.createFile(atPath: file.path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600]) else {
+      let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString)")
+      guard FileManager.default.createFile(atPath: temporary.path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600]) else {
         throw CodeKeyError("cannot write the code keys file \(file.path)")
+      }
+      defer { try? FileManager.default.removeItem(at: temporary) }
+      if link(temporary.path, file.path) != 0, errno != EEXIST {
+        throw CodeKeyError("cannot write the code keys file \(file.path) (errno \(errno))")
       }
     }
     guard let text = FileManager.default.contents(atPath: file.path).map({ String(decoding: $0, as: UTF8.self) }) else {
