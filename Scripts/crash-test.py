@@ -785,12 +785,12 @@ class CodeKeys:
         return hmac.new(self.digest_key, code.encode(), hashlib.sha256).hexdigest()
 
 
-def exchange_problems(states, ledgers, issued, queued, acknowledged, keys):
+def exchange_problems(states, ledgers, issued, queued, acknowledged, code_keys):
     """The exchanges' guarantees, wherever the records come from (here files; scale-out's
     PostgreSQL): `states` and `ledgers` by user, `issued` the issuer's records by name (`r-<key>`:
     its answer for a request, `c-<code>`: the `r-` name a code was reserved for), `queued` the
     names left in the queue of pending requests, `acknowledged` the (user, number) pairs whose POST
-    answered 303 to /exchange/history/N; `keys` the `CodeKeys`. With the servers idle after a start
+    answered 303 to /exchange/history/N; `code_keys` the `CodeKeys`. With the servers idle after a start
     (which takes up every pending request): every acknowledged request is in its user's state and
     none is pending or queued; a fulfilled one has the issuer's code for its key (compared by
     digest), sealed, no code is in two requests, and it was never refunded; a failed one was refunded once, and the issuer issued it no code; each
@@ -838,11 +838,11 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged, keys):
                 sealed = status["fulfilled"]["code"]
                 if not isinstance(sealed, dict):
                     problems.append("%s: its code is saved in plain text" % what)
-                code = keys.digest(sealed)
+                code = code_keys.digest(sealed)
                 codes.setdefault(code, []).append("%s's %d" % (user, n))
                 if refunds:
                     problems.append("%s: fulfilled with %s, yet refunded %d times" % (what, code, len(refunds)))
-                if record is None or keys.digest(record.get("code")) != code:
+                if record is None or code_keys.digest(record.get("code")) != code:
                     problems.append("%s: fulfilled with %s, the issuer's record for its key says %s"
                                     % (what, code, "nothing" if record is None else json.dumps(record)))
                 elif reserved_for(issued.get("c-" + code)) != "r-" + key:

@@ -222,6 +222,28 @@ struct SupportDeskTests {
     #expect(steps == ["pointsAdjusted support@example.jp", "adjustmentApproved support@example.jp", "adjustmentRequested ops@example.jp"])
   }
 
+  /// The desk's first page lists the exchange requests waiting for their code, with the calls
+  /// that went unanswered, and leads to their member; a request that ends leaves the list.
+  @Test func theFirstPageListsTheExchangesWaitingForTheirCode() async throws {
+    let server = try await AdminTests.server()
+    let (user, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let source = StubGiftSource(up: false)
+    try await server.application(storeCatalog: true, giftSource: source).test(.router) { client in
+      _ = try await PendingExchangeTests.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      try await eventually { try await server.users.read(user).map { String(decoding: $0, as: UTF8.self).contains("\"attempts\":1") } == true }
+      var console = try await AdminTests.signIn(client, server)
+      let desk = try await console.get("/admin/users").html
+      #expect(desk.contains(#"<strong>申請番号1</strong>・ユーザー <a href="/admin/users/\#(user.rawValue)">"#))
+      #expect(desk.contains("応答のなかった問い合わせ 1回・最後の問い合わせの答えが不明"))
+      // The source is back; the operator asks for the request again from its member's page.
+      source.up.withLock { $0 = true }
+      let base = "/admin/users/\(user.rawValue)"
+      let csrf = try console.csrf(in: try await console.get(base))
+      _ = try await console.post("\(base)/exchanges/1/retry", form: "csrf=\(csrf)")
+      try await eventually { try await console.get("/admin/users").html.contains("発行を待っている申請はありません") }
+    }
+  }
+
   @Test func theDesksPages() async throws {
     let server = try await AdminTests.server()
     let (user, _) = try await Self.seed(server)

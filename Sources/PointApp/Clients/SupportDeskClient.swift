@@ -30,6 +30,8 @@ public struct SupportDeskClient: Sendable {
   public var decideAdjustment: @Sendable (_ id: TransactionID, _ status: AdjustmentRequest.Status) async throws -> Void
   /// The newest messages that never reached their member, newest first.
   public var undeliveredMail: @Sendable () async throws -> [UndeliveredMail]
+  /// The exchange requests waiting for their code, the oldest first (at most 50).
+  public var waitingExchanges: @Sendable () async throws -> [WaitingExchange]
 }
 
 extension SupportDeskClient: TestDependencyKey {

@@ -87,6 +87,22 @@ public enum LinkLimit {
 
 /// A message that never reached its member: refused for good (5xx) or given up after three days
 /// of trying, with the server's last words. Shown on the support desk.
+/// An exchange request waiting for its code, as the desk's first page lists it (the oldest first).
+public struct WaitingExchange: Equatable, Sendable {
+  public let user: String
+  public let number: Int
+  /// When it was queued (unknown for a request queued by an older release).
+  public let since: Date?
+  /// Calls to the source that said nothing.
+  public let attempts: Int
+  /// The last call's answer was lost: the source may have issued (its status is asked next).
+  public let answerUnknown: Bool
+
+  public init(user: String, number: Int, since: Date?, attempts: Int, answerUnknown: Bool) {
+    (self.user, self.number, self.since, self.attempts, self.answerUnknown) = (user, number, since, attempts, answerUnknown)
+  }
+}
+
 public struct UndeliveredMail: Equatable, Sendable {
   /// The user's id, for the desk's link.
   public let user: String?

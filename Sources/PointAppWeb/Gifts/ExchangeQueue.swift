@@ -41,19 +41,27 @@ struct ExchangeQueue: Sendable {
     for entry in entries { _ = try await records.create(Waiting(since: now), as: RecordName(entry.name)) }
   }
 
-  /// How many requests wait, and how long the oldest has (of those whose entry says).
-  func census(at now: Date) async throws -> (waiting: Int, oldest: TimeInterval?) {
-    var (count, oldest, after): (Int, Date?, Entry?) = (0, nil, nil)
+  /// Every request waiting, with what its entry knows, the oldest first (those queued before
+  /// entries said when come first).
+  func all() async throws -> [(entry: Entry, waiting: Waiting)] {
+    var (found, after): ([(entry: Entry, waiting: Waiting)], Entry?) = ([], nil)
     while true {
       let page = try await entries(after: after)
       for entry in page {
-        guard let waiting = try await waiting(entry) else { continue }  // ended meanwhile
-        count += 1
-        if let since = waiting.since, since < oldest ?? .distantFuture { oldest = since }
+        if let waiting = try await waiting(entry) { found.append((entry, waiting)) }  // (or ended meanwhile)
       }
-      guard page.count == 100, let last = page.last else { return (count, oldest.map { max(0, now.timeIntervalSince($0)) }) }
+      guard page.count == 100, let last = page.last else {
+        return found.sorted { ($0.waiting.since ?? .distantPast) < ($1.waiting.since ?? .distantPast) }
+      }
       after = last
     }
+  }
+
+  /// How many requests wait, and how long the oldest has (of those whose entry says).
+  func census(at now: Date) async throws -> (waiting: Int, oldest: TimeInterval?) {
+    let all = try await all()
+    let oldest = all.lazy.compactMap(\.waiting.since).first
+    return (all.count, oldest.map { max(0, now.timeIntervalSince($0)) })
   }
 
   /// Up to `limit` entries, after `entry`; names that are not entries are skipped.

@@ -380,6 +380,12 @@ extension Pages {
       return row
     }
     body["hasUndelivered"] = !state.desk.undelivered.isEmpty
+    body["exchanges"] = state.desk.exchanges.map { request -> [String: Any] in
+      var row: [String: Any] = ["user": request.user, "number": request.number, "attempts": request.attempts, "unknown": request.answerUnknown]
+      if let since = request.since { row["since"] = date(since) }
+      return row
+    }
+    body["hasExchanges"] = !state.desk.exchanges.isEmpty
     switch state.desk.outcome {
     case let .done(notice)?: body["done"] = notice.message
     case let .refused(error)?: body["refused"] = error.message

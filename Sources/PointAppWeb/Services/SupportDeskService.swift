@@ -87,6 +87,14 @@ struct SupportDeskService: Sendable {
         try await mail.refusals().map {
           UndeliveredMail(user: $0.user?.rawValue, kind: $0.kind, subject: $0.subject, ended: $0.ended, attempts: $0.attempts, reply: $0.reply ?? "")
         }
+      },
+      waitingExchanges: {
+        try await loop.exchanges.all().prefix(50).map {
+          WaitingExchange(
+            user: $0.entry.user.rawValue, number: $0.entry.number, since: $0.waiting.since, attempts: $0.waiting.attempts ?? 0,
+            answerUnknown: $0.waiting.unknown == true
+          )
+        }
       }
     )
   }

@@ -23,6 +23,7 @@ struct SupportDeskFeatureTests {
       $0.uuid = .incrementing
       $0.surveyClient = .catalog([.breakfast, .sweets])
       $0.supportDesk.undeliveredMail = { [] }
+      $0.supportDesk.waitingExchanges = { [] }
       desk(&$0.supportDesk)
     }
   }
@@ -45,6 +46,17 @@ struct SupportDeskFeatureTests {
     }
     await store.send(.desk(.waitingRequested(outcome: nil)))
     await store.receive(.desk(.waitingLoaded(.success(SupportDesk.FirstPage(waiting: [], undelivered: [refused]))))) { $0.desk.undelivered = [refused] }
+    await store.receive(\.desk.delegate.search) { $0.destination = .users }
+  }
+
+  @Test func theFirstPageListsTheExchangesWaitingForTheirCode() async {
+    let stuck = WaitingExchange(user: Self.user, number: 3, since: noon - 7_200, attempts: 4, answerUnknown: true)
+    let store = makeStore {
+      $0.waitingAdjustments = { [] }
+      $0.waitingExchanges = { [stuck] }
+    }
+    await store.send(.desk(.waitingRequested(outcome: nil)))
+    await store.receive(.desk(.waitingLoaded(.success(SupportDesk.FirstPage(waiting: [], exchanges: [stuck]))))) { $0.desk.exchanges = [stuck] }
     await store.receive(\.desk.delegate.search) { $0.destination = .users }
   }
 
@@ -224,6 +236,7 @@ final class Adjustments: Sendable {
       return found
     }
     desk.undeliveredMail = { [] }
+    desk.waitingExchanges = { [] }
     desk.waitingAdjustments = { self.requests.value.values.filter(\.isOpen).sorted { $0.requestedAt < $1.requestedAt } }
     desk.decideAdjustment = { id, status in
       try self.requests.withValue { requests in

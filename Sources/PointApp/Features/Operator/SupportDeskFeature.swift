@@ -23,6 +23,8 @@ public struct SupportDesk: Reducer, Sendable {
     public var waiting: [AdjustmentRequest] = []
     /// The newest messages that never reached their member, on the desk's first page.
     public var undelivered: [UndeliveredMail] = []
+    /// The exchange requests waiting for their code, on the desk's first page.
+    public var exchanges: [WaitingExchange] = []
 
     public init(operatorEmail: String? = nil) {
       self.operatorEmail = operatorEmail
@@ -100,14 +102,16 @@ public struct SupportDesk: Reducer, Sendable {
         state.outcome = outcome
         return .run { send in
           do {
-            await send(.waitingLoaded(.success(FirstPage(waiting: try await desk.waitingAdjustments(), undelivered: try await desk.undeliveredMail()))))
+            await send(.waitingLoaded(.success(FirstPage(
+              waiting: try await desk.waitingAdjustments(), undelivered: try await desk.undeliveredMail(), exchanges: try await desk.waitingExchanges()
+            ))))
           } catch {
             await send(.waitingLoaded(.failure(error as? OperatorError ?? .unavailable)))
           }
         }
 
       case let .waitingLoaded(.success(page)):
-        (state.waiting, state.undelivered) = (page.waiting, page.undelivered)
+        (state.waiting, state.undelivered, state.exchanges) = (page.waiting, page.undelivered, page.exchanges)
         return .send(.delegate(.search))
 
       case let .waitingLoaded(.failure(error)):
@@ -230,10 +234,12 @@ extension SupportDesk {
   public struct FirstPage: Equatable, Sendable {
     public var waiting: [AdjustmentRequest]
     public var undelivered: [UndeliveredMail]
+    public var exchanges: [WaitingExchange]
 
-    public init(waiting: [AdjustmentRequest], undelivered: [UndeliveredMail] = []) {
+    public init(waiting: [AdjustmentRequest], undelivered: [UndeliveredMail] = [], exchanges: [WaitingExchange] = []) {
       self.waiting = waiting
       self.undelivered = undelivered
+      self.exchanges = exchanges
     }
   }
 }
