@@ -59,11 +59,14 @@ class Server:
     PostgreSQL database at `database_url` (then `data` is not used: pass None)."""
 
     def __init__(self, binary: Path, data: Path | None, log: Path, faketime: str | None = None,
-                 database_url: str | None = None):
+                 database_url: str | None = None, extra: list[str] = ()):
+        """`extra`: more options (a gift provider's). On PostgreSQL every server whose log is in
+        one folder seals gift codes with the keys of one file there."""
         self.binary = binary
         self.data = data
         self.log = log
-        self.store = ["--database-url", database_url] if database_url else ["--data", str(data)]
+        self.store = (["--database-url", database_url, "--code-keys", str(log.parent / "code-keys")] if database_url
+                      else ["--data", str(data)]) + list(extra)
         # Debian's libfaketime in the server's own process: the `faketime` command would stand
         # between it and the SIGTERM that stops it. A shell that has the library already execs
         # the server (a Swift program exec'd by a process without it was seen to lose its

@@ -5,8 +5,14 @@ confirmation sent again (Back, or a tab left open) pays nothing more, and /excha
 that one request a day is the limit. Each window has its own user and address."""
 
 import re
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 from helpers import Browser, points, verify_address
+from servers import REPO, Server, server_binary
 from test_accounts import fill_in
 
 PASSWORD = "koukan no pasuwaado 2026"
@@ -160,3 +166,72 @@ def test_a_user_exchanges_points_for_a_gift_code(devices, window, server):
              f"one movement {MOVEMENT} of −{COST:,}pt: {[line.text for line in moves]}")
 
     b.assert_no_problems()
+
+
+class Sandbox:
+    """The sandbox gift provider (Scripts/sandbox-gift-provider.py) in its own process, slow
+    enough that a request's form answers before the code comes, and out of e-money."""
+
+    def __init__(self, folder: Path):
+        self.credentials = folder / "provider-credentials"
+        self.credentials.write_text(f"pointapp-browser:{secrets.token_hex(16)}\n")
+        self.ledger = folder / "provider"
+        self.process = subprocess.Popen(
+            [sys.executable, str(REPO / "Scripts" / "sandbox-gift-provider.py"), "--folder", str(self.ledger),
+             "--credentials", str(self.credentials), "--delay", "4", "--unavailable", "emoney-500"],
+            stdout=subprocess.PIPE, text=True)
+        ready = self.process.stdout.readline().split()
+        assert ready[:1] == ["ready"], f"the sandbox provider did not start: {ready}"
+        self.url = f"http://127.0.0.1:{ready[1]}"
+
+    def orders(self) -> list[list[str]]:
+        """Its log: one line per order made (key, product, code)."""
+        log = self.ledger / "log"
+        return [line.split() for line in log.read_text().splitlines()] if log.exists() else []
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def test_a_user_exchanges_through_the_gift_provider(devices, request, tmp_path):
+    """Through a provider (`--gift-provider`), as a real deployment runs: the confirmation does not
+    say the codes are for testing, what the provider cannot deliver is 休止, the request's page
+    says 申請中 while the provider takes its time and, reloaded, shows the provider's code, and
+    the provider made one order for it."""
+    sandbox = Sandbox(tmp_path)
+    server = Server(server_binary(request.config), tmp_path / "data", tmp_path / "server.log", request.config.getoption("--faketime"),
+                    extra=["--gift-provider", sandbox.url, "--gift-provider-credentials", str(sandbox.credentials)])
+    try:
+        server.wait_until_healthy()
+        b: Browser = devices("phone", server)
+        email = "provider-phone@example.jp"
+        b.sign_in_as(server.seed_user(STARTING_POINTS))
+        b.open("/points", "provider-guest-points")
+        register(b, email, "provider", server)
+        b.open("/exchange", "provider-options")
+        b.expect("テスト用" not in b.text(), "a provider's codes are not said to be for testing")
+        emoney = option_card(b, "電子マネー 500円分")
+        b.expect("休止" in emoney.text and not b.find_all("a", emoney), f"e-money, which the provider cannot deliver, is 休止: {emoney.text!r}")
+        b.follow(b.link("交換する", option_card(b, OPTION)), "provider-confirmation")
+        b.expect("テスト用" not in b.text(), "the confirmation does not say the codes are for testing")
+        b.follow(request_button(b), "provider-requested")
+        b.expect(b.driver.current_url.endswith("/exchange/history/1"), f"the request's page, not {b.driver.current_url}")
+        b.expect("申請中" in b.find("main .status").text, f"申請中 while the provider takes 4 s: {b.find('main .status').text!r}")
+        b.expect("再読み込み" in b.find("main").text, "the page says to reload it later")
+        # Reloaded as the page asks (no automatic refresh: axe counts one as a timing barrier).
+        for attempt in range(15):
+            if "交換完了" in b.find("main .status").text:
+                break
+            time.sleep(2)
+            b.refresh(f"provider-reloaded-{attempt}")
+        b.expect("交換完了" in b.find("main .status").text, "reloaded, the page shows 交換完了 within 30 s")
+        code = b.find("main .gift-code code").text.strip()
+        orders = sandbox.orders()
+        b.expect(len(orders) == 1 and orders[0][1] == "gift-300" and orders[0][2] == code,
+                 f"one order, for gift-300, whose code {code!r} the page shows: {orders}")
+        b.expect(b.balance() == STARTING_POINTS - COST, f"the balance is {STARTING_POINTS - COST}pt: {b.balance()}")
+        b.assert_no_problems()
+    finally:
+        server.stop()
+        sandbox.stop()

@@ -449,6 +449,51 @@ struct ProviderExchangeTests {
     return code
   }
 
+  /// The user's state unreadable when the source answers (a disk error, a database down): the
+  /// answer cannot be recorded, so the request's claim is let go at once, not held for its lease,
+  /// and once the state reads again a later pass delivers the code, asked for by key.
+  @Test func anAnswerThatCannotBeRecordedLetsTheRequestGoAndIsDeliveredLater() async throws {
+    let server = try TestServer()
+    let (user, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let file = server.dataDirectory.appendingPathComponent("users/\(user.rawValue).json")
+    let queue = ExchangeQueue(storage: try FileRecordStorage(server.dataDirectory.appendingPathComponent("exchanges-pending")))
+    let entry = ExchangeQueue.Entry(user: user, number: 1)
+    let source = StubGiftSource()
+    let saved = Mutex<Data?>(nil)
+    source.beforeAnswering.withLock { hook in
+      hook = {
+        saved.withLock { $0 = try? Data(contentsOf: file) }
+        try? Data("{".utf8).write(to: file)
+      }
+    }
+    try await server.application(giftSource: source).test(.router) { client in
+      var browser = try await PendingExchangeTests.requestExchange(
+        client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory, pending: false
+      )
+      #expect(source.issued.withLock { $0 } == 1)
+      // The clock is pinned: a claim held would never run out.
+      try await eventually { try await queue.waiting(entry).map { $0.claim == nil } == true }
+      try #require(saved.withLock { $0 }).write(to: file)
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
+    }
+    #expect(try await queue.waiting(entry) == nil)
+  }
+
+  /// A source slower than the form's wait: the form answers 申請中 and stops waiting, its call
+  /// cancelled; the request is let go at once (not held for the lease) and the fulfiller's next
+  /// pass delivers it.
+  @Test func aCallTheFormStopsWaitingForLetsTheRequestGo() async throws {
+    let server = try TestServer()
+    let (_, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    let source = StubGiftSource()
+    source.delay.withLock { $0 = .seconds(4) }
+    try await server.application(giftSource: source).test(.router) { client in
+      var browser = try await PendingExchangeTests.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
+      // The clock is pinned: a claim held would never run out.
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
+    }
+  }
+
   /// The built-in issuer (no provider configured): the pages say its codes work nowhere.
   @Test func theBuiltInIssuersCodesAreSaidToBeForTesting() async throws {
     let server = try TestServer()

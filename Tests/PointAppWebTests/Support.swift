@@ -335,10 +335,21 @@ final class StubGiftSource: GiftSource {
     self.issuing.withLock { $0 = issuing }
   }
 
+  /// Run once at the next order, as the source makes it (the test breaks something meanwhile).
+  let beforeAnswering = Mutex<(@Sendable () -> Void)?>(nil)
+
+  /// How long each order takes.
+  let delay = Mutex(Duration.zero)
+
   func issue(_ request: ExchangeRequest) async throws -> GiftProviderAnswer {
+    try await Task.sleep(for: delay.withLock { $0 })
     guard up.withLock({ $0 }), issuing.withLock({ $0 }) else { throw GiftProviderFailure("down") }
     if refuses.withLock({ $0 }) { return .refused("rejected") }
     issued.withLock { $0 += 1 }
+    beforeAnswering.withLock { hook in
+      hook?()
+      hook = nil
+    }
     if dropsAnswer.withLock({ $0 }) { throw GiftProviderFailure("the connection dropped") }
     return .issued(code)
   }

@@ -51,9 +51,18 @@ struct ExchangeFulfiller: Sendable {
   func fulfil(_ entry: ExchangeQueue.Entry) async throws -> Bool {
     let start = now()
     guard let waiting = try await queue.claim(entry, for: process, at: start, until: start.addingTimeInterval(lease)) else { return false }
-    guard let request = try await loop.state(of: entry.user)?.progress.exchangeRequest(entry.number), request.isPending else {
-      try await queue.remove(entry)
-      return true
+    let request: ExchangeRequest
+    do {
+      guard let found = try await loop.state(of: entry.user)?.progress.exchangeRequest(entry.number), found.isPending else {
+        try await queue.remove(entry)
+        return true
+      }
+      request = found
+    } catch {
+      // The user's state unreadable now: the claim is let go (the next pass tries again), never
+      // held for the whole lease.
+      try? await letGo(entry, due: now(), unknown: false)
+      throw error
     }
     let call = request.nextCall(
       at: start, answerUnknown: waiting.unknown == true, endAsked: waiting.endAsked == true, giveUpAfter: Exchange.giveUpAfter
@@ -72,11 +81,12 @@ struct ExchangeFulfiller: Sendable {
       if call != .cancel, case .refused = answer { answer = try await source.cancel(request) }
       guard answer != .none else { throw GiftProviderFailure("no order, and none made") }
     } catch is CancellationError {
-      try await queue.putBack(entry, by: process, due: start, unknown: true)
+      // (A form stops waiting after `firstWait`, cancelling its call.)
+      try await letGo(entry, due: start, unknown: true)
       throw CancellationError()
     } catch {
       let attempts = (waiting.attempts ?? 0) + 1
-      try await queue.putBack(entry, by: process, due: now().addingTimeInterval(backoff(attempts)), unknown: true)
+      try await letGo(entry, due: now().addingTimeInterval(backoff(attempts)), unknown: true)
       _ = try await loop.send(.exchange(.fulfilmentFinished(entry.number, .failure(.unavailable))), to: entry.user)
       logger.warning("a gift source said nothing: asked again later", metadata: ["entry": "\(entry.name)", "attempt": "\(attempts)", "error": "\(error)"])
       return false
@@ -90,15 +100,22 @@ struct ExchangeFulfiller: Sendable {
     do {
       let state = try await loop.send(.exchange(action), to: entry.user)
       guard state?.progress.exchangeRequest(entry.number)?.isPending != true else {
-        try await queue.putBack(entry, by: process, due: now(), unknown: false)
+        try await letGo(entry, due: now(), unknown: false)
         return false
       }
       try await queue.remove(entry)
       return true
     } catch {
       // Not recorded (the user's update failed): asked again at once, by key (the same answer).
-      try? await queue.putBack(entry, by: process, due: now(), unknown: false)
+      try? await letGo(entry, due: now(), unknown: false)
       throw error
     }
+  }
+
+  /// Puts back `entry`, claimed by this process, in a task of its own: a call cancelled (a form
+  /// stops waiting after `firstWait`) fails with its answer unheard, and in the cancelled task
+  /// the write would be cancelled too, leaving the request claimed, untouched, for the lease.
+  private func letGo(_ entry: ExchangeQueue.Entry, due: Date, unknown: Bool) async throws {
+    try await Task { [queue, process] in try await queue.putBack(entry, by: process, due: due, unknown: unknown) }.value
   }
 }
