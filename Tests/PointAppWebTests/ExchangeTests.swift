@@ -342,7 +342,8 @@ struct ProviderExchangeTests {
       #expect(options.contains("ただいまお取り扱いを休止しています"))
       #expect(!options.contains(#"href="/exchange/gift-card-1000""#))
       let refused = try await browser.get("/exchange/gift-card-1000")
-      #expect(!refused.html.contains("交換を申請する"))
+      #expect(refused.status == .seeOther && refused.headers[.location] == "/exchange")
+      #expect(try await browser.get("/exchange").html.contains(PointError.optionUnavailable.message))
     }
     #expect(sandbox.log().count == 1)
   }
@@ -482,16 +483,23 @@ struct ProviderExchangeTests {
   /// A source slower than the form's wait: the form answers 申請中 and stops waiting, its call
   /// cancelled; the request is let go at once (not held for the lease) and the fulfiller's next
   /// pass delivers it.
-  @Test func aCallTheFormStopsWaitingForLetsTheRequestGo() async throws {
+  @Test(arguments: [false, true])
+  func aCallTheFormStopsWaitingForLetsTheRequestGo(throughHTTP: Bool) async throws {
     let server = try TestServer()
     let (_, seeded) = try await PendingExchangeTests.seed(server, users: server.users, sessions: try server.sessionRecords())
+    // The stub's call ends in CancellationError; the HTTP client's, in an error of its own.
     let source = StubGiftSource()
     source.delay.withLock { $0 = .seconds(4) }
-    try await server.application(giftSource: source).test(.router) { client in
+    let sandbox = throughHTTP ? try await SandboxProvider.start(["--delay", "4"]) : nil
+    let provider = sandbox.map { GiftProviderSettings(url: $0.url, credentialsFile: $0.credentials.path) }
+    try await server.application(giftSource: provider == nil ? source : nil, giftProvider: provider).test(.router) { client in
       var browser = try await PendingExchangeTests.requestExchange(client, cookie: seeded, mail: try FileBackend(server.dataDirectory), data: server.dataDirectory)
-      // The clock is pinned: a claim held would never run out.
-      try await eventually { try await browser.get("/exchange/history/1").html.contains("<code>\(source.code.value)</code>") }
+      // The clock is pinned: a claim held, or a backoff, would never run out.
+      try await eventually { try await browser.get("/exchange/history/1").html.contains("交換完了") }
+      let code = sandbox.flatMap { $0.log().first?.split(separator: " ").last.map(String.init) } ?? source.code.value
+      #expect(try await browser.get("/exchange/history/1").html.contains("<code>\(code)</code>"))
     }
+    #expect(sandbox.map { $0.log().count == 1 } ?? true, "one order")
   }
 
   /// The built-in issuer (no provider configured): the pages say its codes work nowhere.

@@ -80,11 +80,13 @@ struct ExchangeFulfiller: Sendable {
       // a cancellation does, and only its answer refunds.
       if call != .cancel, case .refused = answer { answer = try await source.cancel(request) }
       guard answer != .none else { throw GiftProviderFailure("no order, and none made") }
-    } catch is CancellationError {
-      // (A form stops waiting after `firstWait`, cancelling its call.)
-      try await letGo(entry, due: start, unknown: true)
-      throw CancellationError()
     } catch {
+      if Task.isCancelled {
+        // A form stopped waiting after `firstWait` and cancelled its call (whatever the error
+        // says: the HTTP client's own, or CancellationError): asked again at once, by status.
+        try await letGo(entry, due: start, unknown: true)
+        throw CancellationError()
+      }
       let attempts = (waiting.attempts ?? 0) + 1
       try await letGo(entry, due: now().addingTimeInterval(backoff(attempts)), unknown: true)
       _ = try await loop.send(.exchange(.fulfilmentFinished(entry.number, .failure(.unavailable))), to: entry.user)

@@ -119,7 +119,7 @@ struct AddressVerificationTests {
 
   @Test func anUnverifiedAccountCannotExchange() async {
     let store = makeStore()
-    await store.send(.exchange(.optionSelected(ExchangeOption.all[0].id)))
+    await store.send(.exchange(.optionSelected(ExchangeOption.all[0].id))) { $0.destination = .exchange }
     await store.receive(.exchange(.delegate(.verificationRequired))) {
       $0.flash = Flash(.error, "ポイント交換の前に、登録したメールアドレスの確認をお願いします。確認メールはこのページから再送できます。")
       $0.destination = .account

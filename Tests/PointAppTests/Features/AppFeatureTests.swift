@@ -380,7 +380,7 @@ struct AppFeatureTests {
 
   @Test func aGuestIsAskedToSignInBeforeExchanging() async {
     let store = makeStore(visited())
-    await store.send(.exchange(.optionSelected(ExchangeOption.all[0].id)))
+    await store.send(.exchange(.optionSelected(ExchangeOption.all[0].id))) { $0.destination = .exchange }
     await store.receive(.exchange(.delegate(.signInRequired))) {
       $0.flash = Flash(.error, "ポイント交換にはログインが必要です。ログインするか、新規登録してください。")
       $0.destination = .login

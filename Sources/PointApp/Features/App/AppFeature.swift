@@ -337,6 +337,10 @@ public struct AppFeature: Reducer, Sendable {
       case let .exchange(.optionSelected(id)):
         if let option = ExchangeOption(id: id), let confirmation = state.exchangeConfirmation {
           arrive(at: .exchangeConfirmation(option, confirmation), &state)
+        } else {
+          // Refused (the provider cannot deliver it): the options, saying why. A guest, an
+          // unverified address or an unknown option are sent elsewhere by the delegate after.
+          state.destination = .exchange
         }
         return .none
       case .exchange(.historyRequested):
