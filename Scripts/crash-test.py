@@ -309,7 +309,8 @@ class User:
         """Exchanges points as a browser does: the option's confirmation page, then its form (its
         csrf and ledger fields, with the password when it asks for it). ("requested", N) for a 303
         to /exchange/history/N (the acknowledgement), ("refused", None) for a 303 back to
-        /exchange (a limit, a stale form, too few points); ("unsent", status) when the
+        /exchange (a limit, a stale form, too few points, or from the confirmation: an option not
+        offered now); ("unsent", status) when the
         confirmation could not be had (nothing was asked), ("failed", None) when the form's
         connection failed, else (status, None)."""
         path = "/exchange/%s" % option
@@ -321,6 +322,8 @@ class User:
         except OSError:
             return "unsent", None
         form = next((fields for action, fields in Forms.read(page) if action == path), None) if r.status == 200 else None
+        if r.status == 303 and r.getheader("Location") == "/exchange":
+            return "refused", None  # the option is not offered now (the provider cannot deliver it)
         if form is None:
             return "unsent", r.status
         if "password" in form:

@@ -27,8 +27,6 @@ public enum SupportError: String, Error, Codable, Equatable, CaseIterable, Senda
   case notPending
   /// This adjustment's form was sent before: it was done then.
   case alreadyDone
-  /// The issuer could not be reached to end the request: it is still pending.
-  case issuerUnavailable
   /// The adjustment was decided already (approved, refused), or never asked.
   case notWaiting
   /// Four eyes: the operator who asked for an adjustment is not the one who approves it.
@@ -44,7 +42,6 @@ public enum SupportError: String, Error, Codable, Equatable, CaseIterable, Senda
     case .archived: "この回答は古いため、サポートデスクから変更できません。"
     case .notPending: "この交換申請は申請中ではありません。"
     case .alreadyDone: "この調整はすでに行われています（同じフォームが2回送信されました）。"
-    case .issuerUnavailable: "発行元に接続できなかったため、申請中のままです。時間をおいてもう一度お試しください。"
     case .notWaiting: "この調整はすでに承認または却下されています。"
     case .ownRequest: "自分が依頼した調整は承認・却下できません。別の運営者（管理者またはサポート）に依頼してください。"
     }
