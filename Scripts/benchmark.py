@@ -13,6 +13,10 @@ run on the same machine (the machine is shared and noisy: absolute numbers drift
   L1  60 logins at once, each from its own address, while 12 users browse and
       answer (both stores): every login succeeds; the others see no 5xx and a
       p99 under 250 ms
+  X1  20 members exchanging at once while the gift provider (the sandbox) takes
+      2 s an order, while 12 users browse and answer: no 5xx, the others' p99
+      under 250 ms (their p99 before the burst beside it), every request
+      fulfilled, one order each
   and the in-process micro-benchmarks (reducer actions/s, pages/s).
 
 On PostgreSQL (`--postgres`, or `--database-url URL`) the server(s) keep everything in the
@@ -269,9 +273,114 @@ def login_burst(binary, store, logins=60, browsers=12):
         shutil.rmtree(server.data)
 
 
+def exchange_burst(binary, store, exchangers=20, browsers=12, provider_seconds=2):
+    """X1: `exchangers` members send their exchange at once while the gift provider (the sandbox)
+    takes `provider_seconds` an order, and `browsers` other users keep browsing and answering: the
+    others see no 5xx and keep their p99 (beside the same load's p99 before the burst); every
+    request ends 交換完了, the provider ordered each once. The calls run outside any user's lock
+    and transaction: a slow provider holds no connection the others need."""
+    import threading
+    sandbox = crash.Sandbox(tempfile.mkdtemp(prefix="pointapp-bench-provider-"), faults={"delay": provider_seconds})
+    sandbox.start()
+    data = tempfile.mkdtemp(prefix="pointapp-bench-exchange-")
+    crash.Console.create(binary, data, store.commands)
+    server = crash.Server(binary, data, crash.free_port(), list(store.extra) + sandbox.options(timeout=provider_seconds + 8))
+    server.start()
+    try:
+        # Members who can exchange: registered, verified, 5,000 pt from a survey an operator published.
+        bonus = crash.exchange_survey(crash.Console(server.port))
+        members = []
+        for number in range(exchangers):
+            user, email, password = crash.User(server.port), "x1-%d@example.jp" % number, "koukan benchi %d" % number
+            if not (user.sign_in(server.port, "/register", email, password)
+                    and user.verify(server.port, [os.path.join(data, "mail-outbox")], email)
+                    and user.answer(server.port, bonus) == "paid"):
+                raise SystemExit("X1: member %s could not be made ready to exchange" % email)
+            members.append((user, password))
+        surveys = answerable(browsers)
+        others = [crash.User(server.port) for _ in range(browsers)]
+        samples, phase, done, lock = [], ["before"], threading.Event(), threading.Lock()
+
+        def browse(number):
+            user, conn, step = others[number], connection(server.port), 0
+            while not done.is_set():
+                if step % 3 == 2 and step // 3 < len(surveys):
+                    survey = surveys[(number + step // 3) % len(surveys)]
+                    body = urllib.parse.urlencode([("csrf", user.csrf)] + crash.answers(survey))
+                    took, status = timed(conn, "POST", "/surveys/%s/answers" % survey["id"], user.cookie, body)
+                else:
+                    took, status = timed(conn, "GET", ("/surveys", "/points")[step % 2], user.cookie)
+                with lock:
+                    samples.append((phase[0], took, status))
+                step += 1
+
+        outcomes = [None] * exchangers
+        start = threading.Barrier(exchangers + 1)
+
+        def exchange(number):
+            user, password = members[number]
+            start.wait()
+            began = time.perf_counter()
+            outcomes[number] = (user.exchange(server.port, "digital-gift-300", password), time.perf_counter() - began)
+
+        browsing = [threading.Thread(target=browse, args=(n,)) for n in range(browsers)]
+        for thread in browsing:
+            thread.start()
+        time.sleep(4)  # the others' pace before the burst
+        burst = [threading.Thread(target=exchange, args=(n,)) for n in range(exchangers)]
+        for thread in burst:
+            thread.start()
+        with lock:
+            phase[0] = "during"
+        start.wait()
+        for thread in burst:
+            thread.join()
+        time.sleep(provider_seconds + 2)  # the orders the forms stopped waiting for end meanwhile
+        done.set()
+        for thread in browsing:
+            thread.join()
+        # Every request ends 交換完了, ordered once.
+        deadline, fulfilled = time.time() + 30, 0
+        while time.time() < deadline:
+            fulfilled = 0
+            for user, _ in members:
+                conn = connection(server.port)
+                conn.request("GET", "/exchange/history/1", headers={"Cookie": user.cookie})
+                fulfilled += "交換完了" in conn.getresponse().read().decode()
+            if fulfilled == exchangers:
+                break
+            time.sleep(1)
+        keys = crash.CodeKeys(store.extra[-1] if store.commands else data + ".code-keys")
+        _, twice, orders = sandbox.records(keys)
+        requested = sum(1 for (outcome, _), _ in outcomes if outcome == "requested")
+
+        def p99(phase_name):
+            ordered = sorted(took for name, took, _ in samples if name == phase_name)
+            return (ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000 if ordered else 0), len(ordered)
+
+        (before, n_before), (during, n_during) = p99("before"), p99("during")
+        errors = sum(1 for _, _, status in samples if status >= 500)
+        slowest = max(seconds for _, seconds in outcomes)
+        # A form waits for its first call at most 3 s: answered sooner, it showed the code at once.
+        at_once = sum(1 for _, seconds in outcomes if seconds < 2.9)
+        ok = errors == 0 and during < 250 and requested == exchangers and fulfilled == exchangers and orders == exchangers and not twice
+        record("X1", "others' p99 %.0f ms during the burst (%.0f ms before), %d/%d fulfilled" % (during, before, fulfilled, exchangers),
+               "no 5xx, p99 < 250 ms, all fulfilled once", ok,
+               "%d exchanges at once, the provider taking %d s an order: %d acknowledged (%d of the forms answered within the "
+               "provider's time, with the code; the slowest after %.1f s: a form waits at most 3 s, then shows 申請中), %d ended "
+               "交換完了, %d orders at the provider; meanwhile %d users "
+               "browsing and answering made %d requests before the burst and %d during it, %d of them 5xx"
+               % (exchangers, provider_seconds, requested, at_once, slowest, fulfilled, orders, browsers, n_before, n_during, errors))
+    finally:
+        server.stop()
+        sandbox.stop()
+        shutil.rmtree(server.data)
+
+
 class Files:
     """The default: the server keeps everything in its data folder."""
     extra = ()
+    commands = ()  # the store's options for the other commands (create-operator)
     p1_target, p2_target = 0.30, 0.70
     reference_detail = "raw loop %.0f writes/s of %d bytes in the same folder (%.0f before the load, %.0f after)"
 
@@ -360,7 +469,8 @@ class Postgres:
     def __init__(self, url):
         self.url = url
         # Every server of the run seals gift codes with the keys of one file.
-        self.extra = ["--database-url", url, "--code-keys", os.path.join(tempfile.mkdtemp(prefix="pointapp-bench-keys-"), "code-keys")]
+        self.commands = ["--database-url", url]
+        self.extra = self.commands + ["--code-keys", os.path.join(tempfile.mkdtemp(prefix="pointapp-bench-keys-"), "code-keys")]
         self.pgbench = pgbench_binary()
         self.filled = False
 
@@ -617,9 +727,7 @@ def e1(binary, store, rows):
     browser downloads them, sampling the server's RSS meanwhile; beside it, the limit: the raw
     read of the same response files, or COPY of the same rows on PostgreSQL."""
     data = tempfile.mkdtemp(prefix="pointapp-export-")
-    crash.Console.create(binary, data) if not store.extra else subprocess.run(
-        [binary, "create-operator", "--email", crash.Console.EMAIL, *store.extra],
-        input=crash.Console.PASSWORD + "\n", text=True, check=True, capture_output=True)
+    crash.Console.create(binary, data, store.commands)
     server = crash.Server(binary, data, crash.free_port(), store.extra)
     server.start()
     # One real response, by a user answering food-001; then as many more as asked, each its own
@@ -697,7 +805,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="with --p1-against: runs of each")
     parser.add_argument("--responses", type=int, default=100_000, help="responses E1 exports")
     parser.add_argument("--only-e1", action="store_true", help="only E1 (the export)")
-    parser.add_argument("--only", metavar="LIST", help="only these of p1,p2,p3,l1,p4,e1 (comma-separated), e.g. --only p1,l1")
+    parser.add_argument("--only", metavar="LIST", help="only these of p1,p2,p3,l1,x1,p4,e1 (comma-separated), e.g. --only p1,l1")
     parser.add_argument("--binary", metavar="PATH", help="the server to measure instead of .build/release/pointapp (e.g. an earlier commit's, for L1)")
     args = parser.parse_args()
     binary, bench = (os.path.join(ROOT, ".build/release", name) for name in ("pointapp", "pointapp-bench"))
@@ -729,7 +837,7 @@ def main():
             print("database: PostgreSQL %s, %s" % (store.psql("SHOW server_version")[0][0], where), flush=True)
         else:
             store = Files()
-        only = {"e1"} if args.only_e1 else set(args.only.split(",")) if args.only else {"micro", "p1", "p2", "p3", "l1", "p4", "e1"}
+        only = {"e1"} if args.only_e1 else set(args.only.split(",")) if args.only else {"micro", "p1", "p2", "p3", "l1", "x1", "p4", "e1"}
         if "micro" in only:
             subprocess.run([bench, "micro", "--templates", os.path.join(ROOT, "Templates")], check=True)
         if only & {"p1", "p2", "p3"}:
@@ -749,6 +857,8 @@ def main():
                 shutil.rmtree(server.data)
         if "l1" in only:
             login_burst(binary, store)
+        if "x1" in only:
+            exchange_burst(binary, store)
         if "p4" in only:
             p4(binary, args.users, store)
         if "e1" in only:

@@ -161,7 +161,10 @@ class Sandbox:
     their answers lost. Killed with the server in some rounds, started again after it."""
     FAULTS = {"delay": 0.2, "error_rate": 0.15, "timeout_rate": 0.05, "drop_rate": 0.1, "issue_then_drop": 0.1}
 
-    def __init__(self, folder):
+    def __init__(self, folder, faults=None):
+        """`faults`: instead of FAULTS (the benchmark's provider is only slow)."""
+        if faults is not None:
+            self.FAULTS = faults
         os.makedirs(folder, exist_ok=True)
         self.ledger, self.credentials = os.path.join(folder, "ledger"), os.path.join(folder, "credentials")
         with open(self.credentials, "w") as f:
@@ -192,10 +195,10 @@ class Sandbox:
         c.request("POST", "/sandbox/faults", body=json.dumps(dict(self.FAULTS, unavailable=unavailable)))
         c.getresponse().read()
 
-    def options(self):
-        """The server's options that order from it."""
+    def options(self, timeout=2):
+        """The server's options that order from it, each call given `timeout` seconds."""
         return ["--gift-provider", "http://127.0.0.1:%d" % self.port, "--gift-provider-credentials", self.credentials,
-                "--gift-provider-timeout", "2"]
+                "--gift-provider-timeout", str(timeout)]
 
     def records(self, keys):
         """Its ledger as the checks read the built-in issuer's records (`r-<key>`: the answer for a
@@ -419,8 +422,9 @@ class Console:
     EMAIL, PASSWORD = "ops@example.jp", "correct horse battery"
 
     @classmethod
-    def create(cls, binary, data):
-        subprocess.run([binary, "create-operator", "--email", cls.EMAIL, "--data", data],
+    def create(cls, binary, data, store=()):
+        """`store`: the server's store options when not the data folder (`--database-url URL`)."""
+        subprocess.run([binary, "create-operator", "--email", cls.EMAIL, *(store or ("--data", data))],
                        input=cls.PASSWORD + "\n", text=True, check=True, capture_output=True)
 
     def __init__(self, port):
