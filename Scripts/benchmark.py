@@ -189,6 +189,21 @@ def post_form(port, path, cookie, fields, client):
     return response.status, response.getheader("Location"), session, seconds
 
 
+def keep_browsing(port, user, number, surveys, done, sample):
+    """One of the others of L1 and X1 until `done`: the surveys, the points, an answer every third
+    request (each user's own turn through `surveys`); `sample(seconds, status)` for each."""
+    conn, step = connection(port), 0
+    while not done.is_set():
+        if step % 3 == 2 and step // 3 < len(surveys):
+            survey = surveys[(number + step // 3) % len(surveys)]
+            body = urllib.parse.urlencode([("csrf", user.csrf)] + crash.answers(survey))
+            took, status = timed(conn, "POST", "/surveys/%s/answers" % survey["id"], user.cookie, body)
+        else:
+            took, status = timed(conn, "GET", ("/surveys", "/points")[step % 2], user.cookie)
+        sample(took, status)
+        step += 1
+
+
 def login_burst(binary, store, logins=60, browsers=12):
     """L1: `logins` accounts log in at once, each from its own address (X-Forwarded-For from the
     trusted proxy 127.0.0.1), while `browsers` users keep browsing and answering; every login must
@@ -216,21 +231,13 @@ def login_burst(binary, store, logins=60, browsers=12):
         latencies, statuses, done = [], [], threading.Event()
         lock = threading.Lock()
 
+        def sample(took, status):
+            with lock:
+                latencies.append(took)
+                statuses.append(status)
+
         def browse(number):
-            user = others[number]
-            conn = connection(server.port)
-            step = 0
-            while not done.is_set():
-                if step % 3 == 2 and step // 3 < len(surveys):
-                    survey = surveys[(number + step // 3) % len(surveys)]
-                    body = urllib.parse.urlencode([("csrf", user.csrf)] + crash.answers(survey))
-                    took, status = timed(conn, "POST", "/surveys/%s/answers" % survey["id"], user.cookie, body)
-                else:
-                    took, status = timed(conn, "GET", ("/surveys", "/points")[step % 2], user.cookie)
-                with lock:
-                    latencies.append(took)
-                    statuses.append(status)
-                step += 1
+            keep_browsing(server.port, others[number], number, surveys, done, sample)
 
         outcomes = [None] * logins
         start = threading.Barrier(logins + 1)
@@ -301,18 +308,12 @@ def exchange_burst(binary, store, exchangers=20, browsers=12, provider_seconds=2
         others = [crash.User(server.port) for _ in range(browsers)]
         samples, phase, done, lock = [], ["before"], threading.Event(), threading.Lock()
 
+        def sample(took, status):
+            with lock:
+                samples.append((phase[0], took, status))
+
         def browse(number):
-            user, conn, step = others[number], connection(server.port), 0
-            while not done.is_set():
-                if step % 3 == 2 and step // 3 < len(surveys):
-                    survey = surveys[(number + step // 3) % len(surveys)]
-                    body = urllib.parse.urlencode([("csrf", user.csrf)] + crash.answers(survey))
-                    took, status = timed(conn, "POST", "/surveys/%s/answers" % survey["id"], user.cookie, body)
-                else:
-                    took, status = timed(conn, "GET", ("/surveys", "/points")[step % 2], user.cookie)
-                with lock:
-                    samples.append((phase[0], took, status))
-                step += 1
+            keep_browsing(server.port, others[number], number, surveys, done, sample)
 
         outcomes = [None] * exchangers
         start = threading.Barrier(exchangers + 1)
