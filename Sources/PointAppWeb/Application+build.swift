@@ -160,7 +160,11 @@ public func buildApplication(
   }
   // Gift codes are sealed at rest with the keys of the file (every instance of one database
   // reads the same file).
-  if let file = configuration.codeKeysFile { CodeKeys.install(try CodeKeys.load(file)) }
+  if let file = configuration.codeKeysFile {
+    let keys = try CodeKeys.load(file)
+    try await keys.register(in: stores.backend, file: file.path)
+    CodeKeys.install(keys)
+  }
   // Where exchanges get their codes: the provider when one is configured, else the built-in
   // issuer. What it can deliver is read at start and every minute; the exchange pages and the
   // exchange itself read the last answer.

@@ -197,7 +197,7 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "The file holding the provider's credentials, \"<key id>:<secret>\" on one line (POINTAPP_GIFT_PROVIDER_CREDENTIALS). Never a flag's value.")
   var giftProviderCredentials = ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER_CREDENTIALS"]
 
-  @Option(help: "How long a call to the provider may take, in seconds (POINTAPP_GIFT_PROVIDER_TIMEOUT).")
+  @Option(help: "How long a call to the provider may take, 1 to 30 seconds (POINTAPP_GIFT_PROVIDER_TIMEOUT).")
   var giftProviderTimeout = Int(ProcessInfo.processInfo.environment["POINTAPP_GIFT_PROVIDER_TIMEOUT"] ?? "") ?? 10
 
   @Flag(help: "Take the built-in issuer's fault settings from the environment (POINTAPP_GIFT_*, POINTAPP_EXCHANGE_SWEEP_SECONDS): for the crash test and the scale-out proof, never for real members (POINTAPP_TEST_FAULTS=1).")
@@ -228,7 +228,9 @@ struct Serve: AsyncParsableCommand {
     try mail.apply(to: &configuration, defaultSite: "http://\(hostname):\(port)")
     if let giftProvider {
       guard let giftProviderCredentials else { throw ValidationError("--gift-provider needs --gift-provider-credentials FILE") }
-      guard giftProviderTimeout > 0 else { throw ValidationError("--gift-provider-timeout wants a positive number of seconds") }
+      // At most 30 s: a pass may make three calls (status, order, cancellation) within the
+      // fulfiller's 120 s claim.
+      guard (1...30).contains(giftProviderTimeout) else { throw ValidationError("--gift-provider-timeout wants 1 to 30 seconds") }
       var settings = GiftProviderSettings(url: giftProvider, credentialsFile: giftProviderCredentials)
       settings.timeout = .seconds(giftProviderTimeout)
       configuration.giftProvider = settings

@@ -25,7 +25,8 @@ struct CodeKeysTests {
     #expect(mode == 0o600)
     let again = try CodeKeys.load(file)
     #expect(try again.open(try first.seal(code)) == code, "the second start reads the key the first made")
-    #expect(try first.seal(code).key == "k1")
+    let id = try first.seal(code).key
+    #expect(id.wholeMatch(of: /k-[0-9a-f]{8}/) != nil, "a random id: \(id)")
   }
 
   @Test func aRotatedKeySealsWhileTheOldOneStillOpens() throws {
@@ -45,13 +46,19 @@ struct CodeKeysTests {
     #expect(try keys.seal(code) == sealed)
     #expect(try keys.seal(GiftCode("7K3M-Q9PZ-2HXD-W4RB")).box != sealed.box)
     #expect(!sealed.box.contains(code.value) && sealed.digest == keys.digest(of: code))
+    let other = try keys.seal(GiftCode("7K3M-Q9PZ-2HXD-W4RB"))
+    #expect(throws: (any Error).self, "a digest not its code's (its nonce no longer the box's)") {
+      try keys.open(SealedGiftCode(key: sealed.key, digest: other.digest, box: sealed.box))
+    }
+    let tail = String(sealed.digest.prefix(24)) + String(repeating: "0", count: 40)
+    #expect(throws: CodeKeyError.self, "the same nonce, another digest") { try keys.open(SealedGiftCode(key: sealed.key, digest: tail, box: sealed.box)) }
     var bytes = try #require(Data(base64Encoded: sealed.box))
     bytes[0] ^= 1
     #expect(throws: (any Error).self) { try keys.open(SealedGiftCode(key: sealed.key, digest: sealed.digest, box: bytes.base64EncodedString())) }
   }
 
   @Test func aFileThatIsNotKeysIsRefused() throws {
-    for lines in [["k1"], ["k1:c2hvcnQ="], [":\(Self.secret())"], [""]] {
+    for lines in [["k1"], ["k1:c2hvcnQ="], [":\(Self.secret())"], [""], ["k1:\(Self.secret())", "k1:\(Self.secret())"]] {
       #expect(throws: CodeKeyError.self, "\(lines)") { try CodeKeys.load(try keysFile(lines)) }
     }
   }
@@ -66,6 +73,24 @@ struct CodeKeysTests {
     #expect(throws: DecodingError.self) { try JSONDecoder().decode(Holder.self, from: data) }
     #expect(try SavedJSON.decode(Holder.self, from: Data(#"{"code":"\#(code.value)"}"#.utf8)) == Holder(code: code))
     #expect(try JSONEncoder().encode(Holder(code: code)) == Data(#"{"code":"\#(code.value)"}"#.utf8), "unsealed where no keys are given")
+  }
+
+  /// A store remembers the keys its codes were sealed with (fingerprints, never the keys): a
+  /// keys file that lacks one, or holds another key under its id, is refused before anything is
+  /// sealed with it; the same file, or one with a key added, is taken.
+  @Test(arguments: MailTests.Kind.allCases)
+  func aStoreRefusesAKeysFileThatCannotOpenItsCodes(kind: MailTests.Kind) async throws {
+    let backend = try await MailTests.backend(kind)  // (on PostgreSQL a database of its own: one settings table)
+    let old = Self.secret()
+    let first = try keysFile(["k1:\(old)"])
+    try await CodeKeys.load(first).register(in: backend, file: first.path)
+    try await CodeKeys.load(first).register(in: backend, file: first.path)
+    let added = try keysFile(["k2:\(Self.secret())", "k1:\(old)"])
+    try await CodeKeys.load(added).register(in: backend, file: added.path)
+    for wrong in [["k1:\(Self.secret())", "k2:\(Self.secret())"], ["k2:\(Self.secret())"], ["k3:\(Self.secret())"]] {
+      let file = try keysFile(wrong)
+      await #expect(throws: CodeKeyError.self, "\(wrong.map { $0.prefix(3) })") { try await CodeKeys.load(file).register(in: backend, file: file.path) }
+    }
   }
 
   @Test func theIssuersReservationsOfAnOlderReleaseAreRenamed() async throws {

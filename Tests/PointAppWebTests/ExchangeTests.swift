@@ -142,6 +142,26 @@ struct ExchangeQueueContractTests {
     #expect(try await queue.claim(entry, for: "p1", at: noon + 90, until: noon + 150) != nil)
   }
 
+  /// A page of names that are not entries (an older release's) does not end the walk: the
+  /// listing (the census, the desk's list) and the sweep's pages go on past it.
+  @Test(arguments: Kind.tested)
+  func namesThatAreNotEntriesDoNotEndTheWalk(kind: Kind) async throws {
+    let storage = try await kind.records(table: "exchange_pending")
+    let queue = ExchangeQueue(storage: storage)
+    let prefix = "0-\(UUID().uuidString.prefix(8))-"  // before every entry's name
+    for number in 0..<150 { #expect(try await storage.create(prefix + String(format: "%03d", number), Data("{}".utf8))) }
+    let entry = ExchangeQueue.Entry(user: UserID.random(), number: 1)
+    try await queue.add([entry], at: noon)
+    #expect(try await queue.all().contains { $0.entry == entry })
+    var (found, after): ([ExchangeQueue.Entry], String?) = ([], nil)
+    repeat {
+      let (entries, next) = try await queue.page(after: after)
+      found += entries
+      after = next
+    } while after != nil
+    #expect(found.contains(entry))
+  }
+
   @Test(arguments: Kind.tested)
   func theDesksMoveIsKeptThroughAClaimAndMakesAMissingEntry(kind: Kind) async throws {
     let queue = ExchangeQueue(storage: try await kind.records(table: "exchange_pending"))

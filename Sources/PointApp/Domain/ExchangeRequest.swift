@@ -71,7 +71,7 @@ public struct GiftCode: Codable, Hashable, Sendable, CustomStringConvertible {
   public var description: String { value }
 
   /// Sealed (`SealedGiftCode`) when the encoder's `userInfo` holds a sealing, as the web layer's
-  /// saved records do; in plain text otherwise (a member's own copy of their data). A sealed code
+  /// saved records do; in plain text otherwise (an encoder of the tests'). A sealed code
   /// is read only with the sealing that opens it; a plain one (written before codes were sealed)
   /// always.
   public init(from decoder: any Decoder) throws {

@@ -44,18 +44,13 @@ public struct CodeKeys: GiftCodeSealing {
   /// The keys in `file`, made (one new key, readable by its owner only) when there is none.
   public static func load(_ file: URL) throws -> CodeKeys {
     if !FileManager.default.fileExists(atPath: file.path) {
-      // Made whole under a temporary name, then linked into place: of two instances starting
-      // together, one makes it and the other reads the same keys.
-      let line = "k1:" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
+      // Written whole (0600 from its creation, synced), then linked into place, the folder
+      // synced: of two instances starting together, one makes it and the other reads the same
+      // keys; a power cut leaves it whole or absent. The id is random: a file made by mistake
+      // elsewhere never passes for this one (`register`).
+      let line = "k-\(hex(randomBytes(4))):" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
       try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-      let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString)")
-      guard FileManager.default.createFile(atPath: temporary.path, contents: Data(line.utf8), attributes: [.posixPermissions: 0o600]) else {
-        throw CodeKeyError("cannot write the code keys file \(file.path)")
-      }
-      defer { try? FileManager.default.removeItem(at: temporary) }
-      if link(temporary.path, file.path) != 0, errno != EEXIST {
-        throw CodeKeyError("cannot write the code keys file \(file.path) (errno \(errno))")
-      }
+      try DurableFile.write(Data(line.utf8), to: file.path, exclusive: true)
     }
     guard let text = FileManager.default.contents(atPath: file.path).map({ String(decoding: $0, as: UTF8.self) }) else {
       throw CodeKeyError("cannot read the code keys file \(file.path)")
@@ -65,6 +60,9 @@ public struct CodeKeys: GiftCodeSealing {
       let parts = line.trimmingCharacters(in: .whitespaces).split(separator: ":", maxSplits: 1)
       guard parts.count == 2, !parts[0].isEmpty, let secret = Data(base64Encoded: String(parts[1])), secret.count == 32 else {
         throw CodeKeyError("\(file.path): each line is \"<key id>:<32 bytes in base64>\"")
+      }
+      guard !keys.contains(where: { $0.id == String(parts[0]) }) else {
+        throw CodeKeyError("\(file.path): key \(parts[0]) is named twice (a new key needs a new id)")
       }
       keys.append((String(parts[0]), SymmetricKey(data: secret)))
     }
@@ -82,6 +80,34 @@ public struct CodeKeys: GiftCodeSealing {
 
   public static func install(_ keys: CodeKeys) {
     installed.withLock { $0 = keys }
+  }
+
+  /// What names each key in the store (`settings/code-keys`): a keyed hash of it, never the key.
+  func fingerprints() -> [String: String] {
+    keys.mapValues { hex(HMAC<SHA256>.authenticationCode(for: Data("pointapp key fingerprint".utf8), using: $0.digest).prefix(16)) }
+  }
+
+  /// Checks these keys against the ones the store's codes were sealed with (their fingerprints,
+  /// kept in `settings/code-keys`), then adds these: a keys file that lacks one of them, or holds
+  /// another key under its id (a file made anew on another machine, a line pasted wrong), stops
+  /// the start, since the codes sealed with it could no longer be opened.
+  public func register(in backend: any RecordBackend, file: String) async throws {
+    let settings = Records<RecordName, [String: String]>(backend.table(.settings))
+    let mine = fingerprints()
+    _ = try await settings.create([:], as: RecordName("code-keys"))
+    try await settings.modify(RecordName("code-keys")) { known in
+      var known = known ?? [:]
+      for (id, fingerprint) in known.sorted(by: { $0.key < $1.key }) {
+        guard let own = mine[id] else {
+          throw CodeKeyError("\(file) lacks key \(id), which codes in this store are sealed with: name the file that holds it (--code-keys)")
+        }
+        guard own == fingerprint else {
+          throw CodeKeyError("\(file) holds another key under the id \(id) than the one codes in this store are sealed with")
+        }
+      }
+      known.merge(mine) { old, _ in old }
+      return (known, ())
+    }
   }
 
   public func digest(of code: GiftCode) -> String {
@@ -102,6 +128,11 @@ public struct CodeKeys: GiftCodeSealing {
     let plain = try AES.GCM.open(
       AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: digest.prefix(12)), ciphertext: box.dropLast(16), tag: box.suffix(16)), using: key.encryption
     )
+    // The digest names the code where it is compared (the built-in issuer's reservations, the
+    // crash test's checks): it must be this code's.
+    guard Data(HMAC<SHA256>.authenticationCode(for: plain, using: key.digest)) == digest else {
+      throw CodeKeyError("a sealed gift code whose digest is not its code's")
+    }
     return GiftCode(String(decoding: plain, as: UTF8.self))
   }
 

@@ -44,16 +44,14 @@ struct ExchangeQueue: Sendable {
   /// Every request waiting, with what its entry knows, the oldest first (those queued before
   /// entries said when come first).
   func all() async throws -> [(entry: Entry, waiting: Waiting)] {
-    var (found, after): ([(entry: Entry, waiting: Waiting)], Entry?) = ([], nil)
+    var (found, after): ([(entry: Entry, waiting: Waiting)], String?) = ([], nil)
     while true {
-      let page = try await entries(after: after)
-      for entry in page {
+      let (entries, next) = try await page(after: after)
+      for entry in entries {
         if let waiting = try await waiting(entry) { found.append((entry, waiting)) }  // (or ended meanwhile)
       }
-      guard page.count == 100, let last = page.last else {
-        return found.sorted { ($0.waiting.since ?? .distantPast) < ($1.waiting.since ?? .distantPast) }
-      }
-      after = last
+      guard let next else { return found.sorted { ($0.waiting.since ?? .distantPast) < ($1.waiting.since ?? .distantPast) } }
+      after = next
     }
   }
 
@@ -66,11 +64,20 @@ struct ExchangeQueue: Sendable {
 
   /// Up to `limit` entries, after `entry`; names that are not entries are skipped.
   func entries(after entry: Entry? = nil, limit: Int = 100) async throws -> [Entry] {
-    try await storage.names(after: entry?.name, limit: limit).compactMap { name in
+    try await page(after: entry?.name, limit: limit).entries
+  }
+
+  /// The entries among the next `limit` names after `name`, and the name to go on from (`nil`:
+  /// none is left). Paged by name, not by entry: a page of names that are not entries (an older
+  /// release's) does not end the walk.
+  func page(after name: String?, limit: Int = 100) async throws -> (entries: [Entry], next: String?) {
+    let names = try await storage.names(after: name, limit: limit)
+    let entries = names.compactMap { name -> Entry? in
       let parts = name.split(separator: "~")
       guard parts.count == 2, let user = UserID(parts[0]), let number = Int(parts[1]) else { return nil }
       return Entry(user: user, number: number)
     }
+    return (entries, names.count == limit ? names.last : nil)
   }
 
   func waiting(_ entry: Entry) async throws -> Waiting? {

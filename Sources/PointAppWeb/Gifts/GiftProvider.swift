@@ -97,7 +97,9 @@ struct GiftProvider: Sendable {
     eventLoopGroup: HTTPClient.defaultEventLoopGroup,
     configuration: {
       var configuration = HTTPClient.Configuration(
-        certificateVerification: .fullVerification, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10))
+        // (Each call's own deadline, `timeout`, bounds it whole; the read timeout only catches
+        // a stall past the longest deadline allowed, 30 s.)
+        certificateVerification: .fullVerification, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(35))
       )
       configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
       return configuration

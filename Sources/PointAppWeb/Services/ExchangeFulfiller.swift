@@ -31,10 +31,9 @@ struct ExchangeFulfiller: Sendable {
   @discardableResult
   func sweep() async throws -> Int {
     var ended = 0
-    var cursor: ExchangeQueue.Entry?
+    var cursor: String?
     while true {
-      let entries = try await queue.entries(after: cursor)
-      guard let last = entries.last else { return ended }
+      let (entries, next) = try await queue.page(after: cursor)
       for entry in entries {
         do {
           if try await fulfil(entry) { ended += 1 }
@@ -42,7 +41,8 @@ struct ExchangeFulfiller: Sendable {
           logger.warning("a pending exchange could not be taken up", metadata: ["entry": "\(entry.name)", "error": "\(error)"])
         }
       }
-      cursor = last
+      guard let next else { return ended }
+      cursor = next
     }
   }
 
