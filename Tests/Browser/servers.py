@@ -65,8 +65,8 @@ class Server:
         self.binary = binary
         self.data = data
         self.log = log
-        self.store = (["--database-url", database_url, "--code-keys", str(log.parent / "code-keys")] if database_url
-                      else ["--data", str(data)]) + list(extra)
+        self.store = ["--database-url", database_url] if database_url else ["--data", str(data)]
+        serving = (["--code-keys", str(log.parent / "code-keys")] if database_url else []) + list(extra)
         # Debian's libfaketime in the server's own process: the `faketime` command would stand
         # between it and the SIGTERM that stops it. A shell that has the library already execs
         # the server (a Swift program exec'd by a process without it was seen to lose its
@@ -83,7 +83,7 @@ class Server:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.metrics_url = f"http://127.0.0.1:{self.metrics_port}/metrics"
         self.process = subprocess.Popen(
-            self.launch + [str(binary), "--port", str(self.port), "--metrics-port", str(self.metrics_port), *self.store,
+            self.launch + [str(binary), "--port", str(self.port), "--metrics-port", str(self.metrics_port), *self.store, *serving,
              "--templates", str(REPO / "Templates"), "--public", str(REPO / "Public")],
             stdout=log.open("wb"), stderr=subprocess.STDOUT, env=self.env,
         )

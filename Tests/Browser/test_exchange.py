@@ -209,7 +209,14 @@ def test_a_user_exchanges_through_the_gift_provider(devices, request, tmp_path):
         b.sign_in_as(server.seed_user(STARTING_POINTS))
         b.open("/points", "provider-guest-points")
         register(b, email, "provider", server)
+        # The provider's list of products is read at start, in the background (4 s here): until
+        # it is, everything is offered. Reloaded until it has been.
         b.open("/exchange", "provider-options")
+        for attempt in range(10):
+            if "休止" in option_card(b, "電子マネー 500円分").text:
+                break
+            time.sleep(1)
+            b.refresh(f"provider-options-{attempt}")
         b.expect("テスト用" not in b.text(), "a provider's codes are not said to be for testing")
         emoney = option_card(b, "電子マネー 500円分")
         b.expect("休止" in emoney.text and not b.find_all("a", emoney), f"e-money, which the provider cannot deliver, is 休止: {emoney.text!r}")
