@@ -260,6 +260,6 @@ extension GiftProvider {
       throw GiftProviderFailure("the provider's address must be http(s)://host[:port], got \(settings.url)")
     }
     self.init(baseURL: settings.url.hasSuffix("/") ? String(settings.url.dropLast()) : settings.url, credentials: try GiftProviderCredentials(file: settings.credentialsFile))
-    timeout = .nanoseconds(settings.timeout.components.seconds * 1_000_000_000 + settings.timeout.components.attoseconds / 1_000_000_000)
+    timeout = settings.timeout.timeAmount
   }
 }

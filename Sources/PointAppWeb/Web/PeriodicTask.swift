@@ -41,8 +41,7 @@ struct PeriodicTask: Service {
   /// server two years ahead) a `Task.sleep` was seen never to wake: its deadline is taken on a
   /// clock the executor does not read the same way; an event loop reads one clock for both.
   static func sleep(for interval: Duration) async throws {
-    let nanoseconds = interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
-    let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: .nanoseconds(nanoseconds)) {}
+    let timer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: interval.timeAmount) {}
     try await withTaskCancellationHandler {
       try await timer.futureResult.get()
     } onCancel: {
