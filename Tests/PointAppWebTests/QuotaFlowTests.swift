@@ -54,7 +54,7 @@ struct QuotaFlowTests {
     // The places and the paid answers agree.
     let places = try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("quotas").path)
     #expect(places.filter { $0.hasPrefix("p~ten~") }.count == 10)
-    #expect(try await Quotas(FileBackend(server.dataDirectory)).taken(of: [Self.tenPlaces.id]) == [Self.tenPlaces.id: 10])
+    #expect(try await Quotas(FileBackend(server.dataDirectory)).taken(Self.tenPlaces.id) == 10)
     let states = try server.files().filter { $0.key.hasSuffix(".json") }.values.map { try SavedState.state(from: $0) }
     #expect(states.filter { $0.progress.answer(to: Self.tenPlaces.id)?.isCompleted == true }.count == 10)
     #expect(states.reduce(0) { $0 + $1.progress.ledger.balance.value } == 400)
@@ -73,7 +73,7 @@ struct QuotaFlowTests {
         #expect(closed == 90)
       }
     }
-    #expect(try await Quotas(PostgresBackend(database)).taken(of: [Self.tenPlaces.id]) == [Self.tenPlaces.id: 10])
+    #expect(try await Quotas(PostgresBackend(database)).taken(Self.tenPlaces.id) == 10)
     #expect(try await database.query("SELECT count(*) FROM quotas WHERE starts_with(id, 'p~ten~')").first?.decode(Int.self) == 10)
     let states = try await database.query("SELECT record FROM users").map { try SavedState.state(from: Data(try $0.decode(String.self).utf8)) }
     #expect(states.filter { $0.progress.answer(to: Self.tenPlaces.id)?.isCompleted == true }.count == 10)

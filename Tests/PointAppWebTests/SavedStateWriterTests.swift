@@ -355,7 +355,7 @@ struct GeneratedHistory {
         reward: 1, estimatedMinutes: 1, publishedAt: Date(timeIntervalSince1970: 0), expiresAt: nil
       )
       let answers = questions.map { ($0, (0..<Int.random(in: 0...3, using: &random)).map { _ in text(&random) }) }
-      draft = SurveyDraft(Dictionary(answers, uniquingKeysWith: { first, _ in first }), of: survey)
+      draft = SurveyDraft(Dictionary(answers, uniquingKeysWith: { first, _ in first }), of: survey, page: Int.random(in: 0...2, using: &random))
     }
   }
 

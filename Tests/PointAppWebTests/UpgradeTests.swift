@@ -35,7 +35,7 @@ struct UpgradeTests {
     #expect(try await states.archived(["ledger-0", "answer-74656e", "ledger-20"], of: user)
       == ["ledger-0": Data(#"{"segment":0}"#.utf8), "answer-74656e": Data(#"{"answer":1}"#.utf8)])
     let quotas = Quotas(backend)
-    #expect(try await quotas.taken(of: [survey]) == [survey: 3], "an open place, which a crash left, counted as taken")
+    #expect(try await quotas.taken(survey) == 3, "an open place, which a crash left, counted as taken")
     #expect(try await quotas.holds(survey, user))
     #expect(try await quotas.holds(survey, crashed))
     #expect(!FileManager.default.fileExists(atPath: archive.path))
@@ -44,7 +44,7 @@ struct UpgradeTests {
 
     // A second start finds nothing to move, and the records as they were.
     let again = try FileBackend(folder)
-    #expect(try await Quotas(again).taken(of: [survey]) == [survey: 3])
+    #expect(try await Quotas(again).taken(survey) == 3)
     #expect(try await UserStates(again).archived(["ledger-0"], of: user).count == 1)
   }
 
@@ -67,7 +67,7 @@ struct UpgradeTests {
     let backend = PostgresBackend(database)
     #expect(try await UserStates(backend).read(user) == state)
     #expect(try await UserStates(backend).archived(["ledger-0"], of: user) == ["ledger-0": segment])
-    #expect(try await Quotas(backend).taken(of: [survey]) == [survey: 2])
+    #expect(try await Quotas(backend).taken(survey) == 2)
     #expect(try await Quotas(backend).holds(survey, user))
     #expect(try await Sessions.secret(in: backend) == secret, "cookies stay valid")
     // And the user's next update finds it, and writes it as a record.

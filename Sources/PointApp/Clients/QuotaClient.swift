@@ -7,9 +7,10 @@ import Foundation
 /// answer is saved.
 @DependencyClient
 public struct QuotaClient: Sendable {
-  /// Takes one of the survey's `places` for the request's user: `false` when all are taken. A user
-  /// who holds one already keeps it (`true`).
-  public var claim: @Sendable (_ survey: SurveyID, _ places: Int) async throws -> Bool
+  /// Takes one of the survey's `places` (`nil`: no overall limit) for the request's user, and one
+  /// of its `cell`'s when it has cells: both or neither, `false` when either is full. A user who
+  /// holds one already keeps it (`true`).
+  public var claim: @Sendable (_ survey: SurveyID, _ places: Int?, _ cell: QuotaCells.Cell?) async throws -> Bool
 }
 
 /// A quota could not be counted: the answer waits, nothing is paid.
@@ -22,7 +23,7 @@ public struct QuotaError: Error, Equatable, Sendable {
 
 extension QuotaClient: DependencyKey {
   /// No user is known outside a request: no place can be taken.
-  public static let liveValue = QuotaClient(claim: { _, _ in throw QuotaError(reason: "no request's user to claim for") })
+  public static let liveValue = QuotaClient(claim: { _, _, _ in throw QuotaError(reason: "no request's user to claim for") })
   public static let testValue = QuotaClient()
 }
 

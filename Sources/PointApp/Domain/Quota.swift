@@ -39,6 +39,7 @@ extension Survey {
   public func closure(at date: Date) -> Closure? {
     if let expiresAt, date >= expiresAt { return .deadlinePassed }
     if remainingPlaces == 0 { return .full }
+    if let cells, !cells.cells.isEmpty, cells.cells.allSatisfy(isFull) { return .full }
     return nil
   }
 
@@ -51,10 +52,16 @@ extension Survey {
     return quota.isNearlyFull(remaining: remainingPlaces)
   }
 
-  /// The survey with `taken` of its places counted as taken.
-  public func counting(taken: Int) -> Survey {
+  /// The survey with `taken` of its places counted as taken, and `cells` of its cells'.
+  public func counting(taken: Int, cells: [String: Int] = [:]) -> Survey {
     var survey = self
     survey.placesTaken = taken
+    survey.cellsTaken = cells
     return survey
+  }
+
+  /// Whether `cell`'s places were all taken, as last counted.
+  public func isFull(_ cell: QuotaCells.Cell) -> Bool {
+    (cellsTaken[cell.name] ?? 0) >= cell.limit
   }
 }

@@ -18,7 +18,7 @@ public struct Screening: Codable, Equatable, Sendable {
 
   /// The verdict on a screening form: its errors when it is not valid, else whether it qualifies.
   public func verdict(on draft: AnswerDraft) -> Result<ScreeningVerdict, AnswerErrors> {
-    Survey.validate(draft, against: questions).map { answers in
+    Survey.validateShown(draft, against: questions, earlier: []).map { answers in
       let passes = answers.allSatisfy { answer in
         guard let wanted = qualifying[answer.questionID] else { return true }
         switch answer.value {

@@ -27,6 +27,10 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     let quota: Quota?
     /// Absent: the first. Each edit an operator publishes makes the next.
     let version: Int?
+    /// Absent: its questions in its order.
+    let shuffleQuestions: Bool?
+    /// Absent: no quota per cell.
+    let cells: QuotaCells?
   }
 
   private final class Box: Sendable {
@@ -38,6 +42,9 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   /// Of its quota's places, those taken on this site when the survey was fetched: the catalog's
   /// client counts them (`counting(taken:)`); not part of the catalog file.
   public internal(set) var placesTaken = 0
+  /// Of each quota cell's places (by the cell's name), those taken when it was fetched, counted
+  /// as `placesTaken` is.
+  public internal(set) var cellsTaken: [String: Int] = [:]
 
   public var id: SurveyID { box.fields.id }
   public var title: String { box.fields.title }
@@ -60,17 +67,22 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   /// Which of its published versions this is: 1 for the first; each published edit makes the next,
   /// and every answer keeps the version it answered.
   public var version: Int { box.fields.version ?? 1 }
+  /// Whether each respondent gets its questions in an order of their own (within each page).
+  public var shufflesQuestions: Bool { box.fields.shuffleQuestions == true }
+  /// Its quota per cell (割付); `nil`: none.
+  public var cells: QuotaCells? { box.fields.cells }
 
   public init(
     id: SurveyID, title: String, description: String, category: SurveyCategory,
     questions: [SurveyQuestion], reward: PointAmount, estimatedMinutes: Int,
     publishedAt: Date, expiresAt: Date?, targeting: Targeting? = nil, screening: Screening? = nil,
-    quality: QualitySettings? = nil, quota: Quota? = nil, version: Int = 1
+    quality: QualitySettings? = nil, quota: Quota? = nil, version: Int = 1, shufflesQuestions: Bool = false, cells: QuotaCells? = nil
   ) {
     box = Box(Fields(
       id: id, title: title, description: description, category: category, questions: questions,
       reward: reward, estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt,
-      targeting: targeting, screening: screening, quality: quality, quota: quota, version: version == 1 ? nil : version
+      targeting: targeting, screening: screening, quality: quality, quota: quota, version: version == 1 ? nil : version,
+      shuffleQuestions: shufflesQuestions ? true : nil, cells: cells
     ))
   }
 
@@ -86,11 +98,12 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
   public var customMirror: Mirror {
     var children = Array(Mirror(reflecting: box.fields).children)
     if placesTaken > 0 { children.append((label: "placesTaken", value: placesTaken)) }
+    if !cellsTaken.isEmpty { children.append((label: "cellsTaken", value: cellsTaken)) }
     return Mirror(self, children: children, displayStyle: .struct)
   }
 
   public static func == (lhs: Survey, rhs: Survey) -> Bool {
-    lhs.placesTaken == rhs.placesTaken && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
+    lhs.placesTaken == rhs.placesTaken && lhs.cellsTaken == rhs.cellsTaken && (lhs.box === rhs.box || lhs.box.fields == rhs.box.fields)
   }
 
   /// Whether the survey is published at `date`: shown, open or closed.
@@ -115,25 +128,13 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     return Double(reward.value) / Double(estimatedMinutes)
   }
 
-  /// Checks a draft against every question: the answers when all are valid, otherwise why each
-  /// invalid question failed.
-  public func validateAnswers(_ draft: AnswerDraft) -> Result<[SurveyAnswer], AnswerErrors> {
-    Self.validate(draft, against: questions)
+  /// Checks a draft against every question shown (a question's condition decides, from the
+  /// answers before it and the screening's `screening`): the answers when all are valid,
+  /// otherwise why each invalid question failed.
+  public func validateAnswers(_ draft: AnswerDraft, screening: [SurveyAnswer] = []) -> Result<[SurveyAnswer], AnswerErrors> {
+    Self.validateShown(draft, against: questions, earlier: screening)
   }
 
-  /// Checks a draft against `questions`.
-  static func validate(_ draft: AnswerDraft, against questions: [SurveyQuestion]) -> Result<[SurveyAnswer], AnswerErrors> {
-    var answers: [SurveyAnswer] = []
-    var errors: [QuestionID: AnswerError] = [:]
-    for question in questions {
-      switch question.answer(from: draft[question.id] ?? []) {
-      case let .success(value?): answers.append(SurveyAnswer(questionID: question.id, value: value))
-      case .success(nil): break
-      case let .failure(error): errors[question.id] = error
-      }
-    }
-    return errors.isEmpty ? .success(answers) : .failure(AnswerErrors(byQuestion: errors))
-  }
 }
 
 /// What a survey is about.

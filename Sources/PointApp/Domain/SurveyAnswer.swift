@@ -36,16 +36,22 @@ public typealias AnswerDraft = [QuestionID: [String]]
 /// A survey's answers that were refused, kept with the user's data until the survey is answered,
 /// so that its page (where the refused form leads, by a redirect) shows them again with their
 /// errors, and Back or Refresh never re-sends a form.
+///
+/// A survey in pages (its conditions make them) keeps here the answers of the pages sent so far
+/// and the page the user is on.
 public struct SurveyDraft: Codable, Equatable, Sendable {
   public let surveyID: SurveyID
   public let answers: AnswerDraft
+  /// The page the user is on (`Survey.pages`); absent: the first.
+  public let page: Int?
 
   /// Keeps only the answers to `survey`'s questions (its screening's included): a forged form
   /// cannot grow the user's file.
-  public init(_ answers: AnswerDraft, of survey: Survey) {
+  public init(_ answers: AnswerDraft, of survey: Survey, page: Int = 0) {
     surveyID = survey.id
     let questions = Set((survey.questions + (survey.screening?.questions ?? [])).map(\.id))
     self.answers = answers.filter { questions.contains($0.key) }
+    self.page = page == 0 ? nil : page
   }
 }
 

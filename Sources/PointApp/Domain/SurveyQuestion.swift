@@ -3,11 +3,27 @@ public struct SurveyQuestion: Codable, Equatable, Identifiable, Sendable {
   public let id: QuestionID
   public let text: String
   public let kind: Kind
+  /// When it is shown (表示条件); absent: always.
+  public let condition: DisplayCondition?
+  /// Absent: its options in their order; `true`: in an order of each respondent's own, 「その他」
+  /// and the like kept last.
+  public let shuffle: Bool?
 
-  public init(id: QuestionID, text: String, kind: Kind) {
+  public init(id: QuestionID, text: String, kind: Kind, condition: DisplayCondition? = nil, shufflesChoices: Bool = false) {
     self.id = id
     self.text = text
     self.kind = kind
+    self.condition = condition
+    self.shuffle = shufflesChoices ? true : nil
+  }
+
+  /// Whether each respondent gets its options in an order of their own (a single or multiple
+  /// choice's: a grid's scale and an attention check keep theirs).
+  public var shufflesChoices: Bool {
+    switch kind {
+    case .singleChoice, .multipleChoice: shuffle == true
+    default: false
+    }
   }
 
   public enum Kind: Codable, Equatable, Sendable {

@@ -46,11 +46,15 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
   public let ageBand: Int?
   public let gender: Gender?
   public let prefecture: Prefecture?
+  /// The order it was shown in, where the survey shuffles (`nil`: the survey's own).
+  public let order: ShownOrder?
+  /// The quota cell it took its place in (`QuotaCells.Cell.name`), where the survey has cells.
+  public let cell: String?
 
   public init(
     surveyID: SurveyID, version: Int, respondent: String, outcome: Outcome, answers: [SurveyAnswer], screening: [SurveyAnswer] = [],
     shownAt: Date?, sentAt: Date, flags: [QualityCheck] = [], reviewed: Bool = false, paid: PointAmount,
-    ageBand: Int? = nil, gender: Gender? = nil, prefecture: Prefecture? = nil
+    ageBand: Int? = nil, gender: Gender? = nil, prefecture: Prefecture? = nil, order: ShownOrder? = nil, cell: String? = nil
   ) {
     self.surveyID = surveyID
     self.version = version
@@ -66,6 +70,8 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
     self.ageBand = ageBand
     self.gender = gender
     self.prefecture = prefecture
+    self.order = order
+    self.cell = cell
   }
 
   /// The response as the support desk approved it: completed, paying `paid`; its answers, times
@@ -74,7 +80,7 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
     SurveyResponse(
       surveyID: surveyID, version: version, respondent: respondent, outcome: .completed, answers: answers, screening: screening,
       shownAt: shownAt, sentAt: sentAt, flags: flags, reviewed: reviewed, paid: paid, ageBand: ageBand, gender: gender,
-      prefecture: prefecture
+      prefecture: prefecture, order: order, cell: cell
     )
   }
 
@@ -83,7 +89,7 @@ public struct SurveyResponse: Codable, Equatable, Sendable {
     SurveyResponse(
       surveyID: surveyID, version: version, respondent: name, outcome: outcome, answers: answers, screening: screening,
       shownAt: shownAt, sentAt: sentAt, flags: flags, reviewed: reviewed, paid: paid, ageBand: ageBand, gender: gender,
-      prefecture: prefecture
+      prefecture: prefecture, order: order, cell: cell
     )
   }
 
@@ -250,17 +256,21 @@ extension SurveyResponse {
       let shownAt = own ? before.opened[id] : nil
       let targeting = survey.targeting
       let profile = targeting == nil ? nil : after.profile
+      let screening = outcome == .screenedOut ? answered.answers : before.screeningAnswers[id] ?? []
+      let name = respondent(id)
       return SurveyResponse(
-        surveyID: id, version: answered.surveyVersion, respondent: respondent(id), outcome: outcome,
+        surveyID: id, version: answered.surveyVersion, respondent: name, outcome: outcome,
         answers: own ? answered.answers : [],
-        screening: outcome == .screenedOut ? answered.answers : before.screeningAnswers[id] ?? [],
+        screening: screening,
         shownAt: shownAt, sentAt: answered.date,
         flags: own ? AnswerQuality.failedChecks(answered.answers, to: survey, openedAt: shownAt ?? answered.date, submittedAt: answered.date) : [],
         reviewed: before.reviewRequested.contains(id),
         paid: answered.reward,
         ageBand: targeting?.minAge != nil || targeting?.maxAge != nil ? profile.map { ageBand(of: $0.age(at: answered.date)) } : nil,
         gender: targeting?.genders != nil ? profile?.gender : nil,
-        prefecture: targeting?.prefectures != nil ? profile?.prefecture : nil
+        prefecture: targeting?.prefectures != nil ? profile?.prefecture : nil,
+        order: own ? survey.order(for: name) : nil,
+        cell: own ? survey.cells?.cell(of: after.profile, at: answered.date, screening: screening)?.name : nil
       )
     }.sorted { $0.surveyID.rawValue < $1.surveyID.rawValue }
   }

@@ -2,7 +2,8 @@ import Hummingbird
 import PointApp
 
 /// /surveys, /surveys/{id}, POST /surveys/{id}/screening, /surveys/{id}/screened-out,
-/// POST /surveys/{id}/answers, /surveys/{id}/complete.
+/// POST /surveys/{id}/answers (a page of them, or 前のページへ, in a survey of several pages),
+/// /surveys/{id}/complete.
 struct SurveysController<Context: RequestContext> {
   let loop: RequestLoop
 
@@ -25,7 +26,12 @@ struct SurveysController<Context: RequestContext> {
 
     router.form("/surveys/:id/answers") { request, context in
       let id = SurveyID(try context.parameters.require("id"))
-      return try await loop.form(request) { form in .answersSubmitted(id, draft(from: form), version: try version(in: form)) }
+      return try await loop.form(request) { form in
+        let (draft, version, page) = (draft(from: form), try version(in: form), try page(in: form))
+        // 前のページへ (the form's second button) keeps the page's answers unchecked.
+        if try form.optionalValue("move") == "back", let page { return .answersPageBack(id, draft, version: version, page: page) }
+        return .answersSubmitted(id, draft, version: version, page: page)
+      }
     }
 
     router.form("/surveys/:id/screening") { request, context in
@@ -47,6 +53,14 @@ struct SurveysController<Context: RequestContext> {
     guard let text = try form.optionalValue("version") else { return nil }
     guard let version = Int(text), version > 0 else { throw HTTPError(.badRequest, message: "bad survey version") }
     return version
+  }
+
+  /// The page of a survey's questions the form showed (`page`, from 0); absent: the whole survey;
+  /// not a number: 400.
+  private func page(in form: FormBody) throws(HTTPError) -> Int? {
+    guard let text = try form.optionalValue("page") else { return nil }
+    guard let page = Int(text), (0...1_000).contains(page) else { throw HTTPError(.badRequest, message: "bad survey page") }
+    return page
   }
 
   /// The answers of a form: fields named `q[<question id>]`, each possibly repeated; a grid's rows

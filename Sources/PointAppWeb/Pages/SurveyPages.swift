@@ -79,7 +79,12 @@ extension Pages {
     let page = state.surveyDetailPage ?? SurveyDetail.Page(surveyID: survey.id)
     let screening = SurveyDetail.State(progress: state.progress, page: { var page = page; page.survey = survey; return page }()).isScreening
       ? survey.screening : nil
-    let questions = screening?.questions ?? survey.questions
+    // Its own questions: the page the user is on, as the survey feature made it for them.
+    let pages = survey.pages
+    let pageIndex = screening == nil ? min(page.pageIndex, pages.count - 1) : 0
+    let questions = screening?.questions ?? (page.questions.isEmpty ? pages[pageIndex] : page.questions)
+    let numbered = screening == nil ? pages.prefix(pageIndex).reduce(0) { $0 + $1.count } : 0
+    let isLastPage = screening != nil || pageIndex == pages.count - 1
     var body: [String: Any] = [
       "csrf": csrf,
       "survey": summary(survey),
@@ -92,9 +97,13 @@ extension Pages {
       // Sent back once for review: the answers are kept, the page says so, politely.
       "reviewNotice": screening == nil && state.progress.reviewRequested.contains(survey.id) && state.progress.answer(to: survey.id) == nil,
       "questions": questions.enumerated().map { index, question in
-        self.question(question, number: index + 1, draft: page.draft[question.id] ?? [], error: page.errors[question.id])
+        self.question(question, number: numbered + index + 1, draft: page.draft[question.id] ?? [], error: page.errors[question.id])
       },
+      "isLastPage": isLastPage,
     ]
+    if screening == nil, pages.count > 1 {
+      body["pages"] = ["index": pageIndex, "number": pageIndex + 1, "count": pages.count, "hasPrevious": pageIndex > 0]
+    }
     if let answered = state.progress.answer(to: survey.id) {
       body["answered"] = ["date": date(answered.date), "reward": "\(answered.reward)", "href": "/surveys/\(survey.id.rawValue)/complete"]
     }

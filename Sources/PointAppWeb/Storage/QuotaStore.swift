@@ -2,8 +2,9 @@ import Foundation
 import PointApp
 import Synchronization
 
-/// Surveys' quotas as records (`RecordKind.quotas`): a survey's places taken, `q~<survey>`, and
-/// each holder's place, `p~<survey>~<user>`; one implementation over any backend. A place is
+/// Surveys' quotas as records (`RecordKind.quotas`): a survey's places taken, `q~<survey>`, a
+/// quota cell's, `q~<survey>~<cell>`, and each holder's place, `p~<survey>~<user>`; one
+/// implementation over any backend. A place is
 /// claimed during its user's update (`UserStates.update`), so it commits with the answer it is
 /// for, or not at all: nothing is ever left open, whatever crash comes. The count is read for
 /// update: claimers of one survey, in every process and instance, take turns from their claim to
@@ -16,7 +17,7 @@ public struct Quotas: Sendable {
   private let recent = Recent()
 
   private final class Recent: Sendable {
-    let value = Mutex<(at: ContinuousClock.Instant, surveys: [SurveyID], taken: [SurveyID: Int])?>(nil)
+    let value = Mutex<(at: ContinuousClock.Instant, surveys: [SurveyID], taken: [SurveyID: Taken])?>(nil)
   }
 
   public init(_ backend: any RecordBackend) {
@@ -25,33 +26,61 @@ public struct Quotas: Sendable {
   }
 
   static func count(_ survey: SurveyID) -> RecordName { RecordName("q~", survey.rawValue) }
+  static func count(_ survey: SurveyID, cell: String) -> RecordName { RecordName("q~", survey.rawValue + "~" + cell) }
   static func place(_ survey: SurveyID, _ user: UserID) -> RecordName { RecordName("p~", survey.rawValue + "~" + user.rawValue) }
 
-  /// Takes one of `limit` places of `survey` for `user`, unless all are taken (`false`). A user
-  /// who holds one keeps it (`true`) and takes no second one. Inside the user's update.
-  public func claim(_ survey: SurveyID, places limit: Int, for user: UserID) async throws -> Bool {
+  /// Takes one of `limit` places of `survey` for `user` (`nil`: no overall limit) and one of
+  /// `cell`'s, unless either is full (`false`): both or neither. A user who holds one keeps it
+  /// (`true`) and takes no second one. Inside the user's update: the counts are held to its end,
+  /// the overall one first, the cell's next (always in that order, so claimers never wait on each
+  /// other in a circle).
+  public func claim(_ survey: SurveyID, places limit: Int?, cell: QuotaCells.Cell? = nil, for user: UserID) async throws -> Bool {
     if try await places.read(Self.place(survey, user)) != nil { return true }
+    defer { recent.value.withLock { $0 = nil } }  // what the user sees next counts anew
+    var counts: [(RecordName, Int)] = []
+    if let limit { counts.append((Self.count(survey), limit)) }
+    if let cell { counts.append((Self.count(survey, cell: cell.name), cell.limit)) }
     // A count seen full is final (places are never given back), so it is refused without
     // holding the count to the end of the update.
-    if try await taken.read(Self.count(survey)).map({ $0.record >= limit }) ?? (limit <= 0) { return false }
-    let claimed = try await taken.modify(Self.count(survey)) { count in
-      (count ?? 0) < limit ? ((count ?? 0) + 1, true) : (nil, false)
+    for (name, limit) in counts where try await taken.read(name).map({ $0.record >= limit }) ?? (limit <= 0) { return false }
+    var claimed: [RecordName] = []
+    for (name, limit) in counts {
+      let took = try await taken.modify(name) { count in (count ?? 0) < limit ? ((count ?? 0) + 1, true) : (nil, false) }
+      guard took else {
+        // Full: the places taken before it in this claim are given back within the same update.
+        for name in claimed { _ = try await taken.modify(name) { count in (Swift.max(0, (count ?? 1) - 1), true) } }
+        return false
+      }
+      claimed.append(name)
     }
-    if claimed { _ = try await places.create(true, as: Self.place(survey, user)) }
-    recent.value.withLock { $0 = nil }
-    return claimed
+    _ = try await places.create(true, as: Self.place(survey, user))
+    return true
   }
 
-  /// The places taken of each of `surveys`.
-  public func taken(of surveys: [SurveyID]) async throws -> [SurveyID: Int] {
+  /// The places taken of each of `surveys`, overall and by cell.
+  public func taken(of surveys: [Survey]) async throws -> [SurveyID: Taken] {
     let now = ContinuousClock.now
-    if let kept = recent.value.withLock({ $0 }), kept.surveys == surveys, now - kept.at < .seconds(1) { return kept.taken }
-    var counts: [SurveyID: Int] = [:]
+    let ids = surveys.map(\.id)
+    if let kept = recent.value.withLock({ $0 }), kept.surveys == ids, now - kept.at < .seconds(1) { return kept.taken }
+    var counts: [SurveyID: Taken] = [:]
     for survey in surveys {
-      counts[survey] = try await taken.read(Self.count(survey))?.record ?? 0
+      var count = Taken(places: try await taken(survey.id))
+      for cell in survey.cells?.cells ?? [] { count.cells[cell.name] = try await taken(survey.id, cell: cell.name) }
+      counts[survey.id] = count
     }
-    recent.value.withLock { $0 = (now, surveys, counts) }
+    recent.value.withLock { $0 = (now, ids, counts) }
     return counts
+  }
+
+  /// The places taken of `survey`, or of its `cell`, as committed.
+  func taken(_ survey: SurveyID, cell: String? = nil) async throws -> Int {
+    try await taken.read(cell.map { Self.count(survey, cell: $0) } ?? Self.count(survey))?.record ?? 0
+  }
+
+  /// A survey's places taken: overall, and of each cell by its name.
+  public struct Taken: Equatable, Sendable {
+    public var places: Int
+    public var cells: [String: Int] = [:]
   }
 
   /// Whether `user` holds a place in `survey`.
@@ -61,7 +90,7 @@ public struct Quotas: Sendable {
 
   /// The client that claims places for `user`.
   func client(for user: UserID) -> QuotaClient {
-    QuotaClient(claim: { survey, limit in try await claim(survey, places: limit, for: user) })
+    QuotaClient(claim: { survey, limit, cell in try await claim(survey, places: limit, cell: cell, for: user) })
   }
 }
 
@@ -70,10 +99,10 @@ extension SurveyClient {
   /// survey feed reports them.
   func counting(_ quotas: Quotas) -> SurveyClient {
     @Sendable func counted(_ surveys: [Survey]) async throws -> [Survey] {
-      let limited = surveys.filter { $0.quota != nil }.map(\.id)
+      let limited = surveys.filter { $0.quota != nil || $0.cells != nil }
       guard !limited.isEmpty else { return surveys }
       let taken = try await quotas.taken(of: limited)
-      return surveys.map { $0.quota == nil ? $0 : $0.counting(taken: taken[$0.id] ?? 0) }
+      return surveys.map { survey in taken[survey.id].map { survey.counting(taken: $0.places, cells: $0.cells) } ?? survey }
     }
     return SurveyClient(
       fetchAll: { try await counted(fetchAll()) },

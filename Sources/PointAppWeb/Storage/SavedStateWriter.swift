@@ -26,6 +26,7 @@ struct SavedStateWriter {
       byte("{")
       key("answers", first: true)
       dictionary(draft.answers.map { ($0.key.rawValue, $0.value) }) { writer, values in writer.array(values) { $0.string($1) } }
+      if let page = draft.page { key("page"); int(page) }
       key("surveyID"); string(draft.surveyID.rawValue)
       byte("}")
     }

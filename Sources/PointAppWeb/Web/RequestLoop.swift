@@ -188,6 +188,7 @@ struct RequestLoop: Sendable {
     let surveys = catalog.map(\.id)
     var initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
     var dependencies = dependencies
+    dependencies.respondents = RespondentClient { [sessions] survey in sessions.respondent(user, in: survey) }
     if let visit {
       initial.account = visit.session.account.flatMap { EmailAddress($0.email) }
       initial.passwordConfirmedAt = visit.session.passwordConfirmedAt

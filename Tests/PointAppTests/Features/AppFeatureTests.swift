@@ -166,7 +166,7 @@ struct AppFeatureTests {
       $0.uuid = .incrementing
       $0.calendar = .tokyo
       $0.surveyClient = .catalog([survey])
-      $0.quotas = QuotaClient(claim: { _, _ in false })
+      $0.quotas = QuotaClient(claim: { _, _, _ in false })
     }
     await store.send(.answersSubmitted(survey.id, ratingAnswer)) {
       $0.surveyDetailPage = SurveyDetail.Page(surveyID: survey.id, intent: .submit(ratingAnswer))

@@ -16,12 +16,12 @@ struct SurveyQuotaTests {
     init(failing: Bool = false) { self.failing = failing }
 
     func client(for user: String) -> QuotaClient {
-      QuotaClient(claim: { [self] _, places in
+      QuotaClient(claim: { [self] _, places, _ in
         struct Down: Error {}
         if failing { throw Down() }
         return holders.withLock { holders in
           if holders.contains(user) { return true }
-          guard holders.count < places else { return false }
+          guard holders.count < places ?? .max else { return false }
           holders.insert(user)
           return true
         }

@@ -108,7 +108,7 @@ struct FileImportTests {
     let report = try await FileImport.run(from: folder, into: database)
     #expect(report.quotaPlaces == 2)
     let moved = Quotas(PostgresBackend(database))
-    #expect(try await moved.taken(of: [survey.id]) == [survey.id: 2])
+    #expect(try await moved.taken(survey.id) == 2)
     #expect(try await moved.holds(survey.id, kept))
     #expect(try await moved.holds(survey.id, open))
     #expect(try await !moved.holds(survey.id, unsaved))

@@ -131,8 +131,11 @@ public struct AppFeature: Reducer, Sendable {
     /// The page that shows what answering a survey paid was asked for.
     case surveyCompletionOpened(SurveyID)
     /// A survey's form was sent with these answers, from the page of the survey's `version`
-    /// (`nil`: a form that does not say; its answers are checked against the version now).
-    case answersSubmitted(SurveyID, AnswerDraft, version: Int? = nil)
+    /// (`nil`: a form that does not say; its answers are checked against the version now), and of
+    /// its questions' page `page` when it has several (`nil`: every question's).
+    case answersSubmitted(SurveyID, AnswerDraft, version: Int? = nil, page: Int? = nil)
+    /// 前のページへ: a survey's page `page` was left for the one before, with these answers kept.
+    case answersPageBack(SurveyID, AnswerDraft, version: Int? = nil, page: Int)
     /// A survey's screening form was sent with these answers (and `version`, as above).
     case screeningSubmitted(SurveyID, AnswerDraft, version: Int? = nil)
     /// The page that shows a screening that did not qualify was asked for.
@@ -214,8 +217,10 @@ public struct AppFeature: Reducer, Sendable {
       case let .surveyCompletionOpened(id):
         state.missionsDay = Day(now, in: calendar)
         return open(SurveyDetail.Page(surveyID: id, intent: .seeCompletion), &state)
-      case let .answersSubmitted(id, draft, version):
-        return open(SurveyDetail.Page(surveyID: id, intent: .submit(draft, version: version)), &state)
+      case let .answersSubmitted(id, draft, version, page):
+        return open(SurveyDetail.Page(surveyID: id, intent: .submit(draft, version: version, page: page)), &state)
+      case let .answersPageBack(id, draft, version, page):
+        return open(SurveyDetail.Page(surveyID: id, intent: .back(draft, version: version, page: page)), &state)
       case let .screeningSubmitted(id, draft, version):
         return open(SurveyDetail.Page(surveyID: id, intent: .screen(draft, version: version)), &state)
       case let .screeningResultOpened(id):
@@ -265,10 +270,13 @@ public struct AppFeature: Reducer, Sendable {
           if page.screeningFirst {
             state.flash = Flash(.error, "事前調査の質問から回答してください。")
             state.destination = .survey(survey)
-          } else if !page.errors.isEmpty {
-            // Refused: back to its page, which shows the kept draft and why it was refused.
+          } else if !page.errors.isEmpty || page.pageMoved {
+            // Refused: back to its page, which shows the kept draft and why it was refused; or
+            // one page of several sent: on to the next.
             state.destination = .survey(survey)
           }
+        case .back:
+          state.destination = .survey(survey)
         case .screen:
           // Sent again once decided, it leads to what was decided; refused, back to the form.
           if let ended {

@@ -38,8 +38,11 @@ public struct SurveyDetail: Reducer, Sendable {
       case answer
       /// The page that shows what answering it paid.
       case seeCompletion
-      /// To submit these answers, sent from the page of the survey's `version` (`nil`: unsaid).
-      case submit(AnswerDraft, version: Int? = nil)
+      /// To submit these answers, sent from the page of the survey's `version` (`nil`: unsaid):
+      /// those of its page `page` of a survey in pages (`nil`: the whole survey's).
+      case submit(AnswerDraft, version: Int? = nil, page: Int? = nil)
+      /// To go back a page, keeping these answers of page `page` unchecked.
+      case back(AnswerDraft, version: Int? = nil, page: Int)
       /// To submit these answers to its screening (from the page of `version`, as above).
       case screen(AnswerDraft, version: Int? = nil)
       /// The page that shows a screening that did not qualify.
@@ -62,6 +65,15 @@ public struct SurveyDetail: Reducer, Sendable {
     /// The refused answers shown again, with their errors.
     public var draft: AnswerDraft = [:]
     public var errors: [QuestionID: AnswerError] = [:]
+    /// The page of its own questions shown (`Survey.pages`), of `pageCount`.
+    public var pageIndex = 0
+    public var pageCount = 1
+    /// That page's questions shown to this user: those its conditions call for, in the user's
+    /// order, with their options as the user sees them; empty for a survey of one page in its
+    /// own order, whose page shows its questions as they are.
+    public var questions: [SurveyQuestion] = []
+    /// A page was sent and the next one is to be answered.
+    public var pageMoved = false
 
     public init(surveyID: SurveyID, intent: Intent = .answer) {
       self.surveyID = surveyID
@@ -99,6 +111,7 @@ public struct SurveyDetail: Reducer, Sendable {
   @Dependency(\.uuid) var uuid
   @Dependency(\.calendar) var calendar
   @Dependency(\.quotas) var quotas
+  @Dependency(\.respondents) var respondents
 
   public init() {}
 
@@ -122,6 +135,12 @@ public struct SurveyDetail: Reducer, Sendable {
           state.page.ineligible = eligibility
           return .none
         }
+        if state.answered == nil, !state.isScreening, let cell = cell(of: survey, state: state), survey.isFull(cell) {
+          // Their quota cell is in: closed to them (with the consolation of a screening passed).
+          close(survey, .full, state: &state)
+          return .none
+        }
+        present(survey, state: &state)
         switch state.page.intent {
         case .answer:
           if let kept = state.draft, kept.surveyID == survey.id {
@@ -133,9 +152,13 @@ public struct SurveyDetail: Reducer, Sendable {
           return .none
         case .seeCompletion, .seeScreeningResult:
           return .none
-        case let .submit(draft, version):
+        case let .submit(draft, version, page):
           if let sentBack = sendBackIfUpdated(draft, version: version, state: &state) { return sentBack }
-          return submit(draft, state: &state)
+          return submit(draft, page: page, state: &state)
+        case let .back(draft, version, page):
+          if let sentBack = sendBackIfUpdated(draft, version: version, state: &state) { return sentBack }
+          back(draft, page: page, state: &state)
+          return .none
         case let .screen(draft, version):
           if let sentBack = sendBackIfUpdated(draft, version: version, state: &state) { return sentBack }
           return screen(draft, state: &state)
@@ -144,7 +167,7 @@ public struct SurveyDetail: Reducer, Sendable {
         state.page.loadFailed = true
         return .none
       case let .submitButtonTapped(draft):
-        return submit(draft, state: &state)
+        return submit(draft, page: nil, state: &state)
       case let .placeClaimed(answers, .success(true)):
         guard let survey = state.page.survey else { return .none }
         return record(answers, to: survey, state: &state)
@@ -180,10 +203,15 @@ public struct SurveyDetail: Reducer, Sendable {
     let checked = if state.isScreening, let screening = survey.screening {
       screening.verdict(on: draft).map { _ in () }
     } else {
-      survey.validateAnswers(draft).map { _ in () }
+      survey.validateAnswers(draft, screening: state.progress.screeningAnswers[survey.id] ?? []).map { _ in () }
     }
     if case let .failure(errors) = checked {
-      state.page.errors = errors.byQuestion
+      // In a survey of pages, those of the page shown, once sent (a page not sent yet has no
+      // entries in the draft, and no errors).
+      let pages = survey.pages
+      let onPage = Set(pages[min(state.page.pageIndex, pages.count - 1)].map(\.id))
+      state.page.errors = state.isScreening || pages.count == 1
+        ? errors.byQuestion : errors.byQuestion.filter { onPage.contains($0.key) && draft[$0.key] != nil }
     }
   }
 
@@ -212,6 +240,14 @@ public struct SurveyDetail: Reducer, Sendable {
     case let .success(.qualified(answers)):
       clearDraft(of: survey, &state)
       let now = now
+      if let cells = survey.cells {
+        // Their quota cell decides too: one they do not fit, or one that is in, screens them out.
+        let cell = cells.cell(of: state.progress.profile, at: now, screening: answers)
+        if cell.map(survey.isFull) ?? true {
+          state.progress.screenOut(of: survey, consolation: screening.consolation, with: answers, id: TransactionID(uuid()), at: now)
+          return .send(.delegate(.screenedOut(survey, consolation: screening.consolation)))
+        }
+      }
       state.progress.qualify(for: survey.id, at: now, with: answers)
       if survey.quality != nil { state.progress.open(survey.id, at: now) }
       return .send(.delegate(.qualified(survey)))
@@ -248,18 +284,89 @@ public struct SurveyDetail: Reducer, Sendable {
     if state.draft?.surveyID == survey.id { state.draft = nil }
   }
 
-  private func submit(_ draft: AnswerDraft, state: inout State) -> Effect<Action> {
+  /// The user's quota cell in `survey`, as their profile is now and their screening answered;
+  /// `nil` when it has no cells or they fit none.
+  private func cell(of survey: Survey, state: State) -> QuotaCells.Cell? {
+    survey.cells?.cell(of: state.progress.profile, at: now, screening: state.progress.screeningAnswers[survey.id] ?? [])
+  }
+
+  /// The page of its own questions the user is on, as they see it: the draft's page, or the
+  /// next one that shows them a question, in their order.
+  private func present(_ survey: Survey, state: inout State) {
+    let kept = state.draft?.surveyID == survey.id ? state.draft : nil
+    let order = survey.shufflesQuestions || survey.questions.contains(where: \.shufflesChoices) ? survey.order(for: respondents.name(survey.id)) : nil
+    // One page in the survey's order: the page shows its questions as they are.
+    guard order != nil || survey.pages.count > 1 else { return }
+    let shown = survey.page(
+      from: kept?.page ?? 0, draft: kept?.answers ?? [:], screening: state.progress.screeningAnswers[survey.id] ?? [], order: order
+    )
+    state.page.pageIndex = shown.index
+    state.page.pageCount = survey.pages.count
+    state.page.questions = shown.questions
+  }
+
+  /// Back a page: the answers of page `page` kept as they are, unchecked.
+  private func back(_ draft: AnswerDraft, page: Int, state: inout State) {
+    guard let survey = state.page.survey, !state.isScreening, state.answered == nil, survey.pages.indices.contains(page) else { return }
+    let merged = merging(draft, into: survey, page: page, state: state)
+    let screening = state.progress.screeningAnswers[survey.id] ?? []
+    state.draft = SurveyDraft(merged, of: survey, page: survey.page(before: page, draft: merged, screening: screening))
+    state.page.pageMoved = true
+    present(survey, state: &state)
+  }
+
+  /// The answers kept from the other pages, with `page`'s as sent (inputs for questions of other
+  /// pages ignored): each of its questions has an entry, empty when nothing was sent for it, which
+  /// says the page was sent.
+  private func merging(_ draft: AnswerDraft, into survey: Survey, page: Int, state: State) -> AnswerDraft {
+    let kept = state.draft?.surveyID == survey.id ? state.draft?.answers ?? [:] : [:]
+    let onPage = survey.pages[page].map(\.id)
+    var merged = kept
+    for question in onPage { merged[question] = draft[question] ?? [] }
+    return merged
+  }
+
+  /// Answers refused: kept, the user on the first page with a refused answer, which shows why.
+  private func refuse(_ draft: AnswerDraft, _ errors: AnswerErrors, of survey: Survey, state: inout State) {
+    let page = survey.pages.firstIndex { $0.contains { errors.byQuestion[$0.id] != nil } } ?? 0
+    var draft = draft
+    if survey.pages.count > 1 {
+      for question in errors.byQuestion.keys where draft[question] == nil { draft[question] = [] }  // its page was sent
+    }
+    let kept = SurveyDraft(draft, of: survey, page: page)
+    state.draft = kept
+    present(survey, state: &state)
+    show(kept.answers, of: survey, state: &state)
+  }
+
+  private func submit(_ sent: AnswerDraft, page: Int?, state: inout State) -> Effect<Action> {
     guard let survey = state.page.survey else { return .none }
     // Its own questions open once its screening has qualified.
     if state.isScreening {
       state.page.screeningFirst = true
       return .none
     }
-    switch survey.validateAnswers(draft) {
-    case .failure:
-      let kept = SurveyDraft(draft, of: survey)
-      state.draft = kept
-      show(kept.answers, of: survey, state: &state)
+    let screening = state.progress.screeningAnswers[survey.id] ?? []
+    var draft = sent
+    let pages = survey.pages
+    if let page, pages.count > 1, pages.indices.contains(page), state.answered == nil {
+      // One page of several: checked with those before it, then on to the next that asks them
+      // something; the answers are taken once the last is sent.
+      draft = merging(sent, into: survey, page: page, state: state)
+      if case let .failure(errors) = Survey.validateShown(draft, against: Array(pages[...page].joined()), earlier: screening) {
+        refuse(draft, errors, of: survey, state: &state)
+        return .none
+      }
+      if let next = survey.page(after: page, draft: draft, screening: screening) {
+        state.draft = SurveyDraft(draft, of: survey, page: next)
+        state.page.pageMoved = true
+        present(survey, state: &state)
+        return .none
+      }
+    }
+    switch survey.validateAnswers(draft, screening: screening) {
+    case let .failure(errors):
+      refuse(draft, errors, of: survey, state: &state)
       return .none
     case let .success(answers):
       let now = now  // one reading: the answer's time and its day agree, even at midnight
@@ -269,8 +376,10 @@ public struct SurveyDetail: Reducer, Sendable {
         case .accept:
           break
         case .askToReview:
+          // Back to the first page, every answer kept, to be read again.
           let kept = SurveyDraft(draft, of: survey)
           state.draft = kept
+          present(survey, state: &state)
           state.page.draft = kept.answers
           state.progress.requestReview(of: survey.id)
           return .send(.delegate(.reviewRequested(survey)))
@@ -279,12 +388,16 @@ public struct SurveyDetail: Reducer, Sendable {
           state.progress.recordInvalid(to: survey, with: answers, at: now)
           return .send(.delegate(.answerInvalid(survey)))
         }
-        if let quota = survey.quota {
-          // A place first: the quota is everyone's, and never goes over.
-          let places = quota.places
+        if survey.cells != nil, cell(of: survey, state: state) == nil {
+          close(survey, .full, state: &state)  // they fit no cell now (their profile changed)
+          return .none
+        }
+        if survey.quota != nil || survey.cells != nil {
+          // A place first: the quota is everyone's, and never goes over (nor does their cell's).
+          let (places, cell) = (survey.quota?.places, cell(of: survey, state: state))
           return .run { [quotas] send in
             do {
-              await send(.placeClaimed(answers, .success(try await quotas.claim(survey.id, places))))
+              await send(.placeClaimed(answers, .success(try await quotas.claim(survey.id, places, cell))))
             } catch {
               await send(.placeClaimed(answers, .failure(QuotaError(error))))
             }
