@@ -117,9 +117,16 @@ public struct Survey: Codable, CustomReflectable, Equatable, Identifiable, Senda
     isPublished(at: date) && closure(at: date) == nil
   }
 
-  /// Whether a user with `profile` may answer it at `date`: the profile as it is then decides.
+  /// Whether a user with `profile` may answer it at `date`: the profile as it is then decides,
+  /// by its targeting and by its quota cells where they are made of the profile alone (a member
+  /// who fits no cell is not wanted).
   public func eligibility(of profile: Profile?, at date: Date) -> Eligibility {
-    targeting?.eligibility(of: profile, at: date) ?? .eligible
+    let targeted = targeting?.eligibility(of: profile, at: date) ?? .eligible
+    guard targeted == .eligible, let cells, !cells.dimensions.contains(where: { if case .screening = $0 { true } else { false } }) else {
+      return targeted
+    }
+    guard let profile else { return .needsProfile }
+    return cells.cell(of: profile, at: date, screening: []) == nil ? .outsideTarget : .eligible
   }
 
   /// Points per minute of answering.
