@@ -303,7 +303,7 @@ public func buildApplication(
       mail: mailQueue
     ),
     renderer: renderer,
-    exporter: ResponseExporter(responses: responses),
+    exporter: ResponseExporter(responses: responses, versions: { try await catalogStore.version($0, of: $1) }),
     dependencies: resolved,
     maxBodySize: configuration.maxBodySize,
     effectDeadline: configuration.effectDeadline,

@@ -21,6 +21,8 @@ struct ConsoleTrustWebTests {
     "/admin/surveys/new": .catalog, "/admin/surveys/{id}/edit": .catalog, "/admin/surveys/{id}/preview": .catalog,
     "/admin/surveys/{id}/publish": .catalog, "/admin/surveys/{id}/duplicate": .catalog, "/admin/surveys/{id}/close": .catalog,
     "/admin/surveys/{id}/responses.csv": .exports, "/admin/surveys/{id}/responses.jsonl": .exports,
+    "/admin/surveys/{id}/export": .exports, "/admin/surveys/{id}/responses.csv.manifest.json": .exports,
+    "/admin/surveys/{id}/responses.jsonl.manifest.json": .exports,
     "/admin/audit": .audit,
     "/admin/users": .desk, "/admin/users/{id}": .desk, "/admin/users/{id}/adjust": .desk,
     "/admin/users/{id}/answers/{survey}/approve": .desk, "/admin/users/{id}/answers/{survey}/confirm": .desk,
@@ -79,6 +81,7 @@ struct ConsoleTrustWebTests {
       "/admin", "/admin/login", "/admin/login/code", "/admin/login/enrol", "/admin/login/recovery-codes", "/admin/operators",
       "/admin/surveys", "/admin/surveys/{id}", "/admin/surveys/{id}/edit", "/admin/surveys/{id}/preview",
       "/admin/surveys/{id}/responses.csv", "/admin/surveys/{id}/responses.jsonl", "/admin/audit", "/admin/users", "/admin/users/{id}",
+      "/admin/surveys/{id}/export", "/admin/surveys/{id}/responses.csv.manifest.json", "/admin/surveys/{id}/responses.jsonl.manifest.json",
     ]
     return route.method == "GET" ? pages.contains(route.path) : forms.contains(route.path)
   }

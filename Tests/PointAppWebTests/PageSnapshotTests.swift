@@ -46,9 +46,30 @@ struct PageSnapshotTests {
     reward: 70, estimatedMinutes: 4, publishedAt: noon - 86_400 * 2, expiresAt: nil
   )
 
+  /// In two pages: why breakfast is skipped is asked of those who skip it. (Not shuffled here: an
+  /// order follows from the respondent, whose id each run makes anew.)
+  static let branching = Survey(
+    id: SurveyID("morning"), title: "朝の過ごし方", description: "朝の習慣について", category: .lifestyle,
+    questions: [
+      SurveyQuestion(id: QuestionID("often"), text: "朝ごはんを食べますか？", kind: .singleChoice(choices: [
+        .init(id: ChoiceID("daily"), label: "ほぼ毎日"), .init(id: ChoiceID("rarely"), label: "ほとんど食べない"),
+      ])),
+      SurveyQuestion(
+        id: QuestionID("why"), text: "食べない理由は？",
+        kind: .multipleChoice(choices: [
+          .init(id: ChoiceID("time"), label: "時間がない"), .init(id: ChoiceID("appetite"), label: "食欲がない"),
+          .init(id: ChoiceID("diet"), label: "ダイエット中"), .init(id: ChoiceID("other"), label: "その他"),
+        ], minPicks: 1, maxPicks: 4),
+        condition: DisplayCondition(.all, [.init(question: QuestionID("often"), choices: [ChoiceID("rarely")])])
+      ),
+      SurveyQuestion(id: QuestionID("wake"), text: "朝の目覚めの満足度は？", kind: .rating),
+    ],
+    reward: 30, estimatedMinutes: 2, publishedAt: noon - 86_400, expiresAt: nil
+  )
+
   @Test func everyPage() async throws {
     let server = try TestServer()
-    try await server.application(catalog: testCatalog + [Self.targeted, Self.screened, Self.panel, QualityFlowTests.careful]).test(.router) { client in
+    try await server.application(catalog: testCatalog + [Self.targeted, Self.screened, Self.panel, QualityFlowTests.careful, Self.branching]).test(.router) { client in
       var browser = Browser(client: client, cookie: "pointapp_session=0123456789abcdef0123456789abcdef")
 
       try await snapshot("/surveys", named: "surveys", with: &browser)
@@ -59,6 +80,11 @@ struct PageSnapshotTests {
       try await snapshot("/surveys/breakfast", named: "survey-invalid", with: &browser)
       _ = try await browser.post("/surveys/breakfast/answers", form: "csrf=\(csrf)&q%5Bfrequency%5D=daily&q%5Bfoods%5D=rice&q%5Bsatisfaction%5D=4")
       try await snapshot("/surveys/breakfast/complete", named: "complete", with: &browser)
+      // A survey in pages: the first, then the one the answer calls for, with the way back.
+      try await snapshot("/surveys/morning", named: "survey-page-1", with: &browser)
+      let toSecond = try await browser.post("/surveys/morning/answers", form: "csrf=\(csrf)&version=1&page=0&q%5Boften%5D=rarely")
+      #expect(toSecond.headers[.location] == "/surveys/morning")
+      try await snapshot("/surveys/morning", named: "survey-page-2", with: &browser)
       try await snapshot("/surveys/breakfast", named: "survey-answered", with: &browser)
       try await snapshot("/points", named: "points", with: &browser)
       try await snapshot("/points/history", named: "history", with: &browser)

@@ -8,7 +8,8 @@ import Testing
 /// The export's CSV: its layout pinned byte for byte for a survey with every kind of question, and
 /// the same file opened by a real spreadsheet (LibreOffice, headless) and read back cell by cell.
 struct ResponseExportTests {
-  /// A screening, then every kind of question.
+  /// A screening, then every kind of question; its second version: the first had a question on
+  /// drinks that it removed, and had no fruit among the foods (added, and the foods shuffled).
   static let survey = Survey(
     id: SurveyID("breakfast"), title: "朝ごはん調査", description: "毎朝の食事", category: .food,
     questions: [
@@ -17,7 +18,7 @@ struct ResponseExportTests {
       ])),
       SurveyQuestion(id: QuestionID("foods"), text: "よく食べるものは？", kind: .multipleChoice(choices: [
         .init(id: ChoiceID("rice"), label: "ごはん"), .init(id: ChoiceID("bread"), label: "パン"), .init(id: ChoiceID("fruit"), label: "果物"),
-      ], minPicks: 0, maxPicks: 2)),
+      ], minPicks: 0, maxPicks: 2), shufflesChoices: true),
       SurveyQuestion(id: QuestionID("taste"), text: "満足度は？", kind: .grid(
         rows: [.init(id: "taste", label: "味"), .init(id: "price", label: "値段", isOptional: true)],
         scale: [.init(id: ChoiceID("good"), label: "満足"), .init(id: ChoiceID("bad"), label: "不満")]
@@ -37,7 +38,23 @@ struct ResponseExportTests {
       ]))],
       qualifying: [QuestionID("eats"): [ChoiceID("y")]], consolation: 2
     ),
-    version: 2
+    version: 2,
+    cells: QuotaCells(dimensions: [.gender], cells: [.init(values: ["female"], limit: 10), .init(values: ["male"], limit: 10)])
+  )
+
+  /// The first version: a question on drinks, and no fruit.
+  static let first = Survey(
+    id: survey.id, title: survey.title, description: survey.description, category: .food,
+    questions: [
+      survey.questions[0],
+      SurveyQuestion(id: QuestionID("drink"), text: "朝の飲み物は？", kind: .singleChoice(choices: [
+        .init(id: ChoiceID("coffee"), label: "コーヒー"), .init(id: ChoiceID("tea"), label: "お茶"),
+      ])),
+      SurveyQuestion(id: QuestionID("foods"), text: "よく食べるものは？", kind: .multipleChoice(choices: [
+        .init(id: ChoiceID("rice"), label: "ごはん"), .init(id: ChoiceID("bread"), label: "パン"),
+      ], minPicks: 0, maxPicks: 2)),
+    ] + survey.questions[2...],
+    reward: 40, estimatedMinutes: 3, publishedAt: noon - 86_400 * 2, expiresAt: nil, screening: survey.screening
   )
 
   /// A free text that holds everything a CSV must survive.
@@ -60,7 +77,25 @@ struct ResponseExportTests {
         SurveyAnswer(questionID: QuestionID("check"), value: .choice(ChoiceID("no"))),
       ],
       screening: [SurveyAnswer(questionID: QuestionID("eats"), value: .choice(ChoiceID("y")))],
-      shownAt: noon, sentAt: noon + 95, paid: 40, ageBand: 30, gender: .female, prefecture: .tokyo
+      shownAt: noon, sentAt: noon + 95, paid: 40, ageBand: 30, gender: .female, prefecture: .tokyo,
+      order: ShownOrder(questions: nil, choices: [QuestionID("foods"): [ChoiceID("fruit"), ChoiceID("rice"), ChoiceID("bread")]]),
+      cell: "female"
+    ),
+    // Answered the first version: its drink kept, the fruit it was never offered blank.
+    SurveyResponse(
+      surveyID: survey.id, version: 1, respondent: "r-5e5e5e5e5e5e", outcome: .completed,
+      answers: [
+        SurveyAnswer(questionID: QuestionID("often"), value: .choice(ChoiceID("daily"))),
+        SurveyAnswer(questionID: QuestionID("drink"), value: .choice(ChoiceID("tea"))),
+        SurveyAnswer(questionID: QuestionID("foods"), value: .choices([ChoiceID("bread")])),
+        SurveyAnswer(questionID: QuestionID("taste"), value: .grid([GridCell(row: "taste", choice: ChoiceID("good"))])),
+        SurveyAnswer(questionID: QuestionID("minutes"), value: .number(10)),
+        SurveyAnswer(questionID: QuestionID("rating"), value: .rating(5)),
+        SurveyAnswer(questionID: QuestionID("ideal"), value: .text("和食")),
+        SurveyAnswer(questionID: QuestionID("check"), value: .choice(ChoiceID("no"))),
+      ],
+      screening: [SurveyAnswer(questionID: QuestionID("eats"), value: .choice(ChoiceID("y")))],
+      shownAt: noon - 86_000, sentAt: noon - 85_900, paid: 40
     ),
     SurveyResponse(
       surveyID: survey.id, version: 1, respondent: "r-99aa88bb77cc", outcome: .screenedOut, answers: [],
@@ -85,7 +120,7 @@ struct ResponseExportTests {
   ]
 
   static var csv: String {
-    let table = ResponseTable(survey: survey)
+    let table = ResponseTable(survey: survey, earlier: [first])
     return CSVFormat.header(table) + responses.map { CSVFormat.line(table.row($0)) }.joined()
   }
 
@@ -138,7 +173,7 @@ struct ResponseExportTests {
     let headings = rows[1].map { "\($0)" }
     let first = rows[2]
     func cell(_ code: String, in row: [Any]) -> Any? {
-      codes.firstIndex(of: code).flatMap { $0 < row.count ? row[$0] : nil }
+      codes.firstIndex(of: code).flatMap { $0 < row.count && !(row[$0] is NSNull) ? row[$0] : nil }
     }
     #expect(codes.first == "respondent", "no byte order mark in the first cell")
     #expect(headings.contains("Q6 ひとこと"))
@@ -149,8 +184,21 @@ struct ResponseExportTests {
     #expect(cell("Q2_2", in: first) as? Int == 0)
     #expect(cell("Q3_1", in: first) as? String == "満足")
     #expect(cell("prefecture", in: first) as? String == "東京都")
-    #expect(cell("outcome", in: rows[3]) as? String == "対象外")
-    #expect(cell("Q7", in: rows[4]) as? String == "'+81 90 0000 0000")
+    #expect(cell("Q2_3", in: first) as? Int == 1, "the fruit picked")
+    #expect(cell("Q2_order", in: first) as? String == "3 1 2", "the foods in the order shown")
+    #expect(cell("cell", in: first) as? String == "女性")
+    // The first version's answer: its removed question kept, the option it lacked blank, not 0.
+    let early = rows[3]
+    #expect(cell("Q9", in: early) as? String == "お茶")
+    #expect(headings.contains("Q9［第1版］ 朝の飲み物は？"))
+    #expect(cell("Q2_2", in: early) as? Int == 1)
+    #expect(cell("Q2_1", in: early) as? Int == 0)
+    #expect(cell("Q2_3", in: early) == nil, "never offered: blank")
+    #expect(cell("Q9", in: first) == nil, "not asked of the second version's")
+    #expect(cell("outcome", in: rows[4]) as? String == "対象外")
+    #expect(cell("Q2_1", in: rows[4]) == nil, "screened out: not shown")
+    #expect(cell("Q7", in: rows[5]) as? String == "'+81 90 0000 0000")
+    #expect(cell("Q2_1", in: rows[5]) as? Int == 0, "shown, nothing picked")
   }
 
   /// Runs a program found on the PATH, waited for on a thread of its own; its standard output.

@@ -55,7 +55,7 @@ struct ResponseExporterTests {
       )
       try await responses.record([response])
     }
-    let exporter = ResponseExporter(responses: responses, pageSize: 100)
+    let exporter = ResponseExporter(responses: responses, versions: { _, _ in nil }, pageSize: 100)
     // Read to the end by a client that stays: twenty full pages, and the empty one that ends them.
     try await exporter.response(survey, ResponseExport(format: .csv)).body.write(GoneClient(accepted: .max))
     #expect(storage.pages.load(ordering: .relaxed) == 21)

@@ -31,7 +31,12 @@ struct ResponseReaderTests {
         flags: Array(QualityCheck.allCases.prefix(number % (QualityCheck.allCases.count + 1))), reviewed: number % 2 == 1,
         paid: PointAmount(number % 4 == 2 ? 0 : 40)!, ageBand: number % 6 == 0 ? nil : number % 7 * 10,
         gender: number % 3 == 0 ? nil : Gender.allCases[number % Gender.allCases.count],
-        prefecture: number % 4 == 0 ? nil : Prefecture.allCases[number % Prefecture.allCases.count]
+        prefecture: number % 4 == 0 ? nil : Prefecture.allCases[number % Prefecture.allCases.count],
+        order: number % 3 == 1 ? nil : ShownOrder(
+          questions: number % 2 == 0 ? nil : [QuestionID("q2"), QuestionID(text)],
+          choices: number % 5 == 0 ? [:] : [QuestionID("q1"): [ChoiceID("c2"), ChoiceID(text)], QuestionID(text): []]
+        ),
+        cell: number % 4 == 3 ? nil : "female-\(number % 7 * 10)"
       )
     }
   }

@@ -123,6 +123,16 @@ struct Browser {
     try await request(uri, method: .get)
   }
 
+  /// A GET that follows the 303s it gets (an export not cut yet leads to its cut address).
+  @discardableResult
+  mutating func following(_ uri: String) async throws -> TestResponse {
+    var response = try await get(uri)
+    for _ in 0..<5 where response.status == .seeOther {
+      response = try await get(response.headers[.location] ?? "")
+    }
+    return response
+  }
+
   @discardableResult
   mutating func post(_ uri: String, form: String, headers extra: HTTPFields = [:]) async throws -> TestResponse {
     var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]

@@ -145,7 +145,7 @@ struct SupportDeskTests {
 
       var console = try await AdminTests.signIn(client, server)
       func exported() async throws -> [String] {
-        try await console.get("/admin/surveys/tech-002/responses.csv").html.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        try await console.following("/admin/surveys/tech-002/responses.csv").html.components(separatedBy: "\r\n").filter { !$0.isEmpty }
       }
       #expect(try await exported()[2].components(separatedBy: ",")[1] == "無効")
       let user = try #require(try await console.get("/admin/users?q=hanako%40example.jp").headers[.location])

@@ -14,10 +14,20 @@ public struct ResponseCounts: Codable, Equatable, Sendable {
   public var completesByDay: [String: Int] = [:]
   /// Of completes, the picks of each choice question (grid rows as `<question>/<row>`).
   public var picks: [String: [String: Int]] = [:]
+  /// Responses by the survey's version they answered; absent in counts kept before they were
+  /// counted so (every version is then taken as answered).
+  public var byVersion: [Int: Int]?
 
   public init() {}
 
   public var completes: Int { byOutcome[.completed] ?? 0 }
+
+  /// The versions some response answered, of those up to `latest`; every one of them where the
+  /// counts do not say.
+  public func versionsAnswered(upTo latest: Int) -> [Int] {
+    guard let byVersion else { return Array(1...max(1, latest)) }
+    return byVersion.keys.filter { $0 <= latest }.sorted()
+  }
 
   /// Counts one more response.
   public mutating func add(_ response: SurveyResponse) { count(response, by: 1) }
@@ -30,6 +40,13 @@ public struct ResponseCounts: Codable, Equatable, Sendable {
     func move(_ count: inout Int?) {
       let new = (count ?? 0) + delta
       count = new == 0 ? nil : new
+    }
+    // Counts kept before versions were counted go on without them (each version is then taken
+    // as answered); new ones count them from their first response.
+    if byVersion != nil || byOutcome.isEmpty {
+      var versions = byVersion ?? [:]
+      move(&versions[response.version])
+      byVersion = versions
     }
     move(&byOutcome[response.outcome])
     if response.reviewed { reviewed += delta }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What an operator exports of a survey's responses: as CSV or JSON Lines, of one outcome or all,
-/// sent within a range of days in Tokyo (either end open).
+/// sent within a range of days in Tokyo (either end open), and no later than the moment it was
+/// cut: the same filters and cut give the same file, byte for byte.
 public struct ResponseExport: Equatable, Sendable {
   public enum Format: String, Equatable, Sendable {
     case csv, jsonl
@@ -14,12 +15,47 @@ public struct ResponseExport: Equatable, Sendable {
   public var from: Day?
   /// The last day, to its end; `nil`: to the last response.
   public var through: Day?
+  /// The moment it was cut, to the second: responses sent after it are left out; `nil`: not cut
+  /// yet (an export is cut when it is asked for, and its address then names the cut).
+  public var cut: Date?
 
-  public init(format: Format, outcome: SurveyResponse.Outcome? = nil, from: Day? = nil, through: Day? = nil) {
+  public init(format: Format, outcome: SurveyResponse.Outcome? = nil, from: Day? = nil, through: Day? = nil, cut: Date? = nil) {
     self.format = format
     self.outcome = outcome
     self.from = from
     self.through = through
+    self.cut = cut
+  }
+
+  /// The export cut at `date` (to the whole second before it).
+  public func cut(at date: Date) -> ResponseExport {
+    var export = self
+    export.cut = Date(timeIntervalSince1970: TimeInterval(date.wholeSecondsSince1970))
+    return export
+  }
+
+  /// Its filters and cut as a query (`outcome=&from=&to=&cut=20261127-120000`), as the console's
+  /// addresses carry them, every key in this order.
+  public var query: String {
+    "outcome=\(outcome?.rawValue ?? "")&from=\(from?.iso ?? "")&to=\(through?.iso ?? "")&cut=\(cut.map(Self.cutText) ?? "")"
+  }
+
+  /// A cut as its address writes it: Tokyo time, `20261127-120000`.
+  public static func cutText(_ date: Date) -> String {
+    let text = ResponseTable.format(date)  // 2026-11-27 12:00:00
+    return text.filter { $0 != "-" && $0 != ":" }.replacingOccurrences(of: " ", with: "-")
+  }
+
+  /// A cut read from its address; `nil` when it is not one.
+  public static func cut(from text: String) -> Date? {
+    let digits = text.filter(\.isNumber)
+    guard text.count == 15, digits.count == 14, text.dropFirst(8).first == "-" else { return nil }
+    let numbers = [0...3, 4...5, 6...7, 8...9, 10...11, 12...13].map { range in
+      Int(digits[digits.index(digits.startIndex, offsetBy: range.lowerBound)...digits.index(digits.startIndex, offsetBy: range.upperBound)])!
+    }
+    let components = DateComponents(year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3], minute: numbers[4], second: numbers[5])
+    guard components.isValidDate(in: Calendar.tokyo), (2000...2999).contains(numbers[0]), numbers[5] < 60 else { return nil }
+    return Calendar.tokyo.date(from: components)
   }
 
   /// Whether `response` is one of those asked for.
@@ -28,6 +64,7 @@ public struct ResponseExport: Equatable, Sendable {
     let day = Day(response.sentAt, in: .tokyo)
     if let from, day < from { return false }
     if let through, day > through { return false }
+    if let cut, response.sentAt > cut { return false }
     return true
   }
 
@@ -35,6 +72,7 @@ public struct ResponseExport: Equatable, Sendable {
   public var summary: String {
     var parts = [format == .csv ? "CSV" : "JSON Lines", outcome?.title ?? "すべての結果"]
     if from != nil || through != nil { parts.append("\(from?.iso ?? "")〜\(through?.iso ?? "")") }
+    if let cut { parts.append("\(ResponseTable.format(cut))時点") }
     return parts.joined(separator: "・")
   }
 }

@@ -111,10 +111,19 @@ struct AdminController {
       try await loop.page(request, context, .dashboardRequested(SurveyID(try context.parameters.require("id"))))
     }
 
+    admin.page("surveys/:id/export") { request, context in
+      let id = SurveyID(try context.parameters.require("id"))
+      return try await loop.page(request, context, .exportPageRequested(id, try Self.export(.csv, from: request)))
+    }
+
     for format in [ResponseExport.Format.csv, .jsonl] {
       admin.page("surveys/:id/responses.\(format.rawValue)") { request, context in
         let id = SurveyID(try context.parameters.require("id"))
         return try await loop.page(request, context, .exportRequested(id, try Self.export(format, from: request)))
+      }
+      admin.page("surveys/:id/responses.\(format.rawValue).manifest.json") { request, context in
+        let id = SurveyID(try context.parameters.require("id"))
+        return try await loop.page(request, context, .exportPageRequested(id, try Self.export(format, from: request), manifest: true))
       }
     }
 
@@ -190,7 +199,8 @@ struct AdminController {
   }
 
   /// An export's filters: `outcome` (an outcome's name; empty: all), `from` and `to` (days as
-  /// `2026-11-22`; empty: open). Anything else is a 400.
+  /// `2026-11-22`; empty: open), and its `cut` (`20261127-120000`, Tokyo; empty: not cut yet).
+  /// Anything else is a 400.
   static func export(_ format: ResponseExport.Format, from request: Request) throws(HTTPError) -> ResponseExport {
     let query = request.uri.queryParameters
     func day(_ name: String) throws(HTTPError) -> Day? {
@@ -203,7 +213,12 @@ struct AdminController {
       guard let named = SurveyResponse.Outcome(rawValue: text) else { throw HTTPError(.badRequest, message: "unknown outcome") }
       outcome = named
     }
-    return ResponseExport(format: format, outcome: outcome, from: try day("from"), through: try day("to"))
+    var cut: Date?
+    if let text = query["cut"].map(String.init), !text.isEmpty {
+      guard let moment = ResponseExport.cut(from: text) else { throw HTTPError(.badRequest, message: "not a cut") }
+      cut = moment
+    }
+    return ResponseExport(format: format, outcome: outcome, from: try day("from"), through: try day("to"), cut: cut)
   }
 
   /// The editor's form: the survey's fields by name, each question's as `q.<n>.<field>`.

@@ -455,3 +455,30 @@ extension Pages {
     return adminLayout(state, csrf: csrf, body: body)
   }
 }
+
+extension Pages {
+  /// What a download of a survey's responses holds before it is taken: the filters, the cut, the
+  /// versions, and for each file its rows and SHA-256, with its manifest.
+  static func adminExport(
+    _ state: OperatorFeature.State, csrf: String, survey: Survey, digests: [(ResponseExport, ResponseExporter.Digest)]
+  ) -> [String: Any] {
+    let export = digests.first?.0 ?? ResponseExport(format: .csv)
+    let base = "/admin/surveys/\(survey.id.rawValue)"
+    let files: [[String: Any]] = digests.map { export, digest in
+      [
+        "format": export.format == .csv ? "CSV" : "JSON Lines", "name": ResponseExporter.fileName(survey, export),
+        "href": "\(base)/responses.\(export.format.rawValue)?\(export.query)", "rows": digest.rows, "sha256": digest.sha256,
+        "manifest": "\(base)/responses.\(export.format.rawValue).manifest.json?\(export.query)",
+      ]
+    }
+    let versions = digests.first?.1.versions ?? [survey.version]
+    return adminLayout(state, csrf: csrf, body: [
+      "id": survey.id.rawValue, "title": survey.title,
+      "versions": versions.map { "第\($0)版" }.joined(separator: "・"),
+      "outcome": export.outcome?.title ?? "すべての結果",
+      "days": export.from == nil && export.through == nil ? "すべての日" : "\(export.from?.iso ?? "最初")〜\(export.through?.iso ?? "最新")",
+      "cut": export.cut.map(ResponseTable.format) ?? "", "rows": digests.first?.1.rows ?? 0,
+      "files": files, "dashboard": base,
+    ])
+  }
+}

@@ -34,10 +34,13 @@ enum ResponseReader {
     var (ageBand, gender, prefecture, shownAt): (Int?, Gender?, Prefecture?, Date?) = (nil, nil, nil, nil)
     var (answers, screening, flags, reviewed): ([SurveyAnswer], [SurveyAnswer], [QualityCheck], Bool?) = ([], [], [], nil)
     var (surveyID, version, respondent, outcome, sentAt, paid): (String?, Int?, String?, SurveyResponse.Outcome?, Date?, PointAmount?)
+    var (order, cell): (ShownOrder?, String?) = (nil, nil)
     for (key, value) in try fields(node) {
       switch key {
       case "ageBand": ageBand = try int(value)
       case "answers": answers = try array(value).map(answer)
+      case "cell": cell = try string(value)
+      case "order": order = try shownOrder(value)
       case "flags": flags = try array(value).map { try QualityCheck(rawValue: string($0)) ?? unreadable() }
       case "gender": gender = try Gender(rawValue: string(value)) ?? unreadable()
       case "outcome": outcome = try SurveyResponse.Outcome(rawValue: string(value)) ?? unreadable()
@@ -59,8 +62,26 @@ enum ResponseReader {
     return SurveyResponse(
       surveyID: SurveyID(surveyID), version: version, respondent: respondent, outcome: outcome, answers: answers, screening: screening,
       shownAt: shownAt, sentAt: sentAt, flags: flags, reviewed: reviewed, paid: paid, ageBand: ageBand, gender: gender,
-      prefecture: prefecture
+      prefecture: prefecture, order: order, cell: cell
     )
+  }
+
+  /// `{"choices":{"<question>":["<choice>",…]},"questions":["<question>",…]}`, `questions` absent
+  /// when they kept the survey's order.
+  private static func shownOrder(_ node: Node) throws -> ShownOrder {
+    var (questions, choices): ([QuestionID]?, [QuestionID: [ChoiceID]]?) = (nil, nil)
+    for (key, value) in try fields(node) {
+      switch key {
+      case "questions": questions = try array(value).map { QuestionID(try string($0)) }
+      case "choices":
+        choices = try Dictionary(fields(value).map { (QuestionID($0.key), try array($0.value).map { ChoiceID(try string($0)) }) }) { _, _ in
+          throw Unreadable()
+        }
+      default: throw Unreadable()
+      }
+    }
+    guard let choices else { throw Unreadable() }
+    return ShownOrder(questions: questions, choices: choices)
   }
 
   private static func answer(_ node: Node) throws -> SurveyAnswer {

@@ -41,6 +41,12 @@ struct OperatorLoop: Sendable {
     return try await run(session, request: request, isForm: true, client: client, try decode(form))
   }
 
+  private func withFormat(_ export: ResponseExport, _ format: ResponseExport.Format) -> ResponseExport {
+    var export = export
+    export.format = format
+    return export
+  }
+
   private func run(
     _ session: OperatorSession, request: Request, isForm: Bool, client: String?, _ action: OperatorFeature.Action
   ) async throws -> Response {
@@ -61,6 +67,22 @@ struct OperatorLoop: Sendable {
         throw HTTPError(.internalServerError, message: "an export without its survey")
       }
       response = exporter.response(survey, export)
+    case .page(.exportPage), .page(.exportManifest):
+      guard let export = state.destination?.export, let survey = state.survey else {
+        throw HTTPError(.internalServerError, message: "an export's page without its survey")
+      }
+      if case .page(.exportManifest) = reply {
+        let manifest = ExportManifest(survey: survey, export: export, digest: try await exporter.digest(survey, export))
+        response = .json(manifest.data, filename: ResponseExporter.fileName(survey, export) + ".manifest.json")
+      } else {
+        // Each file made to count and digest it: what the page says is what a download gives.
+        let digests = [
+          (export, try await exporter.digest(survey, export)),
+          (withFormat(export, .jsonl), try await exporter.digest(survey, withFormat(export, .jsonl))),
+        ]
+        let csrf = sessions.csrfToken(for: session)
+        response = .html(renderer.render("admin-export", Pages.adminExport(state, csrf: csrf, survey: survey, digests: digests)))
+      }
     case let .page(page):
       response = .html(Pages.render(page, state, csrf: sessions.csrfToken(for: session), renderer: renderer))
     case let .redirect(location):

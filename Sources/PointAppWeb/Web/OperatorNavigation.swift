@@ -21,6 +21,10 @@ enum OperatorNavigation {
     case operators
     /// Not a page: the responses, streamed (`ResponseExporter`).
     case export
+    /// What a download holds, each file made to count and digest it (`ResponseExporter`).
+    case exportPage
+    /// Not a page: the manifest beside a download, as JSON.
+    case exportManifest
   }
 
   /// `uri`: the request's path and query, where a second factor asked again leads back to.
@@ -82,9 +86,19 @@ enum OperatorNavigation {
       if isForm { return .redirect("/admin/users/\(user)" + query(of: outcome)) }
       (page, url) = (.user, "/admin/users/\(user)")
     case let .export(id, export)?:
-      (page, url) = (.export, "/admin/surveys/\(id.rawValue)/responses.\(export.format.rawValue)")
+      // At the address that names its filters and cut, in this order (else a 303 there).
+      return exportReply(.export, "/admin/surveys/\(id.rawValue)/responses.\(export.format.rawValue)?\(export.query)", uri: uri)
+    case let .exportPage(id, export)?:
+      return exportReply(.exportPage, "/admin/surveys/\(id.rawValue)/export?\(export.query)", uri: uri)
+    case let .exportManifest(id, export)?:
+      return exportReply(.exportManifest, "/admin/surveys/\(id.rawValue)/responses.\(export.format.rawValue).manifest.json?\(export.query)", uri: uri)
     }
     return isForm || url.prefix { $0 != "?" } != path ? .redirect(url) : .page(page)
+  }
+
+  /// An export's page or file at `url` exactly (its query included), or a 303 there.
+  private static func exportReply(_ page: Page, _ url: String, uri: String) -> Navigation.Reply<Page> {
+    uri == url ? .page(page) : .redirect(url)
   }
 
   /// What a desk's form did, as the query of the page it leads to.
@@ -117,7 +131,7 @@ extension Pages {
     case .enrolment: renderer.render("admin-enrolment", adminEnrolment(state, csrf: csrf))
     case .recoveryCodes: renderer.render("admin-recovery-codes", adminRecoveryCodes(state, csrf: csrf))
     case .operators: renderer.render("admin-operators", adminOperators(state, csrf: csrf))
-    case .export: ""  // streamed by the loop, never rendered
+    case .export, .exportPage, .exportManifest: ""  // made by the loop, which counts the files first
     }
   }
 }

@@ -10,3 +10,17 @@ extension Response {
     )
   }
 }
+
+extension Response {
+  /// A JSON file to download as `filename`, never cached.
+  static func json(_ data: [UInt8], filename: String) -> Response {
+    Response(
+      status: .ok,
+      headers: [
+        .contentType: "application/json; charset=utf-8", .cacheControl: "no-store",
+        .contentDisposition: "attachment; filename=\"\(filename)\"",
+      ],
+      body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+    )
+  }
+}

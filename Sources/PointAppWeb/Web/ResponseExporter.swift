@@ -1,3 +1,5 @@
+import Foundation
+import Crypto
 import Hummingbird
 import PointApp
 
@@ -7,40 +9,83 @@ import PointApp
 /// the same columns, by their codes.
 struct ResponseExporter: Sendable {
   let responses: ResponseStore
+  /// Where the survey's earlier versions are kept: each one answered has its columns.
+  let versions: @Sendable (_ version: Int, _ survey: SurveyID) async throws -> Survey?
   /// Responses read at a time.
   var pageSize = 500
 
+  /// The file's name: the survey, the format and the cut (`breakfast-responses-20261127-120000.csv`).
+  static func fileName(_ survey: Survey, _ export: ResponseExport) -> String {
+    "\(survey.id.rawValue)-responses\(export.cut.map { "-" + ResponseExport.cutText($0) } ?? "").\(export.format.rawValue)"
+  }
+
   func response(_ survey: Survey, _ export: ResponseExport) -> Response {
-    let table = ResponseTable(survey: survey)
-    let csv = export.format == .csv
     let headers: HTTPFields = [
-      .contentType: csv ? "text/csv; charset=utf-8" : "application/jsonl; charset=utf-8",
-      .contentDisposition: "attachment; filename=\"\(survey.id.rawValue)-responses.\(export.format.rawValue)\"",
+      .contentType: export.format == .csv ? "text/csv; charset=utf-8" : "application/jsonl; charset=utf-8",
+      .contentDisposition: "attachment; filename=\"\(Self.fileName(survey, export))\"",
       .cacheControl: "no-store",
     ]
-    return Response(status: .ok, headers: headers, body: ResponseBody { [responses, pageSize] writer in
-      if csv { try await writer.write(ByteBuffer(string: CSVFormat.header(table))) }
-      var page = try await responses.responses(of: survey.id, after: nil, limit: pageSize)
-      while true {
-        // The next page is read while this one is written.
-        let next: Task<[SurveyResponse], any Error>? =
-          page.count == pageSize
-          ? page.last.map { last in Task { try await responses.responses(of: survey.id, after: last.respondent, limit: pageSize) } } : nil
-        do {
-          var chunk = ""
-          for response in page where export.includes(response) {
-            chunk += csv ? CSVFormat.line(table.row(response)) : Self.jsonLine(table, response)
-          }
-          if !chunk.isEmpty { try await writer.write(ByteBuffer(string: chunk)) }
-        } catch {
-          next?.cancel()
-          throw error
-        }
-        guard let next else { break }
-        page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
-      }
+    return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+      let table = try await table(of: survey)
+      _ = try await write(survey, export, table: table) { try await writer.write($0) }
       try await writer.finish(nil)
     })
+  }
+
+  /// The table of `survey` with the columns of every earlier version some response answered.
+  func table(of survey: Survey) async throws -> ResponseTable {
+    let answered = try await responses.counts(of: survey.id).versionsAnswered(upTo: survey.version)
+    var earlier: [Survey] = []
+    for version in answered where version != survey.version {
+      if let kept = try await versions(version, survey.id) { earlier.append(kept) }
+    }
+    return ResponseTable(survey: survey, earlier: earlier)
+  }
+
+  /// What the manifest beside a download says of its file: the rows, the file's SHA-256, the
+  /// versions it has columns for.
+  struct Digest: Equatable, Sendable {
+    let rows: Int
+    let sha256: String
+    let versions: [Int]
+  }
+
+  /// The file `response` sends, made again and digested (not kept).
+  func digest(_ survey: Survey, _ export: ResponseExport) async throws -> Digest {
+    let table = try await table(of: survey)
+    var hash = SHA256()
+    let rows = try await write(survey, export, table: table) { buffer in hash.update(data: buffer.readableBytesView) }
+    return Digest(rows: rows, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined(), versions: table.versions)
+  }
+
+  /// Writes the file a page of responses at a time through `send` (the next page read while one
+  /// is written); the number of responses written.
+  private func write(
+    _ survey: Survey, _ export: ResponseExport, table: ResponseTable, to send: (ByteBuffer) async throws -> Void
+  ) async throws -> Int {
+    let csv = export.format == .csv
+    if csv { try await send(ByteBuffer(string: CSVFormat.header(table))) }
+    var rows = 0
+    var page = try await responses.responses(of: survey.id, after: nil, limit: pageSize)
+    while true {
+      let next: Task<[SurveyResponse], any Error>? =
+        page.count == pageSize
+        ? page.last.map { [responses, pageSize] last in Task { try await responses.responses(of: survey.id, after: last.respondent, limit: pageSize) } } : nil
+      do {
+        var chunk = ""
+        for response in page where export.includes(response) {
+          chunk += csv ? CSVFormat.line(table.row(response)) : Self.jsonLine(table, response)
+          rows += 1
+        }
+        if !chunk.isEmpty { try await send(ByteBuffer(string: chunk)) }
+      } catch {
+        next?.cancel()
+        throw error
+      }
+      guard let next else { break }
+      page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
+    }
+    return rows
   }
 
   /// One response as a JSON object on one line: the table's columns by code, in order; numbers as
@@ -74,5 +119,48 @@ struct ResponseExporter: Sendable {
       }
     }
     return escaped + "\""
+  }
+}
+
+/// The manifest beside a download: which survey and versions, which filters and cut, how many
+/// rows, and the SHA-256 of the file; the same filters and cut give the same file and manifest.
+struct ExportManifest: Encodable, Equatable {
+  struct Filters: Encodable, Equatable {
+    /// An outcome's name; `nil`: every outcome.
+    let outcome: String?
+    /// Days in Tokyo; `nil`: open.
+    let from: String?
+    let to: String?
+  }
+
+  let survey: String
+  let title: String
+  let format: String
+  let file: String
+  /// The versions the file has columns for; the version now is the last.
+  let versions: [Int]
+  let filters: Filters
+  /// Tokyo time: responses sent after it are not in the file.
+  let cut: String
+  let rows: Int
+  let sha256: String
+
+  init(survey: Survey, export: ResponseExport, digest: ResponseExporter.Digest) {
+    self.survey = survey.id.rawValue
+    title = survey.title
+    format = export.format.rawValue
+    file = ResponseExporter.fileName(survey, export)
+    versions = digest.versions
+    filters = Filters(outcome: export.outcome?.rawValue, from: export.from?.iso, to: export.through?.iso)
+    cut = export.cut.map { ResponseTable.format($0) + "+09:00" } ?? ""
+    rows = digest.rows
+    sha256 = digest.sha256
+  }
+
+  /// Pretty, keys sorted, with a final newline.
+  var data: [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return Array((try? encoder.encode(self)) ?? Data()) + [UInt8(ascii: "\n")]
   }
 }

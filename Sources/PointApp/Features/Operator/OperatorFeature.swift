@@ -147,11 +147,26 @@ public struct OperatorFeature: Reducer, Sendable {
     case users
     /// A user at the support desk, with what the form before did.
     case user(String, SupportOutcome?)
-    /// A survey's responses, sent as they are read (the web shell streams them).
+    /// A survey's responses, sent as they are read (the web shell streams them); one not cut yet
+    /// leads to its address with the cut.
     case export(SurveyID, ResponseExport)
+    /// What a download of the survey's responses holds, before it is taken: the filters, the cut,
+    /// the versions, the rows and each file's SHA-256 (the web shell makes the files to count
+    /// them), with the links to the files and their manifests.
+    case exportPage(SurveyID, ResponseExport)
+    /// The manifest beside a download, as a file.
+    case exportManifest(SurveyID, ResponseExport)
     case notFound
     case unavailable
     case tooManyAttempts
+
+    /// The export a destination of one is about.
+    public var export: ResponseExport? {
+      switch self {
+      case let .export(_, export), let .exportPage(_, export), let .exportManifest(_, export): export
+      default: nil
+      }
+    }
   }
 
   @CasePathable
@@ -185,6 +200,10 @@ public struct OperatorFeature: Reducer, Sendable {
     /// A survey's responses, as a file.
     case exportRequested(SurveyID, ResponseExport)
     case exportStarted(Result<Survey, OperatorError>, ResponseExport)
+    /// The page of an export before it is downloaded (its filters; cut now when not yet), or its
+    /// manifest as a file.
+    case exportPageRequested(SurveyID, ResponseExport, manifest: Bool = false)
+    case exportPageLoaded(Result<Survey, OperatorError>, ResponseExport, manifest: Bool)
     case closeSurveyButtonTapped(SurveyID)
     case surveyClosed(Result<Survey, OperatorError>)
     case auditPageRequested(cursor: String?)
@@ -440,6 +459,31 @@ public struct OperatorFeature: Reducer, Sendable {
           state.destination = error == .notFound ? .notFound : .unavailable
           return .none
 
+        case let .exportRequested(id, export) where export.cut == nil:
+          // Cut now: its address names the cut, and gives the same file whenever it is taken.
+          state.destination = .export(id, export.cut(at: now))
+          return .none
+
+        case let .exportPageRequested(id, export, manifest):
+          let export = export.cut == nil ? export.cut(at: now) : export
+          return .run { [surveyClient] send in
+            do {
+              guard let survey = try await surveyClient.fetch(id) else { return await send(.exportPageLoaded(.failure(.notFound), export, manifest: manifest)) }
+              await send(.exportPageLoaded(.success(survey), export, manifest: manifest))
+            } catch {
+              await send(.exportPageLoaded(.failure(.unavailable), export, manifest: manifest))
+            }
+          }
+
+        case let .exportPageLoaded(.success(survey), export, manifest):
+          state.survey = survey
+          state.destination = manifest ? .exportManifest(survey.id, export) : .exportPage(survey.id, export)
+          return .none
+
+        case let .exportPageLoaded(.failure(error), _, _):
+          state.destination = error == .notFound ? .notFound : .unavailable
+          return .none
+
         case let .exportRequested(id, export):
           // Who took which answers out is in the audit log before a byte is sent.
           return .run { [surveyClient, operators] send in
@@ -628,7 +672,7 @@ extension OperatorFeature.Action {
     switch self {
     case .surveysPageRequested, .dashboardRequested: .surveys
     case .newSurveyButtonTapped, .duplicateButtonTapped, .editorRequested, .previewRequested, .editorSubmitted, .closeSurveyButtonTapped: .catalog
-    case .exportRequested: .exports
+    case .exportRequested, .exportPageRequested: .exports
     case .auditPageRequested: .audit
     case .desk(.searchRequested), .desk(.dossierRequested), .desk(.actionSubmitted), .desk(.waitingRequested), .desk(.adjustmentDecided): .desk
     case .team(.pageRequested), .team(.changeSubmitted): .operators

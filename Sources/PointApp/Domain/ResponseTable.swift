@@ -1,0 +1,246 @@
+import Foundation
+
+/// The responses of a survey as a table, the layout of the export: one column per question, one
+/// per grid row, one 0/1 column per option of a multiple-choice question; each column has a code
+/// (`S1` for screening questions, `Q1`, `Q2_3` for the third option or row of `Q2`) and a Japanese
+/// heading. Every version answered has its columns: those of the version now, in its order, then
+/// the questions, options and rows only earlier versions had (headed with the versions that asked
+/// them), so no answer is left out. An option column reads 1 when picked, 0 when shown and not
+/// picked, and is blank when the respondent was not shown it (a condition skipped its question,
+/// their version did not have it, they were screened out). Where a survey shuffles, a column gives
+/// the order each respondent saw; where it has quota cells, their cell.
+public struct ResponseTable: Sendable {
+  public enum Cell: Equatable, Sendable {
+    case text(String)
+    case number(Int)
+    case empty
+  }
+
+  public struct Column: Equatable, Sendable {
+    public let code: String
+    public let heading: String
+    fileprivate let value: Value
+
+    fileprivate enum Value: Equatable, Sendable {
+      case respondent, outcome, version, shownAt, sentAt, seconds, flags, paid, ageBand, gender, prefecture, cell, questionOrder
+      /// A single choice, an attention check, a rating, a number or a text: the answer.
+      case answer(QuestionID, screening: Bool)
+      /// An option of a multiple-choice question: 1 when picked, 0 when shown and not, blank when
+      /// not shown.
+      case option(QuestionID, ChoiceID, screening: Bool)
+      /// A row of a grid: the scale's label picked.
+      case row(QuestionID, String)
+      /// The options of a question as the respondent saw them, by their column numbers.
+      case choiceOrder(QuestionID)
+    }
+  }
+
+  public let columns: [Column]
+  private let labels: [QuestionID: [ChoiceID: String]]
+  /// The versions by number, the one now among them.
+  private let byVersion: [Int: Version]
+  private let current: Int
+  /// The number of each option in its question's columns (`Q2_3`: 3), and each question's code.
+  private let optionNumbers: [QuestionID: [ChoiceID: Int]]
+  private let codes: [QuestionID: String]
+
+  /// What a version asked: to tell "not shown" from "not picked".
+  private struct Version: Sendable {
+    let survey: Survey
+    let screeningQuestions: Set<QuestionID>
+    /// Its own questions, when no condition decides which are shown.
+    let always: Set<QuestionID>?
+    let options: [QuestionID: Set<ChoiceID>]
+    let cells: QuotaCells?
+
+    init(_ survey: Survey) {
+      self.survey = survey
+      screeningQuestions = Set(survey.screening?.questions.map(\.id) ?? [])
+      always = survey.questions.contains { $0.condition != nil } ? nil : Set(survey.questions.map(\.id))
+      options = Dictionary(survey.allQuestions.map { ($0.id, Set($0.choices.map(\.id))) }) { first, _ in first }
+      cells = survey.cells
+    }
+  }
+
+  /// The table of `survey` as it is now and the `earlier` versions of it.
+  public init(survey: Survey, earlier: [Survey] = []) {
+    var columns: [Column] = [
+      Column(code: "respondent", heading: "回答者", value: .respondent),
+      Column(code: "outcome", heading: "結果", value: .outcome),
+      Column(code: "version", heading: "版", value: .version),
+      Column(code: "shown_at", heading: "表示日時", value: .shownAt),
+      Column(code: "sent_at", heading: "回答日時", value: .sentAt),
+      Column(code: "seconds", heading: "回答秒数", value: .seconds),
+      Column(code: "flags", heading: "品質フラグ", value: .flags),
+      Column(code: "points", heading: "付与ポイント", value: .paid),
+      Column(code: "age_band", heading: "年代", value: .ageBand),
+      Column(code: "gender", heading: "性別", value: .gender),
+      Column(code: "prefecture", heading: "都道府県", value: .prefecture),
+    ]
+    let all = [survey] + earlier.filter { $0.version != survey.version }.sorted { $0.version > $1.version }
+    if all.contains(where: { $0.cells != nil }) { columns.append(Column(code: "cell", heading: "割付セル", value: .cell)) }
+    if all.contains(where: \.shufflesQuestions) { columns.append(Column(code: "question_order", heading: "設問の表示順", value: .questionOrder)) }
+
+    /// Each question once, as its newest version has it, with every option and row any version
+    /// had (the newest's first), and the versions that asked it.
+    struct Merged {
+      var question: SurveyQuestion
+      var choices: [SurveyQuestion.Choice]
+      var rows: [SurveyQuestion.GridRow]
+      var versions: [Int]
+      var shuffles: Bool
+    }
+    func merge(_ pick: (Survey) -> [SurveyQuestion]) -> [Merged] {
+      var merged: [Merged] = []
+      var index: [QuestionID: Int] = [:]
+      for version in all {
+        for question in pick(version) {
+          let rows: [SurveyQuestion.GridRow] = if case let .grid(rows, _) = question.kind { rows } else { [] }
+          guard let at = index[question.id] else {
+            index[question.id] = merged.count
+            merged.append(Merged(question: question, choices: question.choices, rows: rows, versions: [version.version], shuffles: question.shufflesChoices))
+            continue
+          }
+          merged[at].versions.append(version.version)
+          merged[at].choices += question.choices.filter { choice in !merged[at].choices.contains { $0.id == choice.id } }
+          merged[at].rows += rows.filter { row in !merged[at].rows.contains { $0.id == row.id } }
+          merged[at].shuffles = merged[at].shuffles || question.shufflesChoices
+        }
+      }
+      return merged
+    }
+
+    var labels: [QuestionID: [ChoiceID: String]] = [:]
+    var optionNumbers: [QuestionID: [ChoiceID: Int]] = [:]
+    var codes: [QuestionID: String] = [:]
+    func add(_ merged: Merged, code: String, screening: Bool) {
+      let question = merged.question
+      codes[question.id] = code
+      // A question, option or row not in every version says which asked it.
+      let asked = merged.versions.count == all.count ? "" : "［第\(merged.versions.sorted().map(String.init).joined(separator: "・"))版］"
+      let heading = "\(code)\(asked) \(question.text)"
+      optionNumbers[question.id] = Dictionary(merged.choices.enumerated().map { ($1.id, $0 + 1) }) { first, _ in first }
+      labels[question.id] = Dictionary(merged.choices.map { ($0.id, $0.label) }) { first, _ in first }
+      switch question.kind {
+      case .multipleChoice:
+        for (index, choice) in merged.choices.enumerated() {
+          let versions = all.filter { $0.allQuestions.first { $0.id == question.id }?.choices.contains { $0.id == choice.id } == true }
+          let only = versions.count == all.count || !asked.isEmpty && versions.count == merged.versions.count
+            ? "" : "［第\(versions.map(\.version).sorted().map(String.init).joined(separator: "・"))版］"
+          columns.append(Column(
+            code: "\(code)_\(index + 1)", heading: "\(heading)：\(choice.label)\(only)（1=選択 0=非選択 空欄=非表示）",
+            value: .option(question.id, choice.id, screening: screening)
+          ))
+        }
+      case .grid:
+        for (index, row) in merged.rows.enumerated() {
+          columns.append(Column(code: "\(code)_\(index + 1)", heading: "\(heading)：\(row.label)", value: .row(question.id, row.id)))
+        }
+      case .singleChoice, .attentionCheck, .freeText, .longText, .rating, .number:
+        columns.append(Column(code: code, heading: heading, value: .answer(question.id, screening: screening)))
+      }
+      if merged.shuffles {
+        columns.append(Column(code: "\(code)_order", heading: "\(code) 選択肢の表示順（番号）", value: .choiceOrder(question.id)))
+      }
+    }
+    for (index, merged) in merge({ $0.screening?.questions ?? [] }).enumerated() { add(merged, code: "S\(index + 1)", screening: true) }
+    for (index, merged) in merge(\.questions).enumerated() { add(merged, code: "Q\(index + 1)", screening: false) }
+    self.columns = columns
+    self.labels = labels
+    self.optionNumbers = optionNumbers
+    self.codes = codes
+    self.byVersion = Dictionary(all.map { ($0.version, Version($0)) }) { first, _ in first }
+    self.current = survey.version
+  }
+
+  /// The versions it has columns for, oldest first.
+  public var versions: [Int] { byVersion.keys.sorted() }
+
+  /// A response's cells, column by column.
+  public func row(_ response: SurveyResponse) -> [Cell] {
+    let answers = Dictionary(response.answers.map { ($0.questionID, $0.value) }) { first, _ in first }
+    let screening = Dictionary(response.screening.map { ($0.questionID, $0.value) }) { first, _ in first }
+    let version = byVersion[response.version] ?? byVersion[current]!
+    // Its own questions were shown to a respondent who answered them (completed, or invalid).
+    let ownShown = response.outcome == .completed || response.outcome == .invalid
+    let shown: Set<QuestionID> = !ownShown ? [] : version.always ?? version.survey.shownQuestions(given: response.screening + response.answers)
+    func isShown(_ question: QuestionID, _ choice: ChoiceID, screening isScreening: Bool) -> Bool {
+      let asked = isScreening ? !response.screening.isEmpty && version.screeningQuestions.contains(question) : shown.contains(question)
+      return asked && version.options[question]?.contains(choice) == true
+    }
+    return columns.map { column in
+      switch column.value {
+      case .respondent: .text(response.respondent)
+      case .outcome: .text(response.outcome.title)
+      case .version: .number(response.version)
+      case .shownAt: response.shownAt.map { .text(Self.format($0)) } ?? .empty
+      case .sentAt: .text(Self.format(response.sentAt))
+      case .seconds: response.shownAt.map { .number(Int(response.sentAt.timeIntervalSince($0).rounded(.down))) } ?? .empty
+      case .flags: .text(response.flags.map(\.rawValue).joined(separator: " "))
+      case .paid: .number(response.paid.value)
+      case .ageBand: response.ageBand.map { .text("\($0)代") } ?? .empty
+      case .gender: response.gender.map { .text($0.title) } ?? .empty
+      case .prefecture: response.prefecture.map { .text($0.title) } ?? .empty
+      case .cell:
+        if let name = response.cell, let cells = version.cells, let cell = cells.cells.first(where: { $0.name == name }) {
+          .text(cells.label(of: cell, in: version.survey))
+        } else {
+          .empty
+        }
+      case .questionOrder:
+        response.order?.questions.map { .text($0.map { codes[$0] ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
+      case let .choiceOrder(question):
+        response.order?.choices[question].map { order in .text(order.map { optionNumbers[question]?[$0].map(String.init) ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
+      case let .answer(question, isScreening):
+        switch (isScreening ? screening : answers)[question] {
+        case let .choice(choice)?: .text(labels[question]?[choice] ?? choice.rawValue)
+        case let .text(text)?: .text(text)
+        case let .rating(value)?, let .number(value)?: .number(value)
+        case .choices?, .grid?, nil: .empty
+        }
+      case let .option(question, choice, isScreening):
+        if case let .choices(picked)? = (isScreening ? screening : answers)[question] {
+          // An option their version did not offer is blank, not 0.
+          picked.contains(choice) ? .number(1) : version.options[question]?.contains(choice) == true ? .number(0) : .empty
+        } else {
+          // Shown and left empty (an optional question) picked nothing; not shown is blank.
+          isShown(question, choice, screening: isScreening) ? .number(0) : .empty
+        }
+      case let .row(question, row):
+        if case let .grid(cells)? = answers[question], let cell = cells.first(where: { $0.row == row }) {
+          .text(labels[question]?[cell.choice] ?? cell.choice.rawValue)
+        } else {
+          .empty
+        }
+      }
+    }
+  }
+
+  /// Tokyo time to the second, as a spreadsheet reads a date: `2026-11-22 12:00:00`. Counted from
+  /// the zone's offset, as `Day` is (the calendar's component arithmetic took a tenth of an
+  /// export's time).
+  public static func format(_ date: Date) -> String {
+    let day = Day(date, in: .tokyo)
+    let (year, month, dayOfMonth) = day.civil
+    let local = date.wholeSecondsSince1970 + Calendar.tokyo.timeZone.secondsFromGMT(for: date)
+    let second = local - day.ordinal * 86_400
+    // Written digit by digit: `String(format:)` took a tenth of an export's time.
+    var text: [UInt8] = []
+    text.reserveCapacity(19)
+    func digits(_ number: Int, _ count: Int) {
+      var divisor = 1
+      for _ in 1..<count { divisor *= 10 }
+      while divisor > 0 {
+        text.append(UInt8(ascii: "0") + UInt8(number / divisor % 10))
+        divisor /= 10
+      }
+    }
+    digits(year, 4)
+    let (dash, space, colon) = (UInt8(ascii: "-"), UInt8(ascii: " "), UInt8(ascii: ":"))
+    for (separator, number) in [(dash, month), (dash, dayOfMonth), (space, second / 3_600), (colon, second / 60 % 60), (colon, second % 60)] {
+      text.append(separator)
+      digits(number, 2)
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+}
