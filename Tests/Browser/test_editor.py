@@ -10,6 +10,7 @@ The two instances and their throwaway PostgreSQL cluster (Scripts/pgcluster.py) 
 module's own; the session's `server` keeps a data folder."""
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -281,17 +282,40 @@ def read_the_dashboard(console: Browser, survey: str, title: str):
     console.expect(bool(console.find_all("main svg.day-chart")), "the completes per day are drawn")
 
 
-def export_url(console: Browser, outcome: str = "", button: str = "CSVをダウンロード") -> str:
-    """The address the dashboard's export form requests with `outcome` chosen, days left open,
-    sent with `button`."""
+def cut_an_export(console: Browser, survey: str, outcome: str = "") -> dict[str, dict[str, str]]:
+    """The dashboard's export form with `outcome` chosen, days left open: the export page, cut
+    now, at an address that names the cut; each file's download, SHA-256 and manifest, by format."""
     form = console.find("main form.export-form")
     Select(console.find("#export-outcome", form)).select_by_value(outcome)
-    sent_with = console.link(button, form)
-    action = urllib.parse.urljoin(console.driver.current_url,
-                                  sent_with.get_dom_attribute("formaction") or form.get_dom_attribute("action"))
-    fields = [(field.get_attribute("name"), field.get_attribute("value"))
-              for field in console.find_all("#export-outcome, #export-from, #export-to", form)]
-    return action + "?" + urllib.parse.urlencode(fields)
+    console.follow(console.link("この条件で締める", form), "admin-export")
+    url = urllib.parse.urlsplit(console.driver.current_url)
+    query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+    console.expect(url.path == f"/admin/surveys/{survey}/export" and query.get("outcome") == [outcome]
+                   and re.fullmatch(r"\d{8}-\d{6}", (query.get("cut") or [""])[0]) is not None,
+                   f"the export page names its filters and cut: {console.driver.current_url}")
+    files = {}
+    for section in console.find_all("main section.export-file"):
+        files[console.find("h2", section).text] = {
+            "href": console.find("a.button", section).get_attribute("href"),
+            "sha256": console.find("code.digest", section).text,
+            "manifest": console.link("マニフェスト（JSON）をダウンロード", section).get_attribute("href"),
+        }
+    console.expect(set(files) == {"CSV", "JSON Lines"}, f"a download of each format: {list(files)}")
+    return files
+
+
+def checked_download(console: Browser, file: dict[str, str], rows: int) -> bytes:
+    """A file from the export page: its bytes hash to the SHA-256 the page gave, and its manifest
+    says the same, with its rows."""
+    status, _, body = download(console, file["href"])
+    assert status == 200, f"the download: {status}"
+    console.expect(hashlib.sha256(body).hexdigest() == file["sha256"], "the file's SHA-256 is the page's")
+    status, kind, manifest = download(console, file["manifest"])
+    read = json.loads(manifest) if status == 200 and kind.startswith("application/json") else {}
+    console.expect(read.get("sha256") == file["sha256"] and read.get("rows") == rows, f"the manifest agrees: {read}")
+    again = download(console, file["href"])[2]
+    console.expect(again == body, "the same address gives the same bytes")
+    return body
 
 
 def download(console: Browser, url: str) -> tuple[int, str, bytes]:
@@ -306,10 +330,8 @@ def download(console: Browser, url: str) -> tuple[int, str, bytes]:
 def download_the_responses(console: Browser, survey: str, email: str):
     """The CSV of every response, then the JSON Lines of the completed ones: one response, the
     user's answers under a pseudonym, their email nowhere."""
-    url = export_url(console)
-    console.expect(urllib.parse.urlsplit(url).path == f"/admin/surveys/{survey}/responses.csv", f"the CSV's address: {url}")
-    status, kind, body = download(console, url)
-    assert status == 200 and kind.startswith("text/csv"), f"the CSV download: {status} {kind!r}\n{body[:300]!r}"
+    files = cut_an_export(console, survey)
+    body = checked_download(console, files["CSV"], rows=1)
     console.expect(body.startswith(b"\xef\xbb\xbf"), f"the CSV starts with the UTF-8 byte order mark: {body[:20]!r}")
     console.expect(body.endswith(b"\r\n") and body.count(b"\n") == body.count(b"\r\n"), "every line of the CSV ends with CRLF")
     text = body.decode("utf-8-sig")
@@ -331,10 +353,8 @@ def download_the_responses(console: Browser, survey: str, email: str):
     local_part = email.split("@")[0]
     console.expect(email not in text and local_part not in text, f"the user's email is nowhere in the CSV:\n{text}")
 
-    url = export_url(console, "completed", "JSON Linesをダウンロード")
-    console.expect(urllib.parse.urlsplit(url).path == f"/admin/surveys/{survey}/responses.jsonl", f"the JSON Lines' address: {url}")
-    status, kind, body = download(console, url)
-    assert status == 200, f"the JSON Lines download: {status} {kind!r}\n{body[:300]!r}"
+    console.back("admin-dashboard")
+    body = checked_download(console, cut_an_export(console, survey, "completed")["JSON Lines"], rows=1)
     text = body.decode("utf-8")
     lines = text.splitlines()
     console.expect(len(lines) == 1, f"one completed response in the JSON Lines: {text!r}")

@@ -48,13 +48,16 @@ public struct ResponseExport: Equatable, Sendable {
 
   /// A cut read from its address; `nil` when it is not one.
   public static func cut(from text: String) -> Date? {
-    let digits = text.filter(\.isNumber)
-    guard text.count == 15, digits.count == 14, text.dropFirst(8).first == "-" else { return nil }
-    let numbers = [0...3, 4...5, 6...7, 8...9, 10...11, 12...13].map { range in
-      Int(digits[digits.index(digits.startIndex, offsetBy: range.lowerBound)...digits.index(digits.startIndex, offsetBy: range.upperBound)])!
+    let bytes = Array(text.utf8)
+    guard bytes.count == 15, bytes[8] == UInt8(ascii: "-") else { return nil }
+    let digits = bytes[..<8] + bytes[9...]
+    guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+    func number(_ range: Range<Int>) -> Int {
+      digits.dropFirst(range.lowerBound).prefix(range.count).reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
-    let components = DateComponents(year: numbers[0], month: numbers[1], day: numbers[2], hour: numbers[3], minute: numbers[4], second: numbers[5])
-    guard components.isValidDate(in: Calendar.tokyo), (2000...2999).contains(numbers[0]), numbers[5] < 60 else { return nil }
+    let (year, month, day, hour, minute, second) = (number(0..<4), number(4..<6), number(6..<8), number(8..<10), number(10..<12), number(12..<14))
+    let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    guard (2000...2999).contains(year), second < 60, components.isValidDate(in: Calendar.tokyo) else { return nil }
     return Calendar.tokyo.date(from: components)
   }
 

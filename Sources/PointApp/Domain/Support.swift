@@ -5,8 +5,9 @@ public enum SupportAction: Equatable, Sendable {
   /// Adds (positive) or takes (negative) points, with the reason the user reads in the history,
   /// as movement `id`: the form's own, so that a form sent twice adjusts once.
   case adjust(points: Int, reason: String, id: TransactionID)
-  /// Pays an answer recorded invalid after all: the survey's reward, once.
-  case approveAnswer(Survey)
+  /// Pays an answer recorded invalid after all: the survey's reward, once, when it gets a place in
+  /// the survey's quota (and in `cell`, the quota cell its response was in, by name).
+  case approveAnswer(Survey, cell: String? = nil)
   /// Asks the issuer again for a pending exchange request, whatever its age.
   case retryExchange(Int)
   /// Ends a pending exchange request now: with the code if one was issued, otherwise refunded.
@@ -31,6 +32,10 @@ public enum SupportError: String, Error, Codable, Equatable, CaseIterable, Senda
   case notWaiting
   /// Four eyes: the operator who asked for an adjustment is not the one who approves it.
   case ownRequest
+  /// The survey's quota (or the answer's quota cell) is full: the answer cannot be approved.
+  case quotaFull
+  /// The quota could not be counted now: nothing was done.
+  case quotaUnavailable
 
   public var message: String {
     switch self {
@@ -44,6 +49,8 @@ public enum SupportError: String, Error, Codable, Equatable, CaseIterable, Senda
     case .alreadyDone: "この調整はすでに行われています（同じフォームが2回送信されました）。"
     case .notWaiting: "この調整はすでに承認または却下されています。"
     case .ownRequest: "自分が依頼した調整は承認・却下できません。別の運営者（管理者またはサポート）に依頼してください。"
+    case .quotaFull: "この調査は回収目標（または割付セルの上限）に達しているため、承認できません。ポイントは付与していません。"
+    case .quotaUnavailable: "回収目標を確認できなかったため、承認していません。しばらくしてからもう一度お試しください。"
     }
   }
 }

@@ -36,6 +36,13 @@ struct SupportDeskService: Sendable {
       perform: { id, action in
         guard let email = session.email, let user = UserID(id) else { throw OperatorError.notFound }
         let at = now
+        var asked = action
+        if case let .approveAnswer(survey, nil) = action, survey.cells != nil {
+          // The quota cell its response took (as recorded then), whose place the approval takes.
+          let response = try await loop.responses.responses(by: [survey.id: loop.sessions.respondent(user, in: survey.id)])[survey.id]
+          asked = .approveAnswer(survey, cell: response?.cell)
+        }
+        let action = asked
         let after = try await loop.send(.support(action), to: user) { before, after in
           guard after.supportRefusal == nil else { return }
           try await audit.append(Self.entry(action, of: id, from: before.progress, to: after.progress, by: email, at: at))
@@ -127,7 +134,7 @@ struct SupportDeskService: Sendable {
         at: date, operatorEmail: email, action: .pointsAdjusted, subject: user, before: balances.before,
         after: "\(balances.after)（\(points > 0 ? "+" : "")\(PointAmount.grouped(points))pt：\(reason)）"
       )
-    case let .approveAnswer(survey):
+    case let .approveAnswer(survey, _):
       return AuditEntry(at: date, operatorEmail: email, action: .answerApproved, subject: user, before: balances.before, after: "\(balances.after)（\(survey.id.rawValue)）")
     case let .retryExchange(number), let .refundExchange(number):
       let status = { (progress: UserProgress) in progress.exchangeRequest(number).map { "申請番号\(number) \(Self.status($0))" } ?? "" }

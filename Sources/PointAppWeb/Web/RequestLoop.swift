@@ -189,13 +189,14 @@ struct RequestLoop: Sendable {
     var initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
     var dependencies = dependencies
     dependencies.respondents = RespondentClient { [sessions] survey in sessions.respondent(user, in: survey) }
+    // Places are claimed in the user's update, by their forms or by the desk's approval.
+    dependencies.quotas = quotas.client(for: user)
     if let visit {
       initial.account = visit.session.account.flatMap { EmailAddress($0.email) }
       initial.passwordConfirmedAt = visit.session.passwordConfirmedAt
       initial.addressStatus = visit.session.account?.addressStatus
       if visit.isForm {
         dependencies.accounts = accounts.client(for: visit.session, from: visit.client, surveys: surveys, prepared: visit.prepared)
-        dependencies.quotas = quotas.client(for: user)
       }
     }
     if initial.progress.ledger.archivedCount > 0 {

@@ -169,11 +169,15 @@ struct ResponsesFeatureTests {
     await store.receive(.dashboardLoaded(.failure(.notFound))) { $0.destination = .notFound }
   }
 
-  /// The export is audited before it starts; the web shell then streams it.
+  /// An export not cut yet is cut now, nothing audited (its address then names the cut); a cut
+  /// one is audited before it starts, and the web shell then streams it.
   @Test func anExportIsAuditedThenSent() async {
     let audited = LockIsolated<[ResponseExport]>([])
     let store = makeStore { $0.exportStarted = { _, export in audited.withValue { $0.append(export) } } }
-    let export = ResponseExport(format: .csv, outcome: .completed, from: today, through: today.next)
+    let asked = ResponseExport(format: .csv, outcome: .completed, from: today, through: today.next)
+    let export = ResponseExport(format: .csv, outcome: .completed, from: today, through: today.next, cut: noon)
+    await store.send(.exportRequested(Survey.sweets.id, asked)) { $0.destination = .export(Survey.sweets.id, export) }
+    #expect(audited.value.isEmpty)
     await store.send(.exportRequested(Survey.sweets.id, export))
     await store.receive(.exportStarted(.success(.sweets), export)) {
       $0.survey = .sweets
@@ -183,6 +187,38 @@ struct ResponsesFeatureTests {
     await store.send(.exportRequested(SurveyID("nope"), export))
     await store.receive(.exportStarted(.failure(.notFound), export)) { $0.destination = .notFound }
     #expect(audited.value.count == 1, "nothing audited for a survey that is not there")
+  }
+
+  /// The export's page: cut now when not yet, the survey loaded for the shell to count the
+  /// files; the manifest the same way; nothing audited (no answer leaves).
+  @Test func theExportPageIsCutAndNotAudited() async {
+    let audited = LockIsolated<[ResponseExport]>([])
+    let store = makeStore { $0.exportStarted = { _, export in audited.withValue { $0.append(export) } } }
+    let export = ResponseExport(format: .csv, cut: noon)
+    await store.send(.exportPageRequested(Survey.sweets.id, ResponseExport(format: .csv)))
+    await store.receive(.exportPageLoaded(.success(.sweets), export, manifest: false)) {
+      $0.survey = .sweets
+      $0.destination = .exportPage(Survey.sweets.id, export)
+    }
+    await store.send(.exportPageRequested(Survey.sweets.id, export, manifest: true))
+    await store.receive(.exportPageLoaded(.success(.sweets), export, manifest: true)) { $0.destination = .exportManifest(Survey.sweets.id, export) }
+    await store.send(.exportPageRequested(SurveyID("nope"), export))
+    await store.receive(.exportPageLoaded(.failure(.notFound), export, manifest: false)) { $0.destination = .notFound }
+    #expect(audited.value.isEmpty)
+  }
+
+  @Test func aCutLeavesOutWhatCameAfterAndReadsBackFromItsAddress() throws {
+    let export = ResponseExport(format: .csv, cut: noon)
+    func response(at date: Date) -> SurveyResponse {
+      SurveyResponse(surveyID: Survey.sweets.id, version: 1, respondent: "r", outcome: .completed, answers: [], shownAt: nil, sentAt: date, paid: 1)
+    }
+    #expect(export.includes(response(at: noon)) && !export.includes(response(at: noon + 1)))
+    #expect(export.query == "outcome=&from=&to=&cut=20261122-120000")
+    #expect(ResponseExport.cut(from: "20261122-120000") == noon)
+    for bad in ["20261122120000", "2026-11-22-12", "20261322-120000", "20261122-126000", "20261122-1200000", "１2026112-120000"] {
+      #expect(ResponseExport.cut(from: bad) == nil, "\(bad)")
+    }
+    #expect(export.summary == "CSV・すべての結果・2026-11-22 12:00:00時点")
   }
 
   @Test func anExportKeepsTheOutcomeAndTheDaysAskedFor() {

@@ -404,6 +404,46 @@ struct AppFeatureSupportTests {
     #expect(store.state.progress.ledger.balance.value == 500 + Survey.sweets.reward.value)
   }
 
+  /// An approval takes a place in the survey's quota (and in the answer's cell) as any complete
+  /// does: with one left it pays; full, it says so and pays nothing; an answer that is not invalid
+  /// takes no place.
+  @Test func anApprovalTakesAQuotaPlaceOrSaysTheQuotaIsFull() async throws {
+    let cells = QuotaCells(dimensions: [.gender], cells: [.init(values: ["female"], limit: 5)])
+    let limited = Survey(
+      id: Survey.sweets.id, title: Survey.sweets.title, description: "", category: .food, questions: Survey.sweets.questions,
+      reward: Survey.sweets.reward, estimatedMinutes: 3, publishedAt: noon - days(1), expiresAt: nil, quota: Quota(target: 10, collected: 4),
+      cells: cells
+    )
+    let answers = LockIsolated<[Bool]>([true, false])
+    let claims = LockIsolated<[String]>([])
+    let initial = try user()
+    func store() -> TestStoreOf<AppFeature> {
+      TestStore(initialState: initial) {
+        AppFeature()
+      } withDependencies: {
+        $0.date.now = noon
+        $0.uuid = .incrementing
+        $0.calendar = .tokyo
+        $0.quotas = QuotaClient(claim: { survey, places, cell in
+          claims.withValue { $0.append("\(survey.rawValue) \(places ?? -1) \(cell?.name ?? "-")") }
+          return answers.withValue { $0.removeFirst() }
+        })
+      }
+    }
+    let room = store()
+    await room.send(.support(.approveAnswer(limited, cell: "female"))) { $0.destination = .account }
+    await room.receive(.supportPlaceClaimed(limited, .success(true))) {
+      try $0.progress.approveInvalidAnswer(to: limited, id: TransactionID(UUID(0)), at: noon)
+    }
+    #expect(claims.value == ["sweets 6 female"])
+    let full = store()
+    await full.send(.support(.approveAnswer(limited, cell: "female"))) { $0.destination = .account }
+    await full.receive(.supportPlaceClaimed(limited, .success(false))) { $0.supportRefusal = .quotaFull }
+    #expect(full.state.progress.answer(to: limited.id)?.isCompleted == false, "nothing paid")
+    await room.send(.support(.approveAnswer(limited, cell: "female"))) { $0.supportRefusal = .notInvalid }
+    #expect(claims.value.count == 2, "no place taken for an answer that is not invalid")
+  }
+
   /// The desk moves a stuck request (written to the exchange queue with the save; the fulfiller then
   /// calls its source outside the user's lock): asked again, or ended; one that has ended is refused.
   @Test func aStuckExchangeIsAskedAgainOrEndedThroughTheQueue() async throws {

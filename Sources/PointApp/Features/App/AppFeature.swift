@@ -177,12 +177,15 @@ public struct AppFeature: Reducer, Sendable {
     case flashShown
     /// The support desk changes this user (`SupportDesk`, through the web layer's user update).
     case support(SupportAction)
+    /// Whether an answer the desk approves got its place in the survey's quota.
+    case supportPlaceClaimed(Survey, Result<Bool, QuotaError>)
   }
 
   @Dependency(\.date.now) var now
   @Dependency(\.calendar) var calendar
   @Dependency(\.surveyClient) var surveyClient
   @Dependency(\.uuid) var uuid
+  @Dependency(\.quotas) var quotas
 
   public init() {}
 
@@ -594,6 +597,19 @@ public struct AppFeature: Reducer, Sendable {
         return .none
       case let .support(action):
         return support(action, &state)
+      case let .supportPlaceClaimed(survey, .success(true)):
+        do throws(SupportError) {
+          try state.progress.approveInvalidAnswer(to: survey, id: TransactionID(uuid()), at: now, bonusID: { TransactionID(uuid()) })
+        } catch {
+          state.supportRefusal = error
+        }
+        return .none
+      case .supportPlaceClaimed(_, .success(false)):
+        state.supportRefusal = .quotaFull  // nothing paid, nothing taken
+        return .none
+      case .supportPlaceClaimed(_, .failure):
+        state.supportRefusal = .quotaUnavailable
+        return .none
       case .surveyList, .surveyDetail, .dashboard, .history, .missions, .exchange, .profile, .signInForm, .passwordChange,
         .addressVerification, .passwordReset, .notifications, .withdrawal, .addressChange:
         return .none
@@ -609,7 +625,20 @@ public struct AppFeature: Reducer, Sendable {
       switch action {
       case let .adjust(points, reason, id):
         try state.progress.adjustPoints(by: points, reason: reason, id: id, at: now)
-      case let .approveAnswer(survey):
+      case let .approveAnswer(survey, cellName):
+        try state.progress.checkApprovable(survey.id)
+        let cell = survey.cells?.cells.first { $0.name == cellName }
+        if survey.quota != nil || cell != nil {
+          // A place first, as for any complete: the quota never goes over, not for the desk either.
+          let places = survey.quota?.places
+          return .run { [quotas] send in
+            do {
+              await send(.supportPlaceClaimed(survey, .success(try await quotas.claim(survey.id, places, cell))))
+            } catch {
+              await send(.supportPlaceClaimed(survey, .failure(QuotaError(error))))
+            }
+          }
+        }
         try state.progress.approveInvalidAnswer(to: survey, id: TransactionID(uuid()), at: now, bonusID: { TransactionID(uuid()) })
       case let .retryExchange(number), let .refundExchange(number):
         guard state.progress.exchangeRequest(number)?.isPending == true else { throw .notPending }
