@@ -174,6 +174,9 @@ struct SurveyEditorTests {
       ("minSecondsPerQuestion", form.minSecondsPerQuestion), ("consolation", form.consolation),
     ]
     fields += form.genders.map { ("genders", $0) } + form.prefectures.map { ("prefectures", $0) }
+    fields += (form.cellDimensions ?? []).map { ("cellDimensions", $0) }
+    if let cells = form.cells { fields.append(("cells", cells)) }
+    if form.shuffleQuestions == true { fields.append(("shuffleQuestions", "1")) }
     for (index, question) in form.questions.enumerated() {
       let prefix = "q.\(index)."
       fields += [
@@ -184,6 +187,8 @@ struct SurveyEditorTests {
       ]
       if question.isScreening { fields.append((prefix + "screening", "1")) }
       if !question.isRequired { fields.append((prefix + "optional", "1")) }
+      if question.shuffle == true { fields.append((prefix + "shuffle", "1")) }
+      if let conditions = question.conditions { fields += [(prefix + "conditions", conditions), (prefix + "join", question.join ?? "all")] }
     }
     return fields
   }

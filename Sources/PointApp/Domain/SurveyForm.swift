@@ -30,6 +30,14 @@ public struct SurveyForm: Codable, Equatable, Sendable {
   /// What a person screened out is paid (with screening questions only).
   public var consolation = ""
   public var questions: [Question] = []
+  // Absent in drafts saved before the survey logic: `nil` reads as empty.
+  /// Each respondent gets the questions in an order of their own (within each page).
+  public var shuffleQuestions: Bool?
+  /// What quota cells are made of: `gender`, `ageBand`, `s:<screening question id>`.
+  public var cellDimensions: [String]?
+  /// The cells, one per line: the dimensions' values joined by `×`, then `= <limit>`
+  /// (`女性 × 20代 = 50`).
+  public var cells: String?
 
   public init() {}
 
@@ -52,6 +60,14 @@ public struct SurveyForm: Codable, Equatable, Sendable {
     public var min = ""
     public var max = ""
     public var unit = ""
+    // Absent in drafts saved before the survey logic: `nil` reads as empty.
+    /// Its options in an order of each respondent's own.
+    public var shuffle: Bool?
+    /// `all` (AND) or `any` (OR) of its condition's rules.
+    public var join: String?
+    /// Its display condition, a rule per line: `<question id>[ <grid row>]: <answers>`, the answers
+    /// options' labels joined by `、` or a range `3〜5` (either end open); empty: always shown.
+    public var conditions: String?
 
     public init(id: String, kind: Kind) {
       self.id = id
@@ -149,6 +165,47 @@ public struct SurveyForm: Codable, Equatable, Sendable {
       questions = screening.questions.map { Question($0, marked: screening.qualifying[$0.id] ?? [], isScreening: true) }
     }
     questions += survey.questions.map { Question($0, marked: [], isScreening: false) }
+    let all = Dictionary(survey.allQuestions.map { ($0.id, $0) }) { first, _ in first }
+    for (index, question) in questions.enumerated() where !question.isScreening {
+      guard let built = all[QuestionID(question.id)] else { continue }
+      questions[index].shuffle = built.shuffle
+      if let condition = built.condition {
+        questions[index].join = condition.join.rawValue
+        questions[index].conditions = condition.rules.map { Self.line(of: $0, in: all) }.joined(separator: "\n")
+      }
+    }
+    shuffleQuestions = survey.shufflesQuestions ? true : nil
+    if let cells = survey.cells {
+      cellDimensions = cells.dimensions.map(\.rawValue)
+      self.cells = cells.cells.map { cell in
+        zip(cells.dimensions, cell.values).map { dimension, value in Self.label(of: value, for: dimension, in: survey) }.joined(separator: " × ")
+          + " = \(cell.limit)"
+      }.joined(separator: "\n")
+    }
+  }
+
+  /// A rule as the form writes it: `q1: ほとんど食べない、たまに`, `q4 味: 満足`, `q5: 3〜5`.
+  static func line(of rule: DisplayCondition.Rule, in questions: [QuestionID: SurveyQuestion]) -> String {
+    let question = questions[rule.question]
+    var head = rule.question.rawValue
+    if let row = rule.row {
+      let label: String? = if case let .grid(rows, _)? = question?.kind { rows.first { $0.id == row }?.label } else { nil }
+      head += " " + (label ?? row)
+    }
+    if let choices = rule.choices {
+      let labels = choices.map { id in question?.choices.first { $0.id == id }?.label ?? id.rawValue }
+      return head + ": " + labels.joined(separator: "、")
+    }
+    return head + ": " + (rule.min.map(String.init) ?? "") + "〜" + (rule.max.map(String.init) ?? "")
+  }
+
+  /// A cell's value as the form writes it: 女性, 20代, a screening option's label.
+  static func label(of value: String, for dimension: QuotaCells.Dimension, in survey: Survey) -> String {
+    switch dimension {
+    case .gender: Gender(rawValue: value)?.title ?? value
+    case .ageBand: "\(value)代"
+    case let .screening(id): survey.screening?.questions.first { $0.id == id }?.choices.first { $0.id.rawValue == value }?.label ?? value
+    }
   }
 
   // MARK: - To a survey
@@ -232,6 +289,19 @@ public struct SurveyForm: Codable, Equatable, Sendable {
       if let consolation, let reward, consolation > reward { errors["consolation"] = "対象外のお礼は報酬以下にしてください" }
     }
 
+    // The logic: each question's condition and shuffle (by the questions as built), the cells.
+    let built = Dictionary((screening + main).map { ($0.id, $0) }) { first, _ in first }
+    main = main.map { question in
+      guard let index = questions.firstIndex(where: { $0.id == question.id.rawValue }) else { return question }
+      let form = questions[index]
+      let condition = form.condition(field: "q.\(index).conditions", in: built, errors: &errors)
+      return SurveyQuestion(id: question.id, text: question.text, kind: question.kind, condition: condition, shufflesChoices: form.shuffle == true)
+    }
+    for (index, form) in questions.enumerated() where form.isScreening && !(form.conditions ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+      errors["q.\(index).conditions"] = "事前調査の設問には表示条件を付けられません"
+    }
+    let cells = quotaCells(screening: screening, errors: &errors)
+
     guard errors.isEmpty, let category, let reward, let minutes, let publishedAt else { return .failure(errors) }
     let targeting = minAge == nil && maxAge == nil && genders.isEmpty && prefectures.isEmpty
       ? nil
@@ -243,8 +313,68 @@ public struct SurveyForm: Codable, Equatable, Sendable {
       screening: screening.isEmpty ? nil : Screening(questions: screening, qualifying: qualifying, consolation: PointAmount(consolation ?? 0)!),
       quality: minSeconds.map(QualitySettings.init(minSecondsPerQuestion:)),
       quota: target.map { Quota(target: $0, collected: base?.quota?.collected ?? 0) },
-      version: version
-    ))
+      version: version, shufflesQuestions: shuffleQuestions == true, cells: cells
+    )).flatMap { survey in
+      // Conditions on later questions, gone options, the unreachable: at the question they are about.
+      let problems = survey.logicErrors()
+      guard !problems.isEmpty else { return .success(survey) }
+      var errors: Errors = [:]
+      for problem in problems {
+        let index = questions.firstIndex { $0.id == problem.question.rawValue }
+        let field = if case .cellQuestion = problem { "cells" } else { index.map { "q.\($0).conditions" } ?? "questions" }
+        errors[field] = problem.message { id in questions.firstIndex { $0.id == id.rawValue }.map { "設問\($0 + 1)" } ?? id.rawValue }
+      }
+      return .failure(errors)
+    }
+  }
+
+  /// The quota cells the form describes, with their mistakes under `cells`; `nil`: none.
+  func quotaCells(screening: [SurveyQuestion], errors: inout Errors) -> QuotaCells? {
+    let lines = (cells ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    let dimensions = (cellDimensions ?? []).compactMap(QuotaCells.Dimension.init(rawValue:))
+    if dimensions.count != (cellDimensions ?? []).count { errors["cellDimensions"] = "割付の軸を選び直してください" }
+    guard !lines.isEmpty || !dimensions.isEmpty else { return nil }
+    guard !dimensions.isEmpty else {
+      errors["cellDimensions"] = "割付の軸（性別・年代・事前調査の設問）を選んでください"
+      return nil
+    }
+    for case let .screening(id) in dimensions {
+      guard case .singleChoice? = screening.first(where: { $0.id == id })?.kind else {
+        errors["cells"] = LogicError.cellQuestion(id).message { id in questions.firstIndex { $0.id == id.rawValue }.map { "設問\($0 + 1)" } ?? id.rawValue }
+        return nil
+      }
+    }
+    var cells: [QuotaCells.Cell] = []
+    for line in lines {
+      let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      let values = parts[0].split(whereSeparator: { "×x✕*".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }
+      guard parts.count == 2, let limit = Int(Profile.halfWidthDigits(parts[1])), (1...1_000_000).contains(limit) else {
+        errors["cells"] = "「\(line)」：各行を「女性 × 20代 = 50」の形（末尾に = 上限件数）で入力してください"
+        continue
+      }
+      guard values.count == dimensions.count else {
+        errors["cells"] = "「\(line)」：軸の数（\(dimensions.count)つ）だけ値を「×」でつないでください"
+        continue
+      }
+      var ids: [String] = []
+      for (dimension, value) in zip(dimensions, values) {
+        let id: String? = switch dimension {
+        case .gender: Gender.allCases.first { $0.title == value }?.rawValue
+        case .ageBand: value.hasSuffix("代") ? Int(Profile.halfWidthDigits(String(value.dropLast()))).flatMap { $0 % 10 == 0 && (0...120).contains($0) ? String($0) : nil } : nil
+        case let .screening(question): screening.first { $0.id == question }?.choices.first { $0.label == value }?.id.rawValue
+        }
+        guard let id else {
+          errors["cells"] = "「\(line)」：「\(value)」は\(dimension.title)の値にありません"
+          break
+        }
+        ids.append(id)
+      }
+      guard ids.count == dimensions.count else { continue }
+      if cells.contains(where: { $0.values == ids }) { errors["cells"] = "「\(line)」：同じセルが2回あります" }
+      cells.append(QuotaCells.Cell(values: ids, limit: limit))
+    }
+    if cells.isEmpty, errors["cells"] == nil { errors["cells"] = "セルを1行に1つ、「女性 × 20代 = 50」の形で入力してください" }
+    return QuotaCells(dimensions: dimensions, cells: cells)
   }
 
   // MARK: - Dates
@@ -269,6 +399,59 @@ public struct SurveyForm: Codable, Equatable, Sendable {
 }
 
 extension SurveyForm.Question {
+  /// The display condition its lines describe, over the questions `built` (by id), with its
+  /// mistakes under `field`; `nil` when it has none.
+  func condition(field: String, in built: [QuestionID: SurveyQuestion], errors: inout SurveyForm.Errors) -> DisplayCondition? {
+    let lines = (conditions ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    guard !lines.isEmpty else { return nil }
+    guard let join = DisplayCondition.Join(rawValue: join ?? "all") else {
+      errors[field] = "条件のつなぎ方を選び直してください"
+      return nil
+    }
+    var rules: [DisplayCondition.Rule] = []
+    for line in lines {
+      guard let colon = line.firstIndex(where: { $0 == ":" || $0 == "：" }) else {
+        errors[field] = "「\(line)」：「q1: 選択肢」の形（設問ID、コロン、回答）で入力してください"
+        continue
+      }
+      let head = line[..<colon].split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      let answer = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      guard let id = head.first, let question = built[QuestionID(id)] else {
+        errors[field] = "「\(line)」：設問ID「\(head.first ?? "")」の設問がありません"
+        continue
+      }
+      var row: String?
+      if head.count == 2 {
+        guard case let .grid(rows, _) = question.kind, let found = rows.first(where: { $0.label == head[1] }) else {
+          errors[field] = "「\(line)」：「\(head[1])」は\(id)の行にありません"
+          continue
+        }
+        row = found.id
+      }
+      switch question.kind {
+      case .number, .rating:
+        let bounds = answer.split(omittingEmptySubsequences: false, whereSeparator: { "〜~～".contains($0) })
+          .map { Profile.halfWidthDigits(String($0)).trimmingCharacters(in: .whitespaces) }
+        guard bounds.count == 2, bounds.allSatisfy({ $0.isEmpty || Int($0) != nil }), bounds.contains(where: { !$0.isEmpty }) else {
+          errors[field] = "「\(line)」：数値の範囲は「3〜5」「3〜」「〜5」の形で入力してください"
+          continue
+        }
+        rules.append(DisplayCondition.Rule(question: question.id, min: Int(bounds[0]), max: Int(bounds[1])))
+      default:
+        let labels = answer.split(whereSeparator: { "、,，".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let options = question.choices
+        let ids = labels.compactMap { label in options.first { $0.label == label }?.id }
+        guard !labels.isEmpty, ids.count == labels.count else {
+          let unknown = labels.first { label in !options.contains { $0.label == label } } ?? ""
+          errors[field] = labels.isEmpty ? "「\(line)」：回答の選択肢を入力してください" : "「\(line)」：「\(unknown)」は\(id)の選択肢にありません"
+          continue
+        }
+        rules.append(DisplayCondition.Rule(question: question.id, row: row, choices: ids))
+      }
+    }
+    return DisplayCondition(join, rules)
+  }
+
   /// The form of a question of a survey; `marked` are the choices its `*` marks.
   init(_ question: SurveyQuestion, marked: [ChoiceID], isScreening: Bool) {
     func lines(_ choices: [SurveyQuestion.Choice], marked: [ChoiceID]) -> String {

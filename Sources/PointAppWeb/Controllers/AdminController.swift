@@ -239,6 +239,15 @@ struct AdminController {
     form.prefectures = body.fields.filter { $0.name == "prefectures" }.map(\.value)
     form.minSecondsPerQuestion = try text("minSecondsPerQuestion")
     form.consolation = try text("consolation")
+    /// A field left empty is absent (`nil`), as in a draft saved before it existed.
+    func optional(_ name: String) throws(HTTPError) -> String? {
+      let value = try text(name)
+      return value.isEmpty ? nil : value
+    }
+    form.shuffleQuestions = try text("shuffleQuestions") == "1" ? true : nil
+    let dimensions = body.fields.filter { $0.name == "cellDimensions" }.map(\.value)
+    form.cellDimensions = dimensions.isEmpty ? nil : dimensions
+    form.cells = try optional("cells")
     let indices = Set(body.fields.compactMap { field -> Int? in
       let parts = field.name.split(separator: ".")
       return parts.count == 3 && parts[0] == "q" && parts[2] == "kind" ? Int(parts[1]) : nil
@@ -260,6 +269,9 @@ struct AdminController {
       question.min = try field("min")
       question.max = try field("max")
       question.unit = try field("unit")
+      question.shuffle = try field("shuffle") == "1" ? true : nil
+      question.conditions = try optional("q.\(index).conditions")
+      question.join = question.conditions == nil ? nil : try optional("q.\(index).join")
       form.questions.append(question)
     }
     return form

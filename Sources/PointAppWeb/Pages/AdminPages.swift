@@ -182,6 +182,21 @@ extension Pages {
           field("\(prefix).maxPicks", question.maxPicks, "選べる数の上限", kind: "numeric"),
         ]
       }
+      if question.kind == .single || question.kind == .multiple { row["canShuffle"] = true; row["shuffles"] = question.shuffle == true }
+      if !question.isScreening {
+        // 表示条件: the questions before it, by id, to name in its rules.
+        let earlier = form.questions.prefix(index).enumerated().map { number, earlier in "\(earlier.id)（設問\(number + 1)）" }
+        row["condition"] = [
+          "joins": DisplayCondition.Join.allCases.map { ["value": $0.rawValue, "title": $0.title, "selected": $0.rawValue == (question.join ?? "all")] },
+          "field": field(
+            "\(prefix).conditions", question.conditions ?? "", "表示条件（1行に1つ）",
+            hint: "空欄なら全員に表示します。例：「q1: ほとんど食べない、たまに食べる」「q4: 3〜5」「q2 味: 満足」。"
+              + (earlier.isEmpty ? "この設問より前に設問がありません。" : "使える設問：" + earlier.joined(separator: "、")),
+            kind: "long"
+          ),
+          "open": !(question.conditions ?? "").isEmpty || errors["\(prefix).conditions"] != nil,
+        ] as [String: Any]
+      }
       if question.kind == .text { row["canBeOptional"] = true }
       if question.kind == .text { row["numbers"] = [field("\(prefix).maxLength", question.maxLength, "最大文字数", kind: "numeric")] }
       if question.kind == .longText {
@@ -204,9 +219,9 @@ extension Pages {
       }]
     }
     // The summary lists the mistakes in the order of the form.
-    let order = ["title", "description", "category", "reward", "minutes", "publishAt", "deadline", "quota", "minAge", "maxAge",
-                 "genders", "prefectures", "minSecondsPerQuestion", "consolation", "questions"]
-    let questionOrder = ["kind", "text", "choices", "rows", "minPicks", "maxPicks", "minLength", "maxLength", "min", "max", "unit"]
+    let order = ["title", "description", "category", "reward", "minutes", "publishAt", "deadline", "quota", "cellDimensions", "cells",
+                 "minAge", "maxAge", "genders", "prefectures", "minSecondsPerQuestion", "consolation", "questions"]
+    let questionOrder = ["kind", "text", "choices", "rows", "minPicks", "maxPicks", "minLength", "maxLength", "min", "max", "unit", "conditions"]
     func rank(_ field: String) -> Int {
       let parts = field.split(separator: ".")
       guard parts.count == 3, let index = Int(parts[1]) else { return order.firstIndex(of: field) ?? order.count }
@@ -237,6 +252,11 @@ extension Pages {
       "minSeconds": field("minSecondsPerQuestion", form.minSecondsPerQuestion, "1問あたりの最短回答時間（秒）", hint: "これより速い回答は確認をお願いします。空欄で確認しません", kind: "numeric"),
       "consolation": field("consolation", form.consolation, "対象外のお礼（ポイント）", hint: "事前調査で対象外になった人に1回だけ支払います", kind: "numeric"),
       "hasScreening": form.questions.contains(where: \.isScreening),
+      "shuffleQuestions": form.shuffleQuestions == true,
+      "cellDimensions": ([("gender", "性別"), ("ageBand", "年代")] + form.questions.filter { $0.isScreening && $0.kind == .single }.map { ("s:\($0.id)", "事前調査 \($0.id)：\($0.text)") })
+        .map { value, title in ["value": value, "title": title, "checked": (form.cellDimensions ?? []).contains(value)] as [String: Any] },
+      "cellDimensionsError": errors["cellDimensions"] ?? false,
+      "cells": field("cells", form.cells ?? "", "セルと上限（1行に1つ）", hint: "例：「女性 × 20代 = 50」。軸の順に値を「×」でつなぎ、「=」のあとに上限件数。年代は「20代」、事前調査は選択肢のとおり。空欄なら割付なし", kind: "long"),
       "questions": questions, "questionsError": errors["questions"] ?? false,
       "newKinds": SurveyForm.Kind.allCases.map { ["value": $0.rawValue, "title": $0.title] },
       "saved": date(editor.draft.savedAt),

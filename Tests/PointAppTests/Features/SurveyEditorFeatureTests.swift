@@ -95,6 +95,23 @@ struct SurveyEditorFeatureTests {
     Mistake("q.6.maxLength", "最大文字数は1〜2000の整数で入力してください") { $0.questions[6].maxLength = "0" },
     Mistake("q.7.choices", "正解の選択肢を1つだけ、行頭に「*」を付けて示してください") { $0.questions[7].choices = "はい\nいいえ" },
     Mistake("q.7.choices", "正解の選択肢を1つだけ、行頭に「*」を付けて示してください") { $0.questions[7].choices = "*はい\n*いいえ" },
+    // The logic: display conditions, quota cells.
+    Mistake("q.3.conditions", "「q2: 毎年」：「毎年」はq2の選択肢にありません") { $0.questions[3].conditions = "q2: 毎年" },
+    Mistake("q.3.conditions", "「q99: はい」：設問ID「q99」の設問がありません") { $0.questions[3].conditions = "q99: はい" },
+    Mistake("q.3.conditions", "「q2 毎日」：「q1: 選択肢」の形（設問ID、コロン、回答）で入力してください") { $0.questions[3].conditions = "q2 毎日" },
+    Mistake("q.5.conditions", "「q5: たくさん」：数値の範囲は「3〜5」「3〜」「〜5」の形で入力してください") { $0.questions[5].conditions = "q5: たくさん" },
+    Mistake("q.3.conditions", "「q3 香り: 満足」：「香り」はq3の行にありません") { $0.questions[3].conditions = "q3 香り: 満足" },
+    Mistake("q.1.conditions", "設問2の表示条件が、後ろにある設問4を参照しています。条件には前の設問だけを使えます") {
+      $0.questions[1].conditions = "q4: ごはん"
+    },
+    Mistake("q.4.conditions", "設問5はどの回答でも表示されません。表示条件を見直してください") { $0.questions[4].conditions = "q2: 毎日\nq2: ときどき" },
+    Mistake("q.5.conditions", "設問6の表示条件が、設問5の回答ではありえない値を参照しています") { $0.questions[5].conditions = "q5: 200〜" },
+    Mistake("q.0.conditions", "事前調査の設問には表示条件を付けられません") { $0.questions[0].conditions = "q2: 毎日" },
+    Mistake("cellDimensions", "割付の軸（性別・年代・事前調査の設問）を選んでください") { $0.cells = "女性 = 5" },
+    Mistake("cells", "「女性 = 0」：各行を「女性 × 20代 = 50」の形（末尾に = 上限件数）で入力してください") { $0.cellDimensions = ["gender"]; $0.cells = "女性 = 0" },
+    Mistake("cells", "「ロボット = 5」：「ロボット」は性別の値にありません") { $0.cellDimensions = ["gender"]; $0.cells = "ロボット = 5" },
+    Mistake("cells", "「女性 = 5」：軸の数（2つ）だけ値を「×」でつないでください") { $0.cellDimensions = ["gender", "ageBand"]; $0.cells = "女性 = 5" },
+    Mistake("cells", "割付の軸にできるのは事前調査の単一選択だけです（設問2）") { $0.cellDimensions = ["s:q2"]; $0.cells = "毎日 = 5" },
   ]
 
   func editor(_ form: SurveyForm = Self.valid, published: Survey? = nil) -> TestStoreOf<SurveyEditor> {
@@ -110,6 +127,41 @@ struct SurveyEditorFeatureTests {
     let survey = try Self.valid.survey(id: Self.id, version: 1, base: nil).get()
     #expect(survey.questions.count == 8)
     #expect(survey.screening?.qualifying == [QuestionID("q1"): [ChoiceID("c1")]])
+  }
+
+  /// The logic as the editor's plain fields give it: a condition on an earlier choice (OR a
+  /// range), options shuffled, questions shuffled, 性別 × 年代 cells; and back to the same fields.
+  @Test func theLogicFieldsMakeTheSurveysLogicAndComeBackFromIt() throws {
+    var form = Self.valid
+    form.questions[3].conditions = "q2: ときどき\nq3 味: 不満"
+    form.questions[3].join = "any"
+    form.questions[3].shuffle = true
+    form.questions[5].conditions = "q5: 10〜"
+    form.shuffleQuestions = true
+    form.cellDimensions = ["gender", "ageBand"]
+    form.cells = "女性 × 20代 = 50\n男性×２０代=40"
+    let survey = try form.survey(id: Self.id, version: 1, base: nil).get()
+    let foods = try #require(survey.questions.first { $0.id == QuestionID("q4") })
+    #expect(foods.condition == DisplayCondition(.any, [
+      .init(question: QuestionID("q2"), choices: [ChoiceID("c2")]), .init(question: QuestionID("q3"), row: "r1", choices: [ChoiceID("c2")]),
+    ]))
+    #expect(foods.shufflesChoices)
+    #expect(survey.questions.first { $0.id == QuestionID("q6") }?.condition == DisplayCondition(.all, [.init(question: QuestionID("q5"), min: 10)]))
+    #expect(survey.shufflesQuestions)
+    #expect(survey.cells == QuotaCells(dimensions: [.gender, .ageBand], cells: [.init(values: ["female", "20"], limit: 50), .init(values: ["male", "20"], limit: 40)]))
+    let again = SurveyForm(survey)
+    #expect(again.questions[3].conditions == "q2: ときどき\nq3 味: 不満" && again.questions[3].join == "any")
+    #expect(again.cells == "女性 × 20代 = 50\n男性 × 20代 = 40")
+    #expect(try again.survey(id: Self.id, version: 1, base: survey).get() == survey, "the same survey again")
+  }
+
+  /// A cell made of a screening question's answer, written with its options' labels.
+  @Test func aCellOfAScreeningAnswerIsWrittenWithItsOptions() throws {
+    var form = Self.valid
+    form.cellDimensions = ["s:q1"]
+    form.cells = "はい = 30"
+    let survey = try form.survey(id: Self.id, version: 1, base: nil).get()
+    #expect(survey.cells == QuotaCells(dimensions: [.screening(QuestionID("q1"))], cells: [.init(values: ["c1"], limit: 30)]))
   }
 
   /// Each mistake is shown at its field, alone; the draft is kept as typed; nothing is published.
