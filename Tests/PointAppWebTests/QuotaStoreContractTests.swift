@@ -34,8 +34,42 @@ struct QuotaStoreContractTests {
   func survey() -> SurveyID { SurveyID("quota-\(UUID().uuidString.prefix(8).lowercased())") }
 
   /// A claim as a request makes it: in its user's update, which saves.
-  func claim(_ survey: SurveyID, places: Int, for user: UserID, in stores: (quotas: Quotas, users: UserStates)) async throws -> Bool {
-    try await stores.users.update(user) { _ in (UserSave(state: Data("{}".utf8)), try await stores.quotas.claim(survey, places: places, for: user)) }
+  func claim(
+    _ survey: SurveyID, places: Int?, cell: QuotaCells.Cell? = nil, for user: UserID, in stores: (quotas: Quotas, users: UserStates)
+  ) async throws -> Bool {
+    try await stores.users.update(user) { _ in
+      (UserSave(state: Data("{}".utf8)), try await stores.quotas.claim(survey, places: places, cell: cell, for: user))
+    }
+  }
+
+  /// 女性 and 男性, 5 places each, 8 in all: 100 claimers at once, half of each, through two
+  /// backends where there are two. Each cell never over its limit, the survey never over its own,
+  /// every place taken once, and a cell's refusal leaves the overall count as it was.
+  @Test(arguments: StoreKind.tested)
+  func aHundredClaimsAtOnceNeverPassACellsLimitNorTheSurveys(kind: StoreKind) async throws {
+    let (quotas, users, another) = try await kind.quotaStores()
+    let other = try another?() ?? (quotas, users)
+    let survey = survey()
+    let cells = [QuotaCells.Cell(values: ["female"], limit: 5), QuotaCells.Cell(values: ["male"], limit: 5)]
+    let granted = try await withThrowingTaskGroup(of: String?.self) { group in
+      for number in 0..<100 {
+        let stores = number.isMultiple(of: 2) ? (quotas, users) : other
+        let cell = cells[number / 2 % 2]
+        group.addTask { try await claim(survey, places: 8, cell: cell, for: .random(), in: stores) ? cell.name : nil }
+      }
+      return try await group.reduce(into: [String: Int]()) { counts, name in if let name { counts[name, default: 0] += 1 } }
+    }
+    #expect(granted.values.reduce(0, +) == 8)
+    #expect(granted.values.allSatisfy { $0 <= 5 })
+    #expect(try await quotas.taken(survey) == 8)
+    #expect(try await quotas.taken(survey, cell: "female") == granted["female"] ?? 0)
+    #expect(try await quotas.taken(survey, cell: "male") == granted["male"] ?? 0)
+    // A full cell refuses and takes nothing from the survey's count; a cell alone (no overall quota) fills to its limit.
+    let lone = self.survey()
+    for _ in 0..<5 { #expect(try await claim(lone, places: nil, cell: cells[0], for: .random(), in: (quotas, users))) }
+    #expect(try await !claim(lone, places: 10, cell: cells[0], for: .random(), in: (quotas, users)))
+    #expect(try await quotas.taken(lone) == 0, "the overall place given back with the refusal")
+    #expect(try await quotas.taken(lone, cell: "female") == 5)
   }
 
   @Test(arguments: StoreKind.tested)

@@ -282,6 +282,13 @@ extension Pages {
     } else {
       facts.append(["label": "完了", "value": "\(completes)件（上限なし）"])
     }
+    if let cells = survey.cells {
+      // Each quota cell: its places taken (completes here) against its limit.
+      for cell in cells.cells {
+        let taken = survey.cellsTaken[cell.name] ?? 0
+        facts.append(["label": "割付 " + cells.label(of: cell, in: survey), "value": "\(taken)件 / 上限\(cell.limit)件" + (taken >= cell.limit ? "（満了）" : "")])
+      }
+    }
     for outcome in [SurveyResponse.Outcome.screenedOut, .invalid, .closed] {
       facts.append(["label": outcome.title, "value": "\(counts.byOutcome[outcome] ?? 0)件"])
     }
