@@ -94,6 +94,41 @@ struct SurveyEditorTests {
     }
   }
 
+  /// The preview of a survey in pages is walked as a respondent walks it, by GET (a preview keeps
+  /// nothing): the page its answers call for next, with the other pages' answers carried; back
+  /// again; the last page's button stays off. A condition on a later question is refused.
+  @Test func thePreviewOfASurveyInPagesIsWalkedPageByPage() async throws {
+    let server = try await AdminTests.server()
+    try await server.application(storeCatalog: true).test(.router) { client in
+      var console = try await AdminTests.signIn(client, server)
+      let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
+      let edit = try #require(try await console.post("/admin/surveys/new", form: "csrf=\(csrf)").headers[.location])
+      let id = String(edit.dropFirst("/admin/surveys/".count).dropLast("/edit".count))
+      // The grid asked only of those who eat breakfast every day.
+      let logic = Self.fields(csrf: csrf, intent: "preview") + [("q.1.conditions", "q1: 毎日"), ("q.1.join", "all")]
+      let later = Self.fields(csrf: csrf, intent: "publish") + [("q.0.conditions", "q2 味: 満足"), ("q.0.join", "all")]
+      #expect(try await console.post(edit, form: Self.encode(later)).headers[.location] == edit)
+      #expect(try await console.get(edit).html.contains("設問1の表示条件が、後ろにある設問2を参照しています"))
+      #expect(try await console.post(edit, form: Self.encode(logic)).headers[.location] == "/admin/surveys/\(id)/preview")
+
+      let first = try await console.get("/admin/surveys/\(id)/preview").html
+      #expect(first.contains("1 / 2ページ") && first.contains(#"<form method="get" action="/admin/surveys/\#(id)/preview""#))
+      #expect(first.contains("朝食を食べますか？") && !first.contains("それぞれの満足度は？"))
+      #expect(first.contains(#"class="button primary">次のページへ"#), "the next page's button works in a preview")
+      let second = try await console.get("/admin/surveys/\(id)/preview?part=main&page=0&q%5Bq1%5D=c1").html
+      #expect(second.contains("2 / 2ページ") && second.contains("それぞれの満足度は？") && !second.contains("朝食を食べますか？"))
+      #expect(second.contains(#"<input type="hidden" name="q[q1]" value="c1">"#), "the first page's answer carried")
+      #expect(second.contains(#"disabled>回答して40ptもらう"#), "a preview takes no answer")
+      let back = try await console.get("/admin/surveys/\(id)/preview?part=main&page=1&move=back&q%5Bq1%5D=c1&q%5Bq2%5D%5Br1%5D=c2").html
+      #expect(back.contains("1 / 2ページ") && back.contains(#"value="c1" checked"#), "back, the answer kept")
+      #expect(back.contains(#"<input type="hidden" name="q[q2][r1]" value="c2">"#), "the grid's answer carried as its row")
+      // Those who do not eat it daily have one page: nothing more to show.
+      let skipped = try await console.get("/admin/surveys/\(id)/preview?part=main&page=0&q%5Bq1%5D=c3").html
+      #expect(!skipped.contains("それぞれの満足度は？"))
+      #expect(try await console.get("/admin/surveys/\(id)/preview?page=x").status == .badRequest)
+    }
+  }
+
   @Test func anEditPublishesTheNextVersionAndSomeoneMidSurveyIsSentBackUnpaid() async throws {
     let server = try await AdminTests.server()
     try await server.application(storeCatalog: true).test(.router) { client in

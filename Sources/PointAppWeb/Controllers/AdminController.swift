@@ -92,8 +92,17 @@ struct AdminController {
     }
 
     admin.page("surveys/:id/preview") { request, context in
-      try await loop.page(request, context, .previewRequested(
-        SurveyID(try context.parameters.require("id")), mainQuestions: request.uri.queryParameters["part"] == "main"
+      let query = request.uri.queryParameters
+      // A page of a survey in pages, walked: its answers (and the other pages') in the query.
+      var walk: PreviewWalk?
+      if let text = query["page"].map(String.init) {
+        guard let page = Int(text), (0...1_000).contains(page) else { throw HTTPError(.badRequest, message: "bad survey page") }
+        // The query as a form's fields (names escaped too, `+` a space), as the page's GET form sends them.
+        let fields = try FormBody(parsing: request.uri.query ?? "").fields
+        walk = PreviewWalk(answers: SurveysController<AppRequestContext>.draft(from: fields), page: page, back: query["move"] == "back")
+      }
+      return try await loop.page(request, context, .previewRequested(
+        SurveyID(try context.parameters.require("id")), mainQuestions: query["part"] == "main", walk: walk
       ))
     }
 

@@ -66,8 +66,13 @@ struct SurveysController<Context: RequestContext> {
   /// The answers of a form: fields named `q[<question id>]`, each possibly repeated; a grid's rows
   /// as `q[<question id>][<row id>]`, kept as `<row id>:<choice>` under the question.
   private func draft(from form: FormBody) -> AnswerDraft {
+    Self.draft(from: form.fields.map { (name: $0.name, value: $0.value) })
+  }
+
+  /// The answers of named fields (a form's, or a preview's query).
+  static func draft(from fields: [(name: String, value: String)]) -> AnswerDraft {
     var draft: AnswerDraft = [:]
-    for (name, value) in form.fields where name.hasPrefix("q[") && name.hasSuffix("]") {
+    for (name, value) in fields where name.hasPrefix("q[") && name.hasSuffix("]") {
       let inner = name.dropFirst(2).dropLast()
       if let split = inner.range(of: "][") {
         let row = String(inner[split.upperBound...])

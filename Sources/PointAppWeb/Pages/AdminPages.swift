@@ -358,13 +358,27 @@ extension Pages {
   /// The page users get from the draft, exactly (the users' template and its context), with a bar
   /// above it to go back to the editor or publish.
   static func adminPreview(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
-    guard let editor = state.editor, case let .success(survey) = editor.survey else { return [:] }
+    guard let editor = state.editor, case let .success(survey) = editor.survey, let preview = state.preview else { return [:] }
     var user = AppFeature.State()
-    if state.previewsMainQuestions { user.progress.qualify(for: survey.id, at: editor.draft.savedAt) }
+    (user.progress, user.draft, user.surveyDetailPage) = (preview.progress, preview.draft, preview.page)
     var context = Pages.survey(user, survey: survey, csrf: "")
+    // Its pages are walked by GET, the answers of the other pages carried in the address.
+    let onPage = Set(survey.pages[min(preview.page.pageIndex, survey.pages.count - 1)].map(\.id))
+    let carried: [[String: String]] = (preview.draft?.answers ?? [:]).filter { !onPage.contains($0.key) }
+      .sorted { $0.key.rawValue < $1.key.rawValue }
+      .flatMap { question, inputs in
+        inputs.map { input -> [String: String] in
+          // A grid's row, kept as `<row>:<choice>`, goes back as `q[<question>][<row>]`.
+          if let colon = input.firstIndex(of: ":"), case .grid? = survey.questions.first(where: { $0.id == question })?.kind {
+            return ["name": "q[\(question.rawValue)][\(input[..<colon])]", "value": String(input[input.index(after: colon)...])]
+          }
+          return ["name": "q[\(question.rawValue)]", "value": input]
+        }
+      }
     context["preview"] = [
       "id": survey.id.rawValue, "csrf": csrf, "version": survey.version, "isUpdate": editor.published != nil,
-      "hasScreening": survey.screening != nil, "showsMain": state.previewsMainQuestions,
+      "hasScreening": survey.screening != nil, "showsMain": state.previewsMainQuestions, "carried": carried,
+      "walks": (survey.screening == nil || state.previewsMainQuestions) && survey.pages.count > 1,
     ] as [String: Any]
     return context
   }

@@ -42,6 +42,11 @@ public struct OperatorFeature: Reducer, Sendable {
     public var submission: Submission?
     /// The preview shows the survey's own questions rather than its screening.
     public var previewsMainQuestions = false
+    /// Where the preview of a survey in pages was walked to: a page sent with its answers, or left
+    /// for the one before.
+    public var previewWalk: PreviewWalk?
+    /// The survey page the preview shows, as the survey feature makes it for a respondent.
+    public var preview: SurveyDetail.State?
     /// The survey whose dashboard or export is asked for, and its counts.
     public var survey: Survey?
     public var counts = ResponseCounts()
@@ -188,7 +193,7 @@ public struct OperatorFeature: Reducer, Sendable {
     case editorRequested(SurveyID)
     /// The page users would get from the draft: its screening first (when it has one), or its
     /// own questions.
-    case previewRequested(SurveyID, mainQuestions: Bool)
+    case previewRequested(SurveyID, mainQuestions: Bool, walk: PreviewWalk? = nil)
     /// The editor's form, sent by one of its buttons; `nil`: the draft as saved, sent by a button
     /// of its preview.
     case editorSubmitted(SurveyID, SurveyForm?, SurveyEditor.Intent)
@@ -396,9 +401,10 @@ public struct OperatorFeature: Reducer, Sendable {
           state.destination = .editor(id)
           return loadEditor(id)
 
-        case let .previewRequested(id, mainQuestions):
+        case let .previewRequested(id, mainQuestions, walk):
           state.destination = .preview(id)
           state.previewsMainQuestions = mainQuestions
+          state.previewWalk = walk
           return loadEditor(id)
 
         case let .editorSubmitted(id, form, intent):
@@ -416,6 +422,9 @@ public struct OperatorFeature: Reducer, Sendable {
           if case .preview? = state.destination, case let .failure(errors) = editor.survey {
             state.editor?.errors = errors
             state.destination = .editor(editor.id)
+          }
+          if case .preview? = state.destination, case let .success(survey) = editor.survey {
+            state.preview = Self.preview(survey, mainQuestions: state.previewsMainQuestions, walk: state.previewWalk, at: editor.draft.savedAt)
           }
           return .none
 
@@ -698,5 +707,48 @@ where Reducers.State == OperatorFeature.State, Reducers.Action == OperatorFeatur
       return .none
     }
     return reducers.reduce(into: &state, action: action)
+  }
+}
+
+/// A walk through a preview's pages: the answers carried in its address (a preview keeps
+/// nothing), the page they were sent from, and whether it was left for the one before.
+public struct PreviewWalk: Equatable, Sendable {
+  public let answers: AnswerDraft
+  public let page: Int
+  public let back: Bool
+
+  public init(answers: AnswerDraft, page: Int, back: Bool) {
+    (self.answers, self.page, self.back) = (answers, page, back)
+  }
+}
+
+extension OperatorFeature {
+  /// The survey's page as a respondent gets it (the survey feature makes it): its screening, or
+  /// its own questions (`mainQuestions`), at the page `walk` leads to. Nothing is kept or paid:
+  /// the state is the preview's own.
+  static func preview(_ survey: Survey, mainQuestions: Bool, walk: PreviewWalk?, at date: Date) -> SurveyDetail.State {
+    var progress = UserProgress()
+    if mainQuestions { progress.qualify(for: survey.id, at: date) }
+    let intent: SurveyDetail.Page.Intent = switch walk {
+    case let walk? where walk.back: .back(walk.answers, version: survey.version, page: walk.page)
+    case let walk?: .submit(walk.answers, version: survey.version, page: walk.page)
+    case nil: .answer
+    }
+    var detail = SurveyDetail.State(
+      progress: progress, draft: walk.map { SurveyDraft($0.answers, of: survey, page: $0.page) }, page: SurveyDetail.Page(surveyID: survey.id, intent: intent)
+    )
+    withDependencies {
+      $0.date.now = date
+      $0.respondents = RespondentClient { _ in "preview" }
+    } operation: {
+      // The last page is not sent from a preview (its button is off): only the walk's pages run.
+      _ = SurveyDetail().reduce(into: &detail, action: .surveyLoaded(.success(survey)))
+      if walk != nil {
+        // Then the page it leads to, as the 303 after a respondent's form shows it.
+        detail.page = SurveyDetail.Page(surveyID: survey.id)
+        _ = SurveyDetail().reduce(into: &detail, action: .surveyLoaded(.success(survey)))
+      }
+    }
+    return detail
   }
 }
