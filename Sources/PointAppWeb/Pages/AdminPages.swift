@@ -262,7 +262,16 @@ extension Pages {
       "saved": date(editor.draft.savedAt),
     ]
     if let published = editor.published {
-      body["published"] = ["version": published.version, "next": published.version + 1, "status": published.status(at: state.now ?? editor.draft.savedAt).title]
+      // What publishing this form changes in the live version, each with the responses it touches.
+      let changes: [[String: Any]] = (editor.changes ?? []).map { change in
+        var row: [String: Any] = ["description": change.description]
+        if let touched = change.touched { row["touched"] = "これまでの回答\(touched)件に関わります" }
+        return row
+      }
+      body["published"] = [
+        "version": published.version, "next": published.version + 1, "status": published.status(at: state.now ?? editor.draft.savedAt).title,
+        "changes": changes, "hasChanges": !changes.isEmpty, "checkable": editor.changes != nil,
+      ] as [String: Any]
     }
     return adminLayout(state, csrf: csrf, body: body)
   }

@@ -123,6 +123,45 @@ struct SurveyEditorFeatureTests {
     }
   }
 
+  /// Two completes of the breakfast survey: daily, rice and fruit; rarely, bread.
+  static let liveCounts: ResponseCounts = {
+    var counts = ResponseCounts()
+    for (frequency, foods) in [("daily", ["rice", "fruit"]), ("rarely", ["bread"])] {
+      counts.add(SurveyResponse(
+        surveyID: Survey.breakfast.id, version: 1, respondent: "r-\(frequency)", outcome: .completed,
+        answers: [
+          SurveyAnswer(questionID: QuestionID("frequency"), value: .choice(ChoiceID(frequency))),
+          SurveyAnswer(questionID: QuestionID("foods"), value: .choices(foods.map(ChoiceID.init))),
+        ],
+        shownAt: nil, sentAt: noon, paid: 40
+      ))
+    }
+    return counts
+  }()
+
+  /// Before an edit is published, what it changes in the live version, each change with the
+  /// responses so far it touches.
+  @Test func anEditSaysWhatItChangesAndTheResponsesEachTouches() throws {
+    var form = SurveyForm(.breakfast)
+    form.questions[1].choices = "ごはん\nパン\nシリアル"  // 果物 goes, シリアル comes
+    form.questions[1].conditions = "frequency: ほぼ毎日"
+    form.questions[3].text = "ご意見・ご感想"
+    form.questions.remove(at: 2)  // the rating
+    form.quota = "300"
+    let editor = SurveyEditor.State(draft: EditorDraft(id: Survey.breakfast.id, form: form, savedAt: noon), published: .breakfast, liveCounts: Self.liveCounts)
+    let changes = try #require(editor.changes)
+    #expect(changes == [
+      SurveyChange("Q3「満足度は？」を削除（これまでの回答は出力に残ります）", touched: 2),
+      SurveyChange("Q2の選択肢「果物」を削除", touched: 1),
+      SurveyChange("Q2に選択肢「シリアル」を追加（これまでの回答者には表示されていません）", touched: 2),
+      SurveyChange("Q2の表示条件を付ける", touched: 2),
+      SurveyChange("Q3の設問文を「ご意見をどうぞ」から「ご意見・ご感想」に変更", touched: 2),
+      SurveyChange("回収目標を上限なしから300件に変更", touched: nil),
+    ])
+    #expect(SurveyEditor.State(draft: EditorDraft(id: Survey.breakfast.id, form: SurveyForm(.breakfast), savedAt: noon), published: .breakfast).changes == [])
+    #expect(SurveyEditor.State(draft: EditorDraft(id: Self.id, form: Self.valid, savedAt: noon), published: nil).changes == nil, "nothing live to differ from")
+  }
+
   @Test func theValidFormIsASurvey() throws {
     let survey = try Self.valid.survey(id: Self.id, version: 1, base: nil).get()
     #expect(survey.questions.count == 8)
@@ -231,6 +270,7 @@ struct SurveyEditorFeatureTests {
         published.withValue { $0.append(survey) }
         return survey
       }
+      $0.operators.responseCounts = { _ in Self.liveCounts }
     }
     var form = SurveyForm(.breakfast)
     form.title = "朝ごはんに関するアンケート（改訂）"
@@ -239,7 +279,9 @@ struct SurveyEditorFeatureTests {
       $0.destination = .editor(Survey.breakfast.id)
       $0.submission = OperatorFeature.Submission(form: form, intent: .publish)
     }
-    let loaded = SurveyEditor.State(draft: EditorDraft(id: Survey.breakfast.id, form: SurveyForm(.breakfast), savedAt: noon), published: .breakfast)
+    let loaded = SurveyEditor.State(
+      draft: EditorDraft(id: Survey.breakfast.id, form: SurveyForm(.breakfast), savedAt: noon), published: .breakfast, liveCounts: Self.liveCounts
+    )
     await store.receive(.editorLoaded(.success(loaded))) {
       $0.editor = loaded
       $0.submission = nil

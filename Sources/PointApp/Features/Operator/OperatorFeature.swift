@@ -653,7 +653,9 @@ public struct OperatorFeature: Reducer, Sendable {
         let published = try await surveyClient.fetch(id)
         let draft = try await operators.draft(id) ?? published.map { EditorDraft(id: id, form: SurveyForm($0), savedAt: now) }
         guard let draft else { return await send(.editorLoaded(.failure(.notFound))) }
-        await send(.editorLoaded(.success(SurveyEditor.State(draft: draft, published: published))))
+        // A published survey's responses so far: what an edit's changes touch.
+        let counts = published == nil ? nil : try await operators.responseCounts(id)
+        await send(.editorLoaded(.success(SurveyEditor.State(draft: draft, published: published, liveCounts: counts))))
       } catch {
         await send(.editorLoaded(.failure(error as? OperatorError ?? .unavailable)))
       }

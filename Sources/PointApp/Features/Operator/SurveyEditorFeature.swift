@@ -14,11 +14,21 @@ public struct SurveyEditor: Reducer, Sendable {
     public var published: Survey?
     /// What is wrong with the form, by field: shown once the draft was checked.
     public var errors: SurveyForm.Errors = [:]
+    /// The published survey's responses so far, counted: what its changes touch.
+    public var liveCounts: ResponseCounts?
 
-    public init(draft: EditorDraft, published: Survey?) {
+    public init(draft: EditorDraft, published: Survey?, liveCounts: ResponseCounts? = nil) {
       self.draft = draft
       self.published = published
+      self.liveCounts = liveCounts
       errors = checkedErrors
+    }
+
+    /// What publishing the form would change in the live version, with the responses each
+    /// touches; `nil` for a survey not published yet, or a form with mistakes.
+    public var changes: [SurveyChange]? {
+      guard let published, case let .success(next) = survey else { return nil }
+      return published.changes(to: next, counts: liveCounts ?? ResponseCounts())
     }
 
     public var id: SurveyID { draft.id }
