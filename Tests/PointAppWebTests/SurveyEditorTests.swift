@@ -105,7 +105,9 @@ struct SurveyEditorTests {
       let edit = try #require(try await console.post("/admin/surveys/new", form: "csrf=\(csrf)").headers[.location])
       let id = String(edit.dropFirst("/admin/surveys/".count).dropLast("/edit".count))
       // The grid asked only of those who eat breakfast every day.
-      let logic = Self.fields(csrf: csrf, intent: "preview") + [("q.1.conditions", "q1: 毎日"), ("q.1.join", "all")]
+      let logic = Self.fields(csrf: csrf, intent: "preview") + [
+        ("q.1.conditions", "q1: 毎日"), ("q.1.join", "all"), ("cellDimensions", "gender"), ("cells", "女性 = 2\n男性 = 1"),
+      ]
       let later = Self.fields(csrf: csrf, intent: "publish") + [("q.0.conditions", "q2 味: 満足"), ("q.0.join", "all")]
       #expect(try await console.post(edit, form: Self.encode(later)).headers[.location] == edit)
       #expect(try await console.get(edit).html.contains("設問1の表示条件が、後ろにある設問2を参照しています"))
@@ -126,6 +128,10 @@ struct SurveyEditorTests {
       let skipped = try await console.get("/admin/surveys/\(id)/preview?part=main&page=0&q%5Bq1%5D=c3").html
       #expect(!skipped.contains("それぞれの満足度は？"))
       #expect(try await console.get("/admin/surveys/\(id)/preview?page=x").status == .badRequest)
+      // Published, its cells on the dashboard.
+      #expect(try await console.post("/admin/surveys/\(id)/publish", form: "csrf=\(csrf)").headers[.location] == "/admin/surveys")
+      let dashboard = try await console.get("/admin/surveys/\(id)").html
+      #expect(dashboard.contains("割付 女性") && dashboard.contains("0件 / 上限2件"), "each cell on the dashboard")
     }
   }
 

@@ -38,6 +38,17 @@ extension Survey {
     return changing(expiresAt: date, version: version)
   }
 
+  /// The same survey open to anyone: no targeting, no quota cells (a preview's).
+  public var forEveryone: Survey {
+    var open = Survey(
+      id: id, title: title, description: description, category: category, questions: questions, reward: reward,
+      estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt, screening: screening, quality: quality,
+      quota: quota, version: version, shufflesQuestions: shufflesQuestions
+    )
+    open.placesTaken = placesTaken
+    return open
+  }
+
   /// The same survey as its version `version`.
   public func numbered(_ version: Int) -> Survey {
     changing(expiresAt: expiresAt, version: version)
@@ -48,9 +59,10 @@ extension Survey {
     var changed = Survey(
       id: id, title: title, description: description, category: category, questions: questions, reward: reward,
       estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting,
-      screening: screening, quality: quality, quota: quota, version: version
+      screening: screening, quality: quality, quota: quota, version: version, shufflesQuestions: shufflesQuestions, cells: cells
     )
     changed.placesTaken = placesTaken
+    changed.cellsTaken = cellsTaken
     return changed
   }
 }

@@ -185,6 +185,21 @@ struct SurveyLogicTests {
     #expect(Survey.screenedCoffee.with(Survey.screenedCoffee.questions, screening: Survey.screenedCoffee.screening, cells: onOwn).logicErrors() == [.cellQuestion(QuestionID("satisfaction"))])
   }
 
+  /// Numbering a published version or closing a survey keeps all of it (its logic was dropped
+  /// once, by a copy that listed the fields it knew).
+  @Test func numberingAndClosingKeepEveryField() throws {
+    let cells = QuotaCells(dimensions: [.gender], cells: [.init(values: ["female"], limit: 2)])
+    let survey = Survey.branching.with(Survey.branching.questions, cells: cells, shufflesQuestions: true)
+    for changed in [survey.numbered(3), survey.closed(at: noon)] {
+      #expect(changed.cells == cells && changed.shufflesQuestions && changed.questions == survey.questions)
+      var fields = try JSONSerialization.jsonObject(with: JSONEncoder().encode(changed)) as? [String: Any] ?? [:]
+      var original = try JSONSerialization.jsonObject(with: JSONEncoder().encode(survey)) as? [String: Any] ?? [:]
+      for key in ["version", "expiresAt"] { (fields[key], original[key]) = (nil, nil) }
+      #expect(Set(fields.keys) == Set(original.keys), "every field kept")
+    }
+    #expect(survey.forEveryone.cells == nil && survey.forEveryone.targeting == nil && survey.forEveryone.shufflesQuestions)
+  }
+
   @Test func aSurveyWhoseCellsAreAllInIsFull() {
     let cells = QuotaCells(dimensions: [.gender], cells: [.init(values: ["female"], limit: 2), .init(values: ["male"], limit: 1)])
     let survey = Survey.breakfast.with(Survey.breakfast.questions, cells: cells)

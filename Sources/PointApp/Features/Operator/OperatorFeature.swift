@@ -729,6 +729,8 @@ extension OperatorFeature {
   /// its own questions (`mainQuestions`), at the page `walk` leads to. Nothing is kept or paid:
   /// the state is the preview's own.
   static func preview(_ survey: Survey, mainQuestions: Bool, walk: PreviewWalk?, at date: Date) -> SurveyDetail.State {
+    // Its questions, whoever previews them: whom it is for (targeting, quota cells) is not shown.
+    let survey = survey.forEveryone
     var progress = UserProgress()
     if mainQuestions { progress.qualify(for: survey.id, at: date) }
     let intent: SurveyDetail.Page.Intent = switch walk {
