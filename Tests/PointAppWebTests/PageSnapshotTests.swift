@@ -224,6 +224,8 @@ struct PageSnapshotTests {
       try await pin("/admin/login?refused=1", "admin-login-refused")
       console = try await AdminTests.signIn(client, server)
       try await pin("/admin/surveys", "admin-surveys")
+      try await pin("/admin/surveys?state=open&q=food+%E6%9C%9D", "admin-surveys-narrowed")
+      #expect(try await console.get("/admin/surveys?state=everything").status == .badRequest)
       let csrf = try console.csrf(in: try await console.get("/admin/surveys"))
       _ = try await console.post("/admin/surveys/food-002/close", form: "csrf=\(csrf)")
       // A new survey's form, then refused with its mistakes, then whole and previewed.

@@ -75,7 +75,15 @@ struct AdminController {
     }
 
     admin.page("surveys") { request, context in
-      try await loop.page(request, context, .surveysPageRequested)
+      // Narrowed by `state` (a state's name, or `draft`) and `q` (words of the id or title).
+      let query = request.uri.queryParameters
+      let status = query["state"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+      guard status.map({ wanted in SurveyListFilter.statuses.contains { $0.value == wanted } }) ?? true else {
+        throw HTTPError(.badRequest, message: "unknown survey state")
+      }
+      let words = (try FormBody(parsing: request.uri.query ?? "").optionalValue("q") ?? "").trimmingCharacters(in: .whitespaces)
+      guard words.count <= 100 else { throw HTTPError(.badRequest, message: "search too long") }
+      return try await loop.page(request, context, .surveysPageRequested(SurveyListFilter(status: status, query: words)))
     }
 
     admin.form("surveys/new") { request, context in

@@ -15,7 +15,7 @@ extension Pages {
     if let role = state.role, case .given? = state.secondFactor {
       let current: ConsoleArea? =
         switch state.destination {
-        case .surveys?, .editor?, .preview?, .dashboard?, .export?: .surveys
+        case .surveys?, .editor?, .preview?, .dashboard?, .export?, .exportPage?, .exportManifest?: .surveys
         case .users?, .user?: .desk
         case .audit?: .audit
         case .operators?: .operators
@@ -137,10 +137,21 @@ extension Pages {
         "closable": status == .open || status == .scheduled,
         "hasDraft": editing.contains(survey.id),
       ]
-      if let quota = survey.quota { row["quota"] = "\(survey.placesTaken + quota.collected) / \(quota.target)" }
+      if let quota = survey.quota {
+        row["quota"] = "\(survey.placesTaken + quota.collected) / \(quota.target)"
+        row["fill"] = min(100, (survey.placesTaken + quota.collected) * 100 / max(1, quota.target))
+      }
       return row
     }
-    return adminLayout(state, csrf: csrf, body: ["surveys": drafts + rows, "count": drafts.count + rows.count])
+    let filter = state.surveyListFilter
+    let listed = (drafts + rows).filter { row in
+      filter.includes(id: row["id"] as? String ?? "", title: row["title"] as? String ?? "", status: row["statusClass"] as? String ?? "")
+    }
+    return adminLayout(state, csrf: csrf, body: [
+      "surveys": listed, "count": listed.count, "total": drafts.count + rows.count, "isNarrowed": listed.count != drafts.count + rows.count,
+      "query": filter.query, "isEmpty": listed.isEmpty,
+      "states": SurveyListFilter.statuses.map { ["value": $0.value, "title": $0.title, "selected": $0.value == filter.status] as [String: Any] },
+    ])
   }
 
   /// The editor: the draft's fields as typed, each with its mistake once the draft was checked.

@@ -24,7 +24,7 @@ struct ConsoleRoleTests {
 
   /// One action of each part, and whether each role reaches it.
   static let parts: [(OperatorFeature.Action, ConsoleArea)] = [
-    (.surveysPageRequested, .surveys), (.dashboardRequested(Survey.breakfast.id), .surveys),
+    (.surveysPageRequested(), .surveys), (.dashboardRequested(Survey.breakfast.id), .surveys),
     (.newSurveyButtonTapped, .catalog), (.closeSurveyButtonTapped(Survey.breakfast.id), .catalog),
     (.exportRequested(Survey.breakfast.id, ResponseExport(format: .csv)), .exports),
     (.auditPageRequested(cursor: nil), .audit), (.desk(.searchRequested("x")), .desk),

@@ -54,12 +54,31 @@ struct OperatorFeatureTests {
 
   @Test func theSurveysPageListsEverySurveyNewestFirstWithItsStateNow() async {
     let store = makeStore()
-    await store.send(.surveysPageRequested) { $0.now = noon }
+    await store.send(.surveysPageRequested()) { $0.now = noon }
     await store.receive(\.surveysLoaded.success) {
       $0.surveys = SurveySort.newest.sorted([.breakfast, .sweets, .expired])
       $0.destination = .surveys
     }
     #expect(store.state.surveys.map { $0.status(at: noon) } == store.state.surveys.map { $0.id == Survey.expired.id ? .closed : .open })
+  }
+
+  /// The list narrowed by state and by words of the id or title: the filter is kept for the page.
+  @Test func theSurveysPageIsNarrowedByStateAndWords() async {
+    let store = makeStore()
+    let filter = SurveyListFilter(status: "closed", query: "終わった")
+    await store.send(.surveysPageRequested(filter)) {
+      $0.surveyListFilter = filter
+      $0.now = noon
+    }
+    await store.receive(\.surveysLoaded.success) {
+      $0.surveys = SurveySort.newest.sorted([.breakfast, .sweets, .expired])
+      $0.destination = .surveys
+    }
+    #expect(filter.includes(id: "expired", title: "終わった調査", status: "closed"))
+    #expect(!filter.includes(id: "expired", title: "終わった調査", status: "open"), "another state")
+    #expect(!filter.includes(id: "sweets", title: "スイーツ調査", status: "closed"), "other words")
+    #expect(SurveyListFilter(query: "SWEETS　スイーツ").includes(id: "sweets", title: "スイーツ調査", status: "open"), "every word, any case")
+    #expect(SurveyListFilter().includes(id: "x", title: "y", status: "draft"), "no filter: everything")
   }
 
   @Test func closingASurveyEarlyLeadsBackToTheSurveys() async {
@@ -104,7 +123,7 @@ struct OperatorFeatureTests {
   /// it would find nothing, and no client would be asked.
   @Test func nothingButSigningInIsForASignedOutBrowser() async {
     let store = makeStore(signedIn: nil)
-    await store.send(.surveysPageRequested) { $0.destination = .notFound }
+    await store.send(.surveysPageRequested()) { $0.destination = .notFound }
     for action: OperatorFeature.Action in [.closeSurveyButtonTapped(Survey.sweets.id), .auditPageRequested(cursor: nil), .logoutButtonTapped] {
       await store.send(action)
     }

@@ -40,6 +40,8 @@ public struct OperatorFeature: Reducer, Sendable {
     public var editor: SurveyEditor.State?
     /// A form sent to the editor, waiting for the survey it edits to load.
     public var submission: Submission?
+    /// What the survey list is narrowed to.
+    public var surveyListFilter = SurveyListFilter()
     /// The preview shows the survey's own questions rather than its screening.
     public var previewsMainQuestions = false
     /// Where the preview of a survey in pages was walked to: a page sent with its answers, or left
@@ -182,7 +184,7 @@ public struct OperatorFeature: Reducer, Sendable {
     case loginPageRequested(refused: Bool)
     case loginSubmitted(email: String, password: Secret)
     case loginFinished(Result<String, AccountError>)
-    case surveysPageRequested
+    case surveysPageRequested(SurveyListFilter = SurveyListFilter())
     case surveysLoaded(Result<Board, OperatorError>)
     /// 新規作成: a draft of a new survey, opened in the editor.
     case newSurveyButtonTapped
@@ -353,7 +355,8 @@ public struct OperatorFeature: Reducer, Sendable {
           state.destination = error == .throttled ? .tooManyAttempts : .login
           return .none
 
-        case .surveysPageRequested:
+        case let .surveysPageRequested(filter):
+          state.surveyListFilter = filter
           return loadSurveys(&state)
 
         case let .surveysLoaded(.success(board)):
