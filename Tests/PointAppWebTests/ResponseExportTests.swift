@@ -100,7 +100,9 @@ struct ResponseExportTests {
     SurveyResponse(
       surveyID: survey.id, version: 1, respondent: "r-99aa88bb77cc", outcome: .screenedOut, answers: [],
       screening: [SurveyAnswer(questionID: QuestionID("eats"), value: .choice(ChoiceID("n")))],
-      shownAt: nil, sentAt: noon + 3_600, paid: 2
+      shownAt: nil, sentAt: noon + 3_600, paid: 2,
+      // An order made for a question never shown (screened out): not told.
+      order: ShownOrder(questions: nil, choices: [QuestionID("foods"): [ChoiceID("bread"), ChoiceID("rice"), ChoiceID("fruit")]])
     ),
     SurveyResponse(
       surveyID: survey.id, version: 2, respondent: "r-0123456789ab", outcome: .invalid,
@@ -197,6 +199,7 @@ struct ResponseExportTests {
     #expect(cell("Q9", in: first) == nil, "not asked of the second version's")
     #expect(cell("outcome", in: rows[4]) as? String == "対象外")
     #expect(cell("Q2_1", in: rows[4]) == nil, "screened out: not shown")
+    #expect(cell("Q2_order", in: rows[4]) == nil, "no order for what was not shown")
     #expect(cell("Q7", in: rows[5]) as? String == "'+81 90 0000 0000")
     #expect(cell("Q2_1", in: rows[5]) as? Int == 0, "shown, nothing picked")
   }

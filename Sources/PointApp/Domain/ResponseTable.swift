@@ -189,6 +189,8 @@ public struct ResponseTable: Sendable {
         }
       case .questionOrder:
         response.order?.questions.map { .text($0.map { codes[$0] ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
+      case let .choiceOrder(question) where !shown.contains(question):
+        .empty  // not shown to them: no order to tell
       case let .choiceOrder(question):
         response.order?.choices[question].map { order in .text(order.map { optionNumbers[question]?[$0].map(String.init) ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
       case let .answer(question, isScreening):
