@@ -135,6 +135,44 @@ struct NoticesWebTests {
     }
   }
 
+  /// Two days before a survey's deadline, the members it invited who have not answered it are
+  /// reminded, once, by the server's own pass; the one who answered is not.
+  @Test func aSurveyClosingSoonRemindsThoseInvitedWhoHaveNotAnswered() async throws {
+    let server = try await AdminTests.server()
+    let data = server.dataDirectory
+    let backend = try FileBackend(data)
+    let id = try await server.application(storeCatalog: true).test(.live) { client in
+      var hanako = Browser(client: client)
+      try await hanako.registerVerified("hanako@example.jp", in: backend, data: data)
+      var taro = Browser(client: client)
+      try await taro.registerVerified("taro@example.jp", in: backend, data: data)
+      var console = try await AdminTests.signIn(client, server)
+      let token = try console.csrf(in: try await console.get("/admin/surveys"))
+      let edit = try #require(try await console.post("/admin/surveys/new", form: "csrf=\(token)").headers[.location])
+      let id = String(edit.dropFirst("/admin/surveys/".count).dropLast("/edit".count))
+      // Closing three days on.
+      let fields = SurveyEditorTests.fields(title: "締切のある調査", csrf: token, intent: "save").map { $0.0 == "deadline" ? ("deadline", "2026-11-25T12:00") : $0 }
+      _ = try await console.post(edit, form: SurveyEditorTests.encode(fields))
+      #expect(try await console.post("/admin/surveys/\(id)/publish", form: "csrf=\(token)").headers[.location] == "/admin/surveys")
+      for member in ["hanako@example.jp", "taro@example.jp"] {
+        try await eventually { try Self.delivered(to: member, in: data).contains { $0.contains("list=invitations") } }
+      }
+      let csrf = try await taro.csrf(from: "/surveys/\(id)")
+      let answered = try await taro.post("/surveys/\(id)/answers", form: "csrf=\(csrf)&version=1&q%5Bq1%5D=c1&q%5Bq2%5D%5Br1%5D=c1&q%5Bq2%5D%5Br2%5D=c2")
+      #expect(answered.headers[.location] == "/surveys/\(id)/complete")
+      return id
+    }
+    // Two days later: a day before the deadline.
+    try await server.application(storeCatalog: true, now: noon + 2 * 86_400).test(.live) { _ in
+      try await eventually { try Self.delivered(to: "hanako@example.jp", in: data).contains { $0.contains("締切が近づいています") } }
+      let reminder = try #require(try Self.delivered(to: "hanako@example.jp", in: data).first { $0.contains("締切が近づいています") })
+      #expect(reminder.contains("http://localhost:8080/surveys/\(id)") && reminder.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"))
+      try await Task.sleep(for: .seconds(2))
+      #expect(try Self.delivered(to: "hanako@example.jp", in: data).count == 3, "verification, invitation, one reminder")
+      #expect(try !Self.delivered(to: "taro@example.jp", in: data).contains { $0.contains("締切が近づいています") }, "he answered")
+    }
+  }
+
   /// Points earned a year ago expire at the end of the month: a member away all year is warned
   /// once by the day's pass, with the amount and the date.
   @Test func aMemberAwayIsWarnedOnceBeforeTheirPointsExpire() async throws {

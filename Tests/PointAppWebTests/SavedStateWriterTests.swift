@@ -251,6 +251,8 @@ struct GeneratedHistory {
     case notices(NoticeList, Bool)
     /// An invitation to the survey, decided at the date.
     case invite(Survey, Date)
+    /// A reminder of a survey closing soon, at the date.
+    case remind(Survey, Date)
     /// The expiry warnings due at the date.
     case warn(Date)
     case archive
@@ -330,10 +332,12 @@ struct GeneratedHistory {
       case 23:
         let survey = Survey(
           id: SurveyID(Bool.random(using: &random) ? "s\(Int.random(in: 0..<40, using: &random))" : text(&random)),
-          title: "", description: "", category: .food, questions: [], reward: 1, estimatedMinutes: 1, publishedAt: date - 1, expiresAt: nil
+          title: "", description: "", category: .food, questions: [], reward: 1, estimatedMinutes: 1, publishedAt: date - 1,
+          expiresAt: Bool.random(using: &random) ? nil : date + 86_400
         )
         // Published a second before: open at the moment truncated to the second too.
         steps.append(.invite(survey, date))
+        if Bool.random(using: &random) { steps.append(.remind(survey, date)) }
       case 24: steps.append(.warn(date + 86_400 * Double(Int.random(in: 330...400, using: &random))))
       default: steps.append(.archive)
       }
@@ -405,6 +409,8 @@ struct GeneratedHistory {
         _ = progress.setNotices(list, on: on)
       case let .invite(survey, at):
         _ = progress.invite(to: survey, at: date(at))
+      case let .remind(survey, at):
+        _ = progress.remind(of: survey, at: date(at))
       case let .warn(at):
         _ = progress.expiryWarning(at: date(at))
       case .archive:
@@ -424,7 +430,7 @@ struct GeneratedHistory {
     "choice", "choices", "text", "rating", "number", "grid", "surveyReward", "missionBonus", "adjustmentCredit", "adjustmentDebit", "exchangeHold", "exchangeRefund", "pending", "fulfilled", "expiry", "rankBonus", "several lots", "no flash", "success", "draft", "entered email",
     "profile", "profileBonus", "profile draft", "screeningConsolation", "screened out", "qualified", "opened", "review requested", "invalid",
     "error", "archived movements", "archived answers", "several missions claimed", "streak", "broken streak",
-    "several achievements", "notices stopped", "invited", "warned", "before 1970", "fraction of a second", "zero amount", "large amount",
+    "several achievements", "notices stopped", "invited", "reminded", "warned", "before 1970", "fraction of a second", "zero amount", "large amount",
     #"\""#, #"\\"#, #"\n"#, #"\u00"#, "🎉", "日本語",
   ]
 
@@ -443,6 +449,7 @@ struct GeneratedHistory {
     if progress.invalidCount > 0 { found.insert("invalid") }
     if !progress.notices.stopped.isEmpty { found.insert("notices stopped") }
     if !progress.notices.invited.isEmpty { found.insert("invited") }
+    if progress.notices.reminded != nil { found.insert("reminded") }
     if !progress.notices.warned.isEmpty { found.insert("warned") }
     for answer in progress.answered.values.flatMap(\.answers) {
       switch answer.value {

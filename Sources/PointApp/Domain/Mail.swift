@@ -11,6 +11,9 @@ public struct MailRequest: Equatable, Sendable {
     case passwordReset(token: String, requestedAt: Date, expires: Date)
     /// A survey the member can answer was published.
     case invitation(SurveyInvitation)
+    /// A survey the member was invited to and has not answered closes soon: once, before its
+    /// deadline.
+    case reminder(SurveyInvitation)
     /// Points of these lots expire soon.
     case expiryWarning([ExpiringPoints])
     /// The account ended (退会), with the points it gave up.
@@ -24,7 +27,7 @@ public struct MailRequest: Equatable, Sendable {
     public var list: NoticeList? {
       switch self {
       case .addressVerification, .passwordReset, .withdrawn, .addressChange, .addressChanged: nil
-      case .invitation: .invitations
+      case .invitation, .reminder: .invitations
       case .expiryWarning: .expiry
       }
     }

@@ -39,6 +39,12 @@ public struct Notices: Codable, Equatable, Sendable {
   public static let keptInvitations = 100
   /// The newest warned months kept: a lot expires a year after its month, so older ones are gone.
   public static let keptWarnings = 24
+  /// A survey's reminder goes this long before its deadline, to those invited who have not
+  /// answered it.
+  public static let reminderLead: TimeInterval = 2 * 24 * 3600
+  /// No reminder within this long of the invitation (a survey published close to its deadline
+  /// invites, and that is all).
+  public static let reminderGap: TimeInterval = 24 * 3600
 
   /// The lists stopped, in order.
   public private(set) var stopped: [NoticeList] = []
@@ -46,10 +52,13 @@ public struct Notices: Codable, Equatable, Sendable {
   public private(set) var invited: [SurveyID: Date] = [:]
   /// The months whose lot's expiry was warned of, oldest first.
   public private(set) var warned: [Month] = []
+  /// The surveys the member was reminded of, in the order reminded; absent: none (as in states
+  /// saved before reminders).
+  public private(set) var reminded: [SurveyID]?
 
   public init() {}
 
-  public var isEmpty: Bool { stopped.isEmpty && invited.isEmpty && warned.isEmpty }
+  public var isEmpty: Bool { stopped.isEmpty && invited.isEmpty && warned.isEmpty && reminded == nil }
 
   public func receives(_ list: NoticeList) -> Bool { !stopped.contains(list) }
 
@@ -68,6 +77,10 @@ public struct Notices: Codable, Equatable, Sendable {
     }
   }
 
+  mutating func recordReminder(of survey: SurveyID) {
+    reminded = Array(((reminded ?? []) + [survey]).suffix(Self.keptInvitations))
+  }
+
   mutating func recordWarning(of months: [Month]) {
     warned = Array((warned + months).sorted().suffix(Self.keptWarnings))
   }
@@ -82,6 +95,19 @@ extension UserProgress {
       survey.status(at: date) == .open, (survey.targeting?.eligibility(of: profile, at: date) ?? .eligible) == .eligible
     else { return false }
     notices.recordInvitation(to: survey.id, at: date)
+    return true
+  }
+
+  /// Whether the member is to be reminded of `survey` now, noting it when they are: once, within
+  /// `Notices.reminderLead` of its deadline while it is open, when they were invited to it at least
+  /// `Notices.reminderGap` before, have not answered it and still hear of surveys.
+  public mutating func remind(of survey: Survey, at date: Date) -> Bool {
+    guard notices.receives(.invitations), let invitedAt = notices.invited[survey.id], date.timeIntervalSince(invitedAt) >= Notices.reminderGap,
+      notices.reminded?.contains(survey.id) != true,
+      answer(to: survey.id) == nil, survey.status(at: date) == .open,
+      let deadline = survey.expiresAt, deadline.timeIntervalSince(date) <= Notices.reminderLead
+    else { return false }
+    notices.recordReminder(of: survey.id)
     return true
   }
 

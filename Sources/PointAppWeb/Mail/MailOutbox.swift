@@ -45,8 +45,12 @@ struct MailOutbox: Sendable {
       context["link"] = settings.siteURL + "/password/reset?token=" + token
       context["requestedAt"] = Pages.date(requestedAt)
       context["expires"] = Pages.date(expires)
-    case let .invitation(survey):
-      (kind, subject) = ("invitation", "【PointApp】新着アンケート「\(survey.title)」\(survey.reward)")
+    case let .invitation(survey), let .reminder(survey):
+      (kind, subject) = if case .reminder = request.kind {
+        ("reminder", "【PointApp】締切間近「\(survey.title)」\(survey.reward)")
+      } else {
+        ("invitation", "【PointApp】新着アンケート「\(survey.title)」\(survey.reward)")
+      }
       context["link"] = settings.siteURL + "/surveys/" + survey.survey.rawValue
       (context["title"], context["reward"], context["minutes"]) = (survey.title, "\(survey.reward)", survey.minutes)
       context["expires"] = survey.expiresAt.map(Pages.date)

@@ -4,11 +4,13 @@ import PointApp
 import Synchronization
 
 /// One pass over every member for one reason: a survey's invitations (`invite-<survey>`, started
-/// when it is first published from the console) or a day's expiry warnings (`expiry-<day>`). Its
+/// when it is first published from the console), its reminder (`remind-<survey>`, started once
+/// its deadline is within `Notices.reminderLead`, for a survey that invited) or a day's expiry
+/// warnings (`expiry-<day>`). Its
 /// cursor moves through the accounts in pages; each member is asked through their own update
 /// (`Notifications`), which sends at most once what is due to them.
 struct NoticeRun: Codable, Equatable, Sendable {
-  /// `invite-<survey>` or `expiry-<day>`.
+  /// `invite-<survey>`, `remind-<survey>` or `expiry-<day>`.
   let reason: String
   var progress: InvitationProgress
   /// The last account looked at.
@@ -21,7 +23,10 @@ struct NoticeRun: Codable, Equatable, Sendable {
   /// tried again at the next step, skipped after `NoticeSender.attempts`.
   var failures: Int?
 
-  var survey: SurveyID? { reason.hasPrefix("invite-") ? SurveyID(String(reason.dropFirst(7))) : nil }
+  var survey: SurveyID? {
+    reason.hasPrefix("invite-") || reason.hasPrefix("remind-") ? SurveyID(String(reason.dropFirst(7))) : nil
+  }
+  var isReminder: Bool { reason.hasPrefix("remind-") }
 }
 
 /// The passes under way (`run-<reason>`) and those finished (`done-<reason>`): a reason runs once.
@@ -109,11 +114,20 @@ struct NoticeSender: Sendable {
   static let attempts = 3
 
   static func invitations(for survey: SurveyID) -> String { "invite-" + survey.rawValue }
+  static func reminders(for survey: SurveyID) -> String { "remind-" + survey.rawValue }
 
-  /// One step: today's expiry pass started, then a page of each pass that is due.
+  /// One step: today's expiry pass and the reminders now due started, then a page of each pass
+  /// that is due.
   func step() async throws {
     let now = now()
     try await runs.start("expiry-" + Day(now, in: .tokyo).iso, at: now)
+    // A survey that invited, open, its deadline near: its reminder pass, once.
+    for survey in try await loop.catalog.fetchAll() where survey.status(at: now) == .open {
+      guard let deadline = survey.expiresAt, deadline.timeIntervalSince(now) <= Notices.reminderLead,
+        try await runs.progress(of: Self.invitations(for: survey.id)) != nil
+      else { continue }
+      try await runs.start(Self.reminders(for: survey.id), at: now)
+    }
     for run in try await runs.active() {
       do {
         try await page(of: run)
@@ -155,7 +169,11 @@ struct NoticeSender: Sendable {
       let found = try await accounts.records(prefixed: "", after: run.after, limit: asked)
       for account in found {
         if account.verifiedAt != nil, let email = EmailAddress(account.email) {
-          let action: AppFeature.Action = survey.map { .notifications(.invitationDue($0, to: email)) } ?? .notifications(.expiryCheckDue(to: email))
+          let action: AppFeature.Action = switch survey {
+          case let survey? where run.isReminder: .notifications(.reminderDue(survey, to: email))
+          case let survey?: .notifications(.invitationDue(survey, to: email))
+          case nil: .notifications(.expiryCheckDue(to: email))
+          }
           do {
             if try await loop.send(action, to: account.user)?.outbox.isEmpty == false { sent += 1 }
             run.failures = nil

@@ -86,6 +86,7 @@ struct SavedStateWriter {
       byte("{")
       key("invited", first: true)
       dictionary(notices.invited.map { ($0.key.rawValue, $0.value) }) { $0.date($1) }
+      if let reminded = notices.reminded { key("reminded"); array(reminded) { $0.string($1.rawValue) } }
       key("stopped"); array(notices.stopped) { $0.string($1.rawValue) }
       key("warned"); array(notices.warned) { $0.string($1.iso) }
       byte("}")

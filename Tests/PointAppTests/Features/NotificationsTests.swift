@@ -87,6 +87,37 @@ struct NotificationsTests {
     await makeStore(progress: stopped).send(.notifications(.invitationDue(.sweets, to: address)))
   }
 
+  /// Two days before its deadline, a survey reminds those it invited who have not answered it:
+  /// once; not earlier, not the member who answered or stopped the list, not one never invited.
+  @Test func aMemberInvitedAndNotAnsweringIsRemindedOnceBeforeTheDeadline() async {
+    let closing = Survey.fixture(id: "closing", questions: [.satisfaction], publishedAt: noon - days(5), expiresAt: noon + days(1))
+    var invited = UserProgress()
+    _ = invited.invite(to: closing, at: noon - days(5))
+    let store = makeStore(progress: invited)
+    await store.send(.notifications(.reminderDue(closing, to: address))) {
+      $0.progress.notices.recordReminder(of: closing.id)
+      $0.outbox = [MailRequest(to: address, .reminder(SurveyInvitation(closing)))]
+    }
+    await store.send(.notifications(.reminderDue(closing, to: address)))  // a page done twice: nothing more
+    // Three days before: too early.
+    await makeStore(progress: invited, now: noon - days(2)).send(.notifications(.reminderDue(closing, to: address)))
+    // Never invited; invited an hour ago (published close to its deadline: the invitation says it all).
+    await makeStore().send(.notifications(.reminderDue(closing, to: address)))
+    var lately = UserProgress()
+    _ = lately.invite(to: closing, at: noon - 3_600)
+    await makeStore(progress: lately).send(.notifications(.reminderDue(closing, to: address)))
+    // Answered.
+    var answered = invited
+    answered.recordAnswer(to: closing, with: [], id: TransactionID(UUID(5)), at: noon - 60, on: today)
+    await makeStore(progress: answered).send(.notifications(.reminderDue(closing, to: address)))
+    // Stopped the list since.
+    var stopped = invited
+    _ = stopped.setNotices(.invitations, on: false)
+    await makeStore(progress: stopped).send(.notifications(.reminderDue(closing, to: address)))
+    // Past its deadline.
+    await makeStore(progress: invited, now: noon + days(2)).send(.notifications(.reminderDue(closing, to: address)))
+  }
+
   @Test func aTargetedSurveyInvitesTheMembersItIsFor() async {
     var progress = UserProgress()
     _ = progress.saveProfile(.hanako, id: TransactionID(UUID(0)), at: noon - days(1))

@@ -32,6 +32,8 @@ public struct Notifications: Reducer, Sendable {
     case invitationDue(Survey, to: EmailAddress)
     /// The day's look at what expires soon, written to `to` if something does.
     case expiryCheckDue(to: EmailAddress)
+    /// A survey closes soon: `to` is reminded of it if they were invited and have not answered.
+    case reminderDue(Survey, to: EmailAddress)
     case delegate(Delegate)
 
     @CasePathable
@@ -58,6 +60,11 @@ public struct Notifications: Reducer, Sendable {
       case let .invitationDue(survey, email):
         if state.progress.invite(to: survey, at: now) {
           state.outbox.append(MailRequest(to: email, .invitation(SurveyInvitation(survey))))
+        }
+        return .none
+      case let .reminderDue(survey, email):
+        if state.progress.remind(of: survey, at: now) {
+          state.outbox.append(MailRequest(to: email, .reminder(SurveyInvitation(survey))))
         }
         return .none
       case let .expiryCheckDue(email):
