@@ -92,7 +92,7 @@ extension UserProgress {
   /// surveys.
   public mutating func invite(to survey: Survey, at date: Date) -> Bool {
     guard notices.receives(.invitations), notices.invited[survey.id] == nil, answer(to: survey.id) == nil,
-      survey.status(at: date) == .open, (survey.targeting?.eligibility(of: profile, at: date) ?? .eligible) == .eligible
+      survey.status(at: date) == .open, survey.eligibility(of: profile, at: date) == .eligible
     else { return false }
     notices.recordInvitation(to: survey.id, at: date)
     return true
@@ -104,7 +104,7 @@ extension UserProgress {
   public mutating func remind(of survey: Survey, at date: Date) -> Bool {
     guard notices.receives(.invitations), let invitedAt = notices.invited[survey.id], date.timeIntervalSince(invitedAt) >= Notices.reminderGap,
       notices.reminded?.contains(survey.id) != true,
-      answer(to: survey.id) == nil, survey.status(at: date) == .open,
+      answer(to: survey.id) == nil, survey.status(at: date) == .open, survey.eligibility(of: profile, at: date) == .eligible,
       let deadline = survey.expiresAt, deadline.timeIntervalSince(date) <= Notices.reminderLead
     else { return false }
     notices.recordReminder(of: survey.id)

@@ -82,14 +82,13 @@ public struct QuotaCells: Codable, Equatable, Sendable {
     return cells.first { $0.values == values }
   }
 
-  /// A cell as operators read it: `女性 × 30代`.
+  /// A cell as operators read it, and as the editor writes it: `女性 × 30代`.
   public func label(of cell: Cell, in survey: Survey) -> String {
     zip(dimensions, cell.values).map { dimension, value in
       switch dimension {
       case .gender: Gender(rawValue: value)?.title ?? value
       case .ageBand: "\(value)代"
-      case let .screening(id):
-        survey.screening?.questions.first { $0.id == id }?.choices.first { $0.id.rawValue == value }?.label ?? value
+      case let .screening(id): survey.screening?.questions.first { $0.id == id }?.choices.first { $0.id.rawValue == value }?.label ?? value
       }
     }.joined(separator: " × ")
   }

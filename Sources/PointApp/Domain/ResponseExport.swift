@@ -2,7 +2,8 @@ import Foundation
 
 /// What an operator exports of a survey's responses: as CSV or JSON Lines, of one outcome or all,
 /// sent within a range of days in Tokyo (either end open), and no later than the moment it was
-/// cut: the same filters and cut give the same file, byte for byte.
+/// cut: the same filters and cut give the same file, byte for byte, while no version is published
+/// and no answer approved after the cut.
 public struct ResponseExport: Equatable, Sendable {
   public enum Format: String, Equatable, Sendable {
     case csv, jsonl

@@ -164,6 +164,14 @@ public struct ResponseTable: Sendable {
     // Its own questions were shown to a respondent who answered them (completed, or invalid).
     let ownShown = response.outcome == .completed || response.outcome == .invalid
     let shown: Set<QuestionID> = !ownShown ? [] : version.always ?? version.survey.shownQuestions(given: response.screening + response.answers)
+    /// The options picked: a single choice (the question's kind in an earlier version) its one.
+    func picks(_ value: SurveyAnswer.Value?) -> [ChoiceID]? {
+      switch value {
+      case let .choices(picked)?: picked
+      case let .choice(choice)?: [choice]
+      default: nil
+      }
+    }
     func isShown(_ question: QuestionID, _ choice: ChoiceID, screening isScreening: Bool) -> Bool {
       let asked = isScreening ? !response.screening.isEmpty && version.screeningQuestions.contains(question) : shown.contains(question)
       return asked && version.options[question]?.contains(choice) == true
@@ -198,10 +206,12 @@ public struct ResponseTable: Sendable {
         case let .choice(choice)?: .text(labels[question]?[choice] ?? choice.rawValue)
         case let .text(text)?: .text(text)
         case let .rating(value)?, let .number(value)?: .number(value)
-        case .choices?, .grid?, nil: .empty
+        // Answered as a multiple choice in an earlier version: its picks, by label.
+        case let .choices(picked)?: Cell.text(picked.map { labels[question]?[$0] ?? $0.rawValue }.joined(separator: "、"))
+        case .grid?, nil: .empty
         }
       case let .option(question, choice, isScreening):
-        if case let .choices(picked)? = (isScreening ? screening : answers)[question] {
+        if let picked = picks((isScreening ? screening : answers)[question]) {
           // An option their version did not offer is blank, not 0.
           picked.contains(choice) ? .number(1) : version.options[question]?.contains(choice) == true ? .number(0) : .empty
         } else {

@@ -177,10 +177,7 @@ public struct SurveyForm: Codable, Equatable, Sendable {
     shuffleQuestions = survey.shufflesQuestions ? true : nil
     if let cells = survey.cells {
       cellDimensions = cells.dimensions.map(\.rawValue)
-      self.cells = cells.cells.map { cell in
-        zip(cells.dimensions, cell.values).map { dimension, value in Self.label(of: value, for: dimension, in: survey) }.joined(separator: " × ")
-          + " = \(cell.limit)"
-      }.joined(separator: "\n")
+      self.cells = cells.cells.map { cells.label(of: $0, in: survey) + " = \($0.limit)" }.joined(separator: "\n")
     }
   }
 
@@ -199,14 +196,7 @@ public struct SurveyForm: Codable, Equatable, Sendable {
     return head + ": " + (rule.min.map(String.init) ?? "") + "〜" + (rule.max.map(String.init) ?? "")
   }
 
-  /// A cell's value as the form writes it: 女性, 20代, a screening option's label.
-  static func label(of value: String, for dimension: QuotaCells.Dimension, in survey: Survey) -> String {
-    switch dimension {
-    case .gender: Gender(rawValue: value)?.title ?? value
-    case .ageBand: "\(value)代"
-    case let .screening(id): survey.screening?.questions.first { $0.id == id }?.choices.first { $0.id.rawValue == value }?.label ?? value
-    }
-  }
+
 
   // MARK: - To a survey
 
@@ -346,9 +336,12 @@ public struct SurveyForm: Codable, Equatable, Sendable {
     }
     var cells: [QuotaCells.Cell] = []
     for line in lines {
-      let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-      let values = parts[0].split(whereSeparator: { "×x✕*".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }
-      guard parts.count == 2, let limit = Int(Profile.halfWidthDigits(parts[1])), (1...1_000_000).contains(limit) else {
+      // The limit after the last `=`; the values before it, joined by `×` (a label may hold an `x`).
+      let equals = line.lastIndex { $0 == "=" || $0 == "＝" }
+      let head = equals.map { String(line[..<$0]) } ?? line
+      let tail = equals.map { String(line[line.index(after: $0)...]).trimmingCharacters(in: .whitespaces) } ?? ""
+      let values = head.split(whereSeparator: { "×✕".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }
+      guard equals != nil, let limit = Int(Profile.halfWidthDigits(tail)), (1...1_000_000).contains(limit) else {
         errors["cells"] = "「\(line)」：各行を「女性 × 20代 = 50」の形（末尾に = 上限件数）で入力してください"
         continue
       }
@@ -438,8 +431,10 @@ extension SurveyForm.Question {
         }
         rules.append(DisplayCondition.Rule(question: question.id, min: Int(bounds[0]), max: Int(bounds[1])))
       default:
-        let labels = answer.split(whereSeparator: { "、,，".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let options = question.choices
+        // One label as typed (it may hold a 、), or several joined by 、 or a comma.
+        let labels = options.contains(where: { $0.label == answer }) ? [answer]
+          : answer.split(whereSeparator: { "、,，".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let ids = labels.compactMap { label in options.first { $0.label == label }?.id }
         guard !labels.isEmpty, ids.count == labels.count else {
           let unknown = labels.first { label in !options.contains { $0.label == label } } ?? ""
@@ -532,13 +527,7 @@ extension SurveyForm.Question {
       }
       return (built, zip(built, entries).filter(\.1.marked).map(\.0.id))
     }
-    func previousChoices() -> [SurveyQuestion.Choice] {
-      switch base?.kind {
-      case let .singleChoice(choices)?, let .multipleChoice(choices, _, _)?, let .attentionCheck(choices, _)?: choices
-      case let .grid(_, scale)?: scale
-      default: []
-      }
-    }
+    func previousChoices() -> [SurveyQuestion.Choice] { base?.choices ?? [] }
 
     let kind: SurveyQuestion.Kind?
     var marked: [ChoiceID] = []

@@ -160,7 +160,7 @@ extension Survey {
           errors.append(.untestable(question.id, refersTo: rule.question))
           broken = true
         case .possible:
-          possible.append(reachable.contains(rule.question))
+          possible.append(reachable.contains(rule.question) && canReachOwnQuestions(rule))
         }
       }
       guard !broken else {
@@ -183,6 +183,15 @@ extension Survey {
       }
     }
     return errors
+  }
+
+  /// Whether a rule can hold for someone who reaches the survey's own questions: on a screening
+  /// single choice, only its qualifying options can (the others screened them out).
+  private func canReachOwnQuestions(_ rule: DisplayCondition.Rule) -> Bool {
+    guard let question = screening?.questions.first(where: { $0.id == rule.question }), case .singleChoice = question.kind,
+      let qualifying = screening?.qualifying[rule.question]
+    else { return true }
+    return rule.choices?.contains(where: qualifying.contains) ?? true
   }
 
   /// Whether rules that must all hold ask one single-answer question (or grid row) for options

@@ -393,15 +393,15 @@ extension UserProgress {
     }
   }
 
-  /// Pays an answer recorded invalid after all: it becomes a completed answer to `survey`, paid
-  /// its reward (movement `id`) and the rank's bonus on it (`bonusID`, asked only then), as an
-  /// answer is, once. Only an answer held here, not archived.
   /// Refuses, as `approveInvalidAnswer` would, an answer that is not one recorded invalid here.
   public func checkApprovable(_ survey: SurveyID) throws(SupportError) {
     guard let answer = answered[survey] else { throw archivedAnswers[survey] == nil ? .notInvalid : .archived }
     guard answer.outcome == .invalid else { throw .notInvalid }
   }
 
+  /// Pays an answer recorded invalid after all: it becomes a completed answer to `survey`, paid
+  /// its reward (movement `id`) and the rank's bonus on it (`bonusID`, asked only then), as an
+  /// answer is, once. Only an answer held here, not archived.
   public mutating func approveInvalidAnswer(
     to survey: Survey, id: TransactionID, at date: Date,
     bonusID: () -> TransactionID = { preconditionFailure("a rank bonus needs a movement id") }

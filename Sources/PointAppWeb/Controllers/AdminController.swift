@@ -136,7 +136,13 @@ struct AdminController {
     for format in [ResponseExport.Format.csv, .jsonl] {
       admin.page("surveys/:id/responses.\(format.rawValue)") { request, context in
         let id = SurveyID(try context.parameters.require("id"))
-        return try await loop.page(request, context, .exportRequested(id, try Self.export(format, from: request)))
+        let export = try Self.export(format, from: request)
+        // A cut export at another spelling of its address: to the one address first, so that it is
+        // audited once, there.
+        if export.cut != nil, request.uri.query != export.query {
+          return Response.redirect(to: "/admin/surveys/\(id.rawValue)/responses.\(format.rawValue)?\(export.query)", type: .normal)
+        }
+        return try await loop.page(request, context, .exportRequested(id, export))
       }
       admin.page("surveys/:id/responses.\(format.rawValue).manifest.json") { request, context in
         let id = SurveyID(try context.parameters.require("id"))

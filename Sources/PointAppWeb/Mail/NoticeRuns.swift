@@ -122,11 +122,10 @@ struct NoticeSender: Sendable {
     let now = now()
     try await runs.start("expiry-" + Day(now, in: .tokyo).iso, at: now)
     // A survey that invited, open, its deadline near: its reminder pass, once.
-    for survey in try await loop.catalog.fetchAll() where survey.status(at: now) == .open {
-      guard let deadline = survey.expiresAt, deadline.timeIntervalSince(now) <= Notices.reminderLead,
-        try await runs.progress(of: Self.invitations(for: survey.id)) != nil
-      else { continue }
-      try await runs.start(Self.reminders(for: survey.id), at: now)
+    for survey in try await loop.catalog.fetchAll() where survey.expiresAt.map({ $0 > now && $0.timeIntervalSince(now) <= Notices.reminderLead }) == true {
+      let reason = Self.reminders(for: survey.id)
+      guard try await runs.progress(of: reason) == nil, try await runs.progress(of: Self.invitations(for: survey.id)) != nil else { continue }
+      try await runs.start(reason, at: now)
     }
     for run in try await runs.active() {
       do {
@@ -142,7 +141,8 @@ struct NoticeSender: Sendable {
     guard var run = try await runs.claim(waiting, for: process, at: start, until: start.addingTimeInterval(lease)) else { return }
     var survey: Survey?
     if let id = run.survey {
-      survey = try await loop.catalog.fetchAll().first { $0.id == id }
+      // With its places counted: a survey full (or all its cells) invites and reminds no more.
+      survey = try await loop.quotas.counted(loop.catalog.fetchAll().filter { $0.id == id }).first
       switch survey?.status(at: start) {
       case .scheduled?:
         // Invitations go once it opens.

@@ -82,7 +82,10 @@ extension Pages {
     // Its own questions: the page the user is on, as the survey feature made it for them.
     let pages = survey.pages
     let pageIndex = screening == nil ? min(page.pageIndex, pages.count - 1) : 0
-    let questions = screening?.questions ?? (page.questions.isEmpty ? pages[pageIndex] : page.questions)
+    // The survey feature made the page where something decides it (conditions, an order); else
+    // its questions as they are.
+    let decided = survey.order(for: "") != nil || survey.questions.contains { $0.condition != nil }
+    let questions = screening?.questions ?? (decided ? page.questions : pages[pageIndex])
     let numbered = screening == nil ? pages.prefix(pageIndex).reduce(0) { $0 + $1.count } : 0
     let isLastPage = screening != nil || pageIndex == pages.count - 1
     var body: [String: Any] = [

@@ -40,20 +40,29 @@ public struct Quotas: Sendable {
     var counts: [(RecordName, Int)] = []
     if let limit { counts.append((Self.count(survey), limit)) }
     if let cell { counts.append((Self.count(survey, cell: cell.name), cell.limit)) }
-    // A count seen full is final (places are never given back), so it is refused without
-    // holding the count to the end of the update.
+    // A count seen full is final (a place is given back only within the update that took it,
+    // before it commits), so it is refused without holding the count to the end of the update.
     for (name, limit) in counts where try await taken.read(name).map({ $0.record >= limit }) ?? (limit <= 0) { return false }
     var claimed: [RecordName] = []
-    for (name, limit) in counts {
-      let took = try await taken.modify(name) { count in (count ?? 0) < limit ? ((count ?? 0) + 1, true) : (nil, false) }
-      guard took else {
-        // Full: the places taken before it in this claim are given back within the same update.
-        for name in claimed { _ = try await taken.modify(name) { count in (Swift.max(0, (count ?? 1) - 1), true) } }
-        return false
-      }
-      claimed.append(name)
+    /// The places taken before a refusal or a failure in this claim, given back within the same
+    /// update: it commits none of them.
+    func giveBack() async throws {
+      for name in claimed { _ = try await taken.modify(name) { count in (Swift.max(0, (count ?? 1) - 1), true) } }
     }
-    _ = try await places.create(true, as: Self.place(survey, user))
+    do {
+      for (name, limit) in counts {
+        let took = try await taken.modify(name) { count in (count ?? 0) < limit ? ((count ?? 0) + 1, true) : (nil, false) }
+        guard took else {
+          try await giveBack()
+          return false
+        }
+        claimed.append(name)
+      }
+      _ = try await places.create(true, as: Self.place(survey, user))
+    } catch {
+      try? await giveBack()
+      throw error
+    }
     return true
   }
 
@@ -77,6 +86,14 @@ public struct Quotas: Sendable {
     try await taken.read(cell.map { Self.count(survey, cell: $0) } ?? Self.count(survey))?.record ?? 0
   }
 
+  /// `surveys` with the places taken of their quotas and cells counted.
+  func counted(_ surveys: [Survey]) async throws -> [Survey] {
+    let limited = surveys.filter { $0.quota != nil || $0.cells != nil }
+    guard !limited.isEmpty else { return surveys }
+    let taken = try await taken(of: limited)
+    return surveys.map { survey in taken[survey.id].map { survey.counting(taken: $0.places, cells: $0.cells) } ?? survey }
+  }
+
   /// A survey's places taken: overall, and of each cell by its name.
   public struct Taken: Equatable, Sendable {
     public var places: Int
@@ -98,12 +115,7 @@ extension SurveyClient {
   /// The catalog with each quota's places taken counted from `quotas`, as a research panel's
   /// survey feed reports them.
   func counting(_ quotas: Quotas) -> SurveyClient {
-    @Sendable func counted(_ surveys: [Survey]) async throws -> [Survey] {
-      let limited = surveys.filter { $0.quota != nil || $0.cells != nil }
-      guard !limited.isEmpty else { return surveys }
-      let taken = try await quotas.taken(of: limited)
-      return surveys.map { survey in taken[survey.id].map { survey.counting(taken: $0.places, cells: $0.cells) } ?? survey }
-    }
+    @Sendable func counted(_ surveys: [Survey]) async throws -> [Survey] { try await quotas.counted(surveys) }
     return SurveyClient(
       fetchAll: { try await counted(fetchAll()) },
       fetchByCategory: { try await counted(fetchByCategory($0)) },

@@ -156,7 +156,7 @@ struct RequestLoop: Sendable {
     audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
   ) async throws -> (save: UserSave?, result: Outcome) {
     let catalogNow = (try? await catalog.fetchAll()) ?? []
-    let (store, initial) = try await load(user, from: saved, catalog: catalogNow, visit: visit)
+    let (store, initial) = try await load(user, from: saved, catalog: catalogNow, visit: visit, locked: locked)
     guard await store.send(action, deadline: effectDeadline) == .finished else {
       metrics.deadlineOverruns.increment()
       throw HTTPError(.serviceUnavailable, message: "effects timed out")
@@ -183,14 +183,15 @@ struct RequestLoop: Sendable {
   /// The user's store on their saved state, with what a request's forms reach (their accounts,
   /// quotas) and the ledger's archive.
   private func load(
-    _ user: UserID, from saved: Data?, catalog: [Survey], visit: Visit?
+    _ user: UserID, from saved: Data?, catalog: [Survey], visit: Visit?, locked: Bool
   ) async throws -> (Store<AppFeature.State, AppFeature.Action>, AppFeature.State) {
     let surveys = catalog.map(\.id)
     var initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
     var dependencies = dependencies
     dependencies.respondents = RespondentClient { [sessions] survey in sessions.respondent(user, in: survey) }
-    // Places are claimed in the user's update, by their forms or by the desk's approval.
-    dependencies.quotas = quotas.client(for: user)
+    // Places are claimed in the user's update, which holds them to its commit (by their forms,
+    // or by the desk's approval); a pass without the lock claims none.
+    if locked { dependencies.quotas = quotas.client(for: user) }
     if let visit {
       initial.account = visit.session.account.flatMap { EmailAddress($0.email) }
       initial.passwordConfirmedAt = visit.session.passwordConfirmedAt

@@ -146,6 +146,20 @@ struct SurveyLogicTests {
     #expect(LogicError.unreachable(QuestionID("foods")).message(naming: base.code) == "Q2はどの回答でも表示されません。表示条件を見直してください")
   }
 
+  /// A rule on a screening single choice's option that screens out can never show a question of
+  /// the survey's own: those who picked it never reach them.
+  @Test func aConditionOnAnOptionThatScreensOutIsUnreachable() {
+    let coffee = Survey.screenedCoffee
+    func survey(_ choices: [ChoiceID]) -> Survey {
+      coffee.with([
+        SurveyQuestion(id: QuestionID("how"), text: "？", kind: .rating, condition: DisplayCondition(.all, [Rule(question: QuestionID("drinks"), choices: choices)])),
+      ], screening: coffee.screening)
+    }
+    #expect(survey([ChoiceID("never")]).logicErrors() == [.unreachable(QuestionID("how"))])
+    #expect(survey([ChoiceID("daily")]).logicErrors().isEmpty)
+    #expect(survey([ChoiceID("never"), ChoiceID("sometimes")]).logicErrors().isEmpty)
+  }
+
   @Test func aRespondentKeepsTheirOrderAndOthersGetTheirsWithTheLastResortsLast() throws {
     let survey = Survey.branching
     let order = try #require(survey.order(for: "r-1"))
@@ -198,6 +212,27 @@ struct SurveyLogicTests {
       #expect(Set(fields.keys) == Set(original.keys), "every field kept")
     }
     #expect(survey.forEveryone.cells == nil && survey.forEveryone.targeting == nil && survey.forEveryone.shufflesQuestions)
+  }
+
+  /// A question whose kind changed between versions keeps every answer in the export: a single
+  /// choice of the first version is the one pick of the multiple choice it became; a multiple
+  /// choice of the first, in the single choice it became, its labels.
+  @Test func anAnswerKeepsItsPlaceInTheExportWhenItsQuestionsKindChanged() {
+    let options: [SurveyQuestion.Choice] = [.init(id: ChoiceID("a"), label: "りんご"), .init(id: ChoiceID("b"), label: "みかん")]
+    let single = SurveyQuestion(id: QuestionID("fruit"), text: "果物は？", kind: .singleChoice(choices: options))
+    let multiple = SurveyQuestion(id: QuestionID("fruit"), text: "果物は？", kind: .multipleChoice(choices: options, minPicks: 1, maxPicks: 2))
+    func response(_ version: Int, _ value: SurveyAnswer.Value) -> SurveyResponse {
+      SurveyResponse(
+        surveyID: Survey.sweets.id, version: version, respondent: "r", outcome: .completed,
+        answers: [SurveyAnswer(questionID: QuestionID("fruit"), value: value)], shownAt: nil, sentAt: noon, paid: 1
+      )
+    }
+    let first = Survey.sweets.with([single]), second = Survey.sweets.with([multiple]).numbered(2)
+    let becameMultiple = ResponseTable(survey: second, earlier: [first])
+    let cells = becameMultiple.row(response(1, .choice(ChoiceID("b"))))
+    #expect(Array(cells.suffix(2)) == [.number(0), .number(1)], "the single pick counts as picked")
+    let becameSingle = ResponseTable(survey: first.numbered(3), earlier: [second])
+    #expect(becameSingle.row(response(2, .choices([ChoiceID("a"), ChoiceID("b")]))).last == .text("りんご、みかん"))
   }
 
   @Test func aSurveyWhoseCellsAreAllInIsFull() {

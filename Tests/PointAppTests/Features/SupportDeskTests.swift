@@ -360,13 +360,14 @@ struct FourEyesTests {
 
 /// The desk's actions on the user's side: `AppFeature`'s `.support`, refused changing nothing.
 struct AppFeatureSupportTests {
-  func makeStore(_ state: AppFeature.State) -> TestStoreOf<AppFeature> {
+  func makeStore(_ state: AppFeature.State, quotas: QuotaClient = QuotaClient()) -> TestStoreOf<AppFeature> {
     TestStore(initialState: state) {
       AppFeature()
     } withDependencies: {
       $0.date.now = noon
       $0.uuid = .incrementing
       $0.calendar = .tokyo
+      $0.quotas = quotas
     }
   }
 
@@ -418,17 +419,10 @@ struct AppFeatureSupportTests {
     let claims = LockIsolated<[String]>([])
     let initial = try user()
     func store() -> TestStoreOf<AppFeature> {
-      TestStore(initialState: initial) {
-        AppFeature()
-      } withDependencies: {
-        $0.date.now = noon
-        $0.uuid = .incrementing
-        $0.calendar = .tokyo
-        $0.quotas = QuotaClient(claim: { survey, places, cell in
-          claims.withValue { $0.append("\(survey.rawValue) \(places ?? -1) \(cell?.name ?? "-")") }
-          return answers.withValue { $0.removeFirst() }
-        })
-      }
+      makeStore(initial, quotas: QuotaClient(claim: { survey, places, cell in
+        claims.withValue { $0.append("\(survey.rawValue) \(places ?? -1) \(cell?.name ?? "-")") }
+        return answers.withValue { $0.removeFirst() }
+      }))
     }
     let room = store()
     await room.send(.support(.approveAnswer(limited, cell: "female"))) { $0.destination = .account }
@@ -442,6 +436,13 @@ struct AppFeatureSupportTests {
     #expect(full.state.progress.answer(to: limited.id)?.isCompleted == false, "nothing paid")
     await room.send(.support(.approveAnswer(limited, cell: "female"))) { $0.supportRefusal = .notInvalid }
     #expect(claims.value.count == 2, "no place taken for an answer that is not invalid")
+    // An answer in no cell (none recorded, or one gone since) is not approved into a survey of cells.
+    let outside = store()
+    await outside.send(.support(.approveAnswer(limited, cell: "male"))) {
+      $0.destination = .account
+      $0.supportRefusal = .quotaFull
+    }
+    #expect(claims.value.count == 2, "and takes no place")
   }
 
   /// The desk moves a stuck request (written to the exchange queue with the save; the fulfiller then

@@ -110,6 +110,8 @@ struct SurveyEditorFeatureTests {
     Mistake("cellDimensions", "割付の軸（性別・年代・事前調査の設問）を選んでください") { $0.cells = "女性 = 5" },
     Mistake("cells", "「女性 = 0」：各行を「女性 × 20代 = 50」の形（末尾に = 上限件数）で入力してください") { $0.cellDimensions = ["gender"]; $0.cells = "女性 = 0" },
     Mistake("cells", "「ロボット = 5」：「ロボット」は性別の値にありません") { $0.cellDimensions = ["gender"]; $0.cells = "ロボット = 5" },
+    Mistake("cells", "「=」：各行を「女性 × 20代 = 50」の形（末尾に = 上限件数）で入力してください") { $0.cellDimensions = ["gender"]; $0.cells = "=" },
+    Mistake("cells", "「女性 50」：各行を「女性 × 20代 = 50」の形（末尾に = 上限件数）で入力してください") { $0.cellDimensions = ["gender"]; $0.cells = "女性 50" },
     Mistake("cells", "「女性 = 5」：軸の数（2つ）だけ値を「×」でつないでください") { $0.cellDimensions = ["gender", "ageBand"]; $0.cells = "女性 = 5" },
     Mistake("cells", "割付の軸にできるのは事前調査の単一選択だけです（設問2）") { $0.cellDimensions = ["s:q2"]; $0.cells = "毎日 = 5" },
   ]

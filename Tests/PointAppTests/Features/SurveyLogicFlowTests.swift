@@ -123,6 +123,25 @@ struct SurveyLogicFlowTests {
     }
   }
 
+  /// A survey of one page whose question depends on the screening's answer: the page shows only
+  /// what the answer calls for (the page is the feature's, though nothing splits it).
+  @Test func aConditionOnTheScreeningsAnswerShapesTheOnePage() async {
+    let coffee = Survey.screenedCoffee
+    let asked = SurveyQuestion(
+      id: QuestionID("why"), text: "ときどきなのはなぜ？", kind: .freeText(required: true, maxLength: 50),
+      condition: DisplayCondition(.all, [Rule(question: QuestionID("drinks"), choices: [ChoiceID("sometimes")])])
+    )
+    let survey = coffee.with([.satisfaction, asked], screening: coffee.screening)
+    #expect(survey.pages.count == 1)
+    var daily = UserProgress()
+    daily.qualify(for: survey.id, at: noon - 60, with: [SurveyAnswer(questionID: QuestionID("drinks"), value: .choice(ChoiceID("daily")))])
+    let store = store(.answer, survey: survey, progress: daily)
+    await store.send(.surveyLoaded(.success(survey))) {
+      $0.page.survey = survey
+      $0.page.questions = [.satisfaction]
+    }
+  }
+
   /// 女性 × 20代 and 男性 × 20代, one place each: the member's cell is claimed with the answer; a
   /// member whose cell is in finds the survey closed; one who fits no cell is not asked.
   @Test func aMemberTakesAPlaceInTheirCellOrFindsItFull() async throws {

@@ -628,6 +628,8 @@ public struct AppFeature: Reducer, Sendable {
       case let .approveAnswer(survey, cellName):
         try state.progress.checkApprovable(survey.id)
         let cell = survey.cells?.cells.first { $0.name == cellName }
+        // A survey of cells takes no answer outside them (none recorded, or a cell gone since).
+        if survey.cells != nil, cell == nil { throw .quotaFull }
         if survey.quota != nil || cell != nil {
           // A place first, as for any complete: the quota never goes over, not for the desk either.
           let places = survey.quota?.places

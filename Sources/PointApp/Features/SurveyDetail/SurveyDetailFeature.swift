@@ -222,7 +222,9 @@ public struct SurveyDetail: Reducer, Sendable {
   /// of our pages) is checked against the version now, as any.
   private func sendBackIfUpdated(_ draft: AnswerDraft, version: Int?, state: inout State) -> Effect<Action>? {
     guard let survey = state.page.survey, let version, version != survey.version, state.answered == nil else { return nil }
-    state.draft = SurveyDraft(draft, of: survey)
+    // With the answers of the pages sent before it: nothing typed is lost.
+    let kept = state.draft?.surveyID == survey.id ? state.draft?.answers ?? [:] : [:]
+    state.draft = SurveyDraft(kept.merging(draft) { _, sent in sent }, of: survey)
     state.page.draft = state.draft?.answers ?? [:]
     return .send(.delegate(.updated(survey)))
   }
@@ -294,9 +296,9 @@ public struct SurveyDetail: Reducer, Sendable {
   /// next one that shows them a question, in their order.
   private func present(_ survey: Survey, state: inout State) {
     let kept = state.draft?.surveyID == survey.id ? state.draft : nil
-    let order = survey.shufflesQuestions || survey.questions.contains(where: \.shufflesChoices) ? survey.order(for: respondents.name(survey.id)) : nil
-    // One page in the survey's order: the page shows its questions as they are.
-    guard order != nil || survey.pages.count > 1 else { return }
+    let order = survey.order(for: respondents.name(survey.id))
+    // No condition and nothing shuffled: the page shows its questions as they are.
+    guard order != nil || survey.questions.contains(where: { $0.condition != nil }) else { return }
     let shown = survey.page(
       from: kept?.page ?? 0, draft: kept?.answers ?? [:], screening: state.progress.screeningAnswers[survey.id] ?? [], order: order
     )
@@ -308,7 +310,8 @@ public struct SurveyDetail: Reducer, Sendable {
   /// Back a page: the answers of page `page` kept as they are, unchecked.
   private func back(_ draft: AnswerDraft, page: Int, state: inout State) {
     guard let survey = state.page.survey, !state.isScreening, state.answered == nil, survey.pages.indices.contains(page) else { return }
-    let merged = merging(draft, into: survey, page: page, state: state)
+    // Kept as typed: the page left is not counted as sent (it shows no errors when it comes back).
+    let merged = merging(draft, into: survey, page: page, state: state, sent: false)
     let screening = state.progress.screeningAnswers[survey.id] ?? []
     state.draft = SurveyDraft(merged, of: survey, page: survey.page(before: page, draft: merged, screening: screening))
     state.page.pageMoved = true
@@ -318,11 +321,11 @@ public struct SurveyDetail: Reducer, Sendable {
   /// The answers kept from the other pages, with `page`'s as sent (inputs for questions of other
   /// pages ignored): each of its questions has an entry, empty when nothing was sent for it, which
   /// says the page was sent.
-  private func merging(_ draft: AnswerDraft, into survey: Survey, page: Int, state: State) -> AnswerDraft {
+  private func merging(_ draft: AnswerDraft, into survey: Survey, page: Int, state: State, sent: Bool = true) -> AnswerDraft {
     let kept = state.draft?.surveyID == survey.id ? state.draft?.answers ?? [:] : [:]
     let onPage = survey.pages[page].map(\.id)
     var merged = kept
-    for question in onPage { merged[question] = draft[question] ?? [] }
+    for question in onPage { merged[question] = draft[question] ?? (sent ? [] : nil) }
     return merged
   }
 
