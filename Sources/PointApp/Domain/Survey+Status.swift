@@ -40,13 +40,7 @@ extension Survey {
 
   /// The same survey open to anyone: no targeting, no quota cells (a preview's).
   public var forEveryone: Survey {
-    var open = Survey(
-      id: id, title: title, description: description, category: category, questions: questions, reward: reward,
-      estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt, screening: screening, quality: quality,
-      quota: quota, version: version, shufflesQuestions: shufflesQuestions
-    )
-    open.placesTaken = placesTaken
-    return open
+    changing(expiresAt: expiresAt, version: version, targeting: nil, cells: nil)
   }
 
   /// The same survey as its version `version`.
@@ -54,15 +48,20 @@ extension Survey {
     changing(expiresAt: expiresAt, version: version)
   }
 
-  /// The same survey, its places taken included, with another deadline and version.
+  /// The same survey, its places taken included, with another deadline and version (and, for a
+  /// preview, its audience): the one copy of a survey field by field.
   private func changing(expiresAt: Date?, version: Int) -> Survey {
+    changing(expiresAt: expiresAt, version: version, targeting: targeting, cells: cells)
+  }
+
+  private func changing(expiresAt: Date?, version: Int, targeting: Targeting?, cells: QuotaCells?) -> Survey {
     var changed = Survey(
       id: id, title: title, description: description, category: category, questions: questions, reward: reward,
       estimatedMinutes: estimatedMinutes, publishedAt: publishedAt, expiresAt: expiresAt, targeting: targeting,
       screening: screening, quality: quality, quota: quota, version: version, shufflesQuestions: shufflesQuestions, cells: cells
     )
     changed.placesTaken = placesTaken
-    changed.cellsTaken = cellsTaken
+    if cells != nil { changed.cellsTaken = cellsTaken }
     return changed
   }
 }

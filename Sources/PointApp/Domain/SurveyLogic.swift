@@ -294,10 +294,18 @@ public struct ShownOrder: Codable, Equatable, Sendable {
 }
 
 extension Survey {
+  /// Whether anything in it is shuffled (its questions, or a question's options).
+  public var shuffles: Bool { shufflesQuestions || questions.contains(where: \.shufflesChoices) }
+
+  /// Whether its pages are made for each respondent (the survey feature's `present`): a
+  /// condition decides what a page shows, or something is shuffled. Otherwise its one page shows
+  /// its questions as they are.
+  public var pagesPerRespondent: Bool { shuffles || questions.contains { $0.condition != nil } }
+
   /// The order `respondent` sees it in; `nil` when nothing in it shuffles.
   public func order(for respondent: String) -> ShownOrder? {
+    guard shuffles else { return nil }
     let shuffled = questions.filter { $0.shufflesChoices }
-    guard shufflesQuestions || !shuffled.isEmpty else { return nil }
     var choices: [QuestionID: [ChoiceID]] = [:]
     for question in shuffled {
       var generator = SeededGenerator(respondent, id.rawValue, question.id.rawValue)

@@ -84,8 +84,7 @@ extension Pages {
     let pageIndex = screening == nil ? min(page.pageIndex, pages.count - 1) : 0
     // The survey feature made the page where something decides it (conditions, an order); else
     // its questions as they are.
-    let decided = survey.order(for: "") != nil || survey.questions.contains { $0.condition != nil }
-    let questions = screening?.questions ?? (decided ? page.questions : pages[pageIndex])
+    let questions = screening?.questions ?? (survey.pagesPerRespondent ? page.questions : pages[pageIndex])
     let numbered = screening == nil ? pages.prefix(pageIndex).reduce(0) { $0 + $1.count } : 0
     let isLastPage = screening != nil || pageIndex == pages.count - 1
     var body: [String: Any] = [

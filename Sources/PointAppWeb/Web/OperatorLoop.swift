@@ -71,14 +71,15 @@ struct OperatorLoop: Sendable {
       guard let export = state.destination?.export, let survey = state.survey else {
         throw HTTPError(.internalServerError, message: "an export's page without its survey")
       }
+      let table = try await exporter.table(of: survey)
       if case .page(.exportManifest) = reply {
-        let manifest = ExportManifest(survey: survey, export: export, digest: try await exporter.digest(survey, export))
+        let manifest = ExportManifest(survey: survey, export: export, digest: try await exporter.digest(survey, export, table: table))
         response = .json(manifest.data, filename: ResponseExporter.fileName(survey, export) + ".manifest.json")
       } else {
         // Each file made to count and digest it: what the page says is what a download gives.
         let digests = [
-          (export, try await exporter.digest(survey, export)),
-          (withFormat(export, .jsonl), try await exporter.digest(survey, withFormat(export, .jsonl))),
+          (export, try await exporter.digest(survey, export, table: table)),
+          (withFormat(export, .jsonl), try await exporter.digest(survey, withFormat(export, .jsonl), table: table)),
         ]
         let csrf = sessions.csrfToken(for: session)
         response = .html(renderer.render("admin-export", Pages.adminExport(state, csrf: csrf, survey: survey, digests: digests)))

@@ -50,9 +50,8 @@ struct ResponseExporter: Sendable {
     let versions: [Int]
   }
 
-  /// The file `response` sends, made again and digested (not kept).
-  func digest(_ survey: Survey, _ export: ResponseExport) async throws -> Digest {
-    let table = try await table(of: survey)
+  /// The file `response` sends, made again with `table` (`table(of:)`) and digested (not kept).
+  func digest(_ survey: Survey, _ export: ResponseExport, table: ResponseTable) async throws -> Digest {
     var hash = SHA256()
     let rows = try await write(survey, export, table: table) { buffer in hash.update(data: buffer.readableBytesView) }
     return Digest(rows: rows, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined(), versions: table.versions)

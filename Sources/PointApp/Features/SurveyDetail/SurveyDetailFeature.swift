@@ -296,9 +296,9 @@ public struct SurveyDetail: Reducer, Sendable {
   /// next one that shows them a question, in their order.
   private func present(_ survey: Survey, state: inout State) {
     let kept = state.draft?.surveyID == survey.id ? state.draft : nil
-    let order = survey.order(for: respondents.name(survey.id))
     // No condition and nothing shuffled: the page shows its questions as they are.
-    guard order != nil || survey.questions.contains(where: { $0.condition != nil }) else { return }
+    guard survey.pagesPerRespondent else { return }
+    let order = survey.shuffles ? survey.order(for: respondents.name(survey.id)) : nil
     let shown = survey.page(
       from: kept?.page ?? 0, draft: kept?.answers ?? [:], screening: state.progress.screeningAnswers[survey.id] ?? [], order: order
     )
