@@ -174,7 +174,7 @@ public final class FileBackend: RecordBackend {
   }
 
   private static func path(_ change: Intended, in root: String) -> String {
-    precondition(!change.name.isEmpty && !change.name.contains("/") && !change.name.hasPrefix("."), "bad record name \(change.name)")
+    precondition(!change.name.isEmpty && !change.name.utf8.contains(UInt8(ascii: "/")) && change.name.utf8.first != UInt8(ascii: "."), "bad record name \(change.name)")
     return "\(root)/\(change.folder)/\(change.name).json"
   }
 
@@ -195,10 +195,9 @@ public final class FileBackend: RecordBackend {
       if refused { throw FileError("write (refused by a test)", path, code: ENOSPC) }
     #endif
     if let data = change.data, let version = change.version {
-      let temporary = try DurableFile.writeTemporary(FileRecordStorage.file(data, version: version), for: path, sync: false)
-      _ = try DurableFile.place(temporary, at: path, exclusive: false)
+      try DurableFile.exchange(FileRecordStorage.file(data, version: version), at: path)
     } else {
-      guard unlink(path) == 0 || errno == ENOENT else { throw FileError("unlink", path) }
+      _ = try DurableFile.remove(path)
     }
   }
 
@@ -206,7 +205,7 @@ public final class FileBackend: RecordBackend {
   /// of the machine, whose log held it); one written already, or changed since, is left.
   private static func finish(_ changes: [Intended], in root: String) throws {
     for change in changes {
-      let bytes = try DurableFile.read(Self.path(change, in: root))
+      let bytes = try DurableFile.readVersioned(Self.path(change, in: root))?.data
       let version = try bytes.map { try FileRecordStorage.parse($0, path: "").version }
       if bytes?.isEmpty == true || version == change.base {
         try Self.apply(change, in: root)
@@ -391,7 +390,7 @@ final class CommitLog: @unchecked Sendable {
 
   /// FNV-1a, 64 bits: enough to tell a frame a crash cut or left unwritten.
   static func checksum(_ bytes: Data) -> UInt64 {
-    bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    bytes.withUnsafeBytes { $0.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 } }
   }
 }
 

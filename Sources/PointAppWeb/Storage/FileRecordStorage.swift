@@ -117,7 +117,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     let (path, folder) = (path(name), folder)
     return try await locked(name) {
       guard try Self.version(at: path) == version else { return false }
-      guard unlink(path) == 0 else { throw FileError("unlink", path) }
+      guard try DurableFile.remove(path) else { throw FileError("unlink", path, code: ENOENT) }
       try DurableFile.syncFolder(folder)
       return true
     }
@@ -172,11 +172,12 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
 
   /// The version of the record at `path` (`nil`: none).
   static func version(at path: String) throws -> Int64? {
-    try DurableFile.read(path).map { try parse($0, path: path).version }
+    try DurableFile.readVersioned(path).map { try parse($0.data, path: path).version }
   }
 
   func path(_ name: String) -> String {
-    precondition(!name.isEmpty && !name.contains("/") && !name.hasPrefix("."), "bad record name \(name)")
+    // Bytes, not `String.contains`, which goes through Foundation's string search on every read.
+    precondition(!name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && name.utf8.first != UInt8(ascii: "."), "bad record name \(name)")
     return "\(folder)/\(name).json"
   }
 
