@@ -62,8 +62,6 @@ public struct PageRenderer: Sendable {
   public func surveyRows(_ surveys: [Survey], answered: (Survey) -> Bool, closed: Bool = false, isNew: (Survey) -> Bool = { _ in false }) -> String {
     let answered = surveys.map(answered)
     let isNew = surveys.map(isNew)
-    let whole = Cards.List(ids: surveys.map(\.id), answered: answered, isNew: isNew, closed: closed)
-    if let html = cards.list(whole, of: surveys) { return html }
     let kept = cards.html(for: surveys, answered: answered, isNew: isNew, closed: closed)
     var list = ""
     list.reserveCapacity(kept.reduce(0) { $0 + ($1?.utf8.count ?? 1_024) })
@@ -76,7 +74,6 @@ public struct PageRenderer: Sendable {
         list += html
       }
     }
-    cards.keep(list, as: whole, of: surveys)
     return list
   }
 
@@ -104,34 +101,7 @@ public struct PageRenderer: Sendable {
       let closed: Bool
     }
 
-    /// A whole list: which surveys, in which order, each answered or new or not. Users who see the
-    /// same list share its HTML, found with one lookup instead of one per card.
-    struct List: Hashable {
-      let ids: [SurveyID]
-      let answered: [Bool]
-      let isNew: [Bool]
-      let closed: Bool
-    }
-
     private let kept = Mutex<[Key: (survey: Survey, html: String)]>([:])
-    private let lists = Mutex<[List: (surveys: [Survey], html: String)]>([:])
-
-    /// The kept HTML of a whole list, when it was rendered from these very surveys.
-    func list(_ list: List, of surveys: [Survey]) -> String? {
-      lists.withLock { lists in
-        guard let kept = lists[list], kept.surveys == surveys else { return nil }
-        return kept.html
-      }
-    }
-
-    /// Keeps at most 64 lists (their answered marks vary by user; a list is some 12 KB); past that,
-    /// starts again.
-    func keep(_ html: String, as list: List, of surveys: [Survey]) {
-      lists.withLock { lists in
-        if lists.count >= 64 { lists.removeAll() }
-        lists[list] = (surveys, html)
-      }
-    }
 
     /// The kept cards of `surveys`, `nil` where none is kept (one lock for a whole list).
     func html(for surveys: [Survey], answered: [Bool], isNew: [Bool], closed: Bool) -> [String?] {
