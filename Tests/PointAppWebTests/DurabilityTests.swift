@@ -74,66 +74,6 @@ struct DurabilityTests {
     }
   }
 
-  /// A commit replaces a record by trading names with its spare (`DurableFile.exchange`), whose
-  /// inode the next replace writes over: readers going on meanwhile, some holding the file that
-  /// is being written over, only ever read one version whole.
-  @Test func readersOfARecordReplacedOverAndOverReadOneVersionWhole() async throws {
-    let path = try folder().appendingPathComponent("counts.json").path
-    // Versions of different lengths, each one letter repeated and a last "!": a read that mixed
-    // two versions, or was cut short, shows.
-    func version(_ number: Int) -> Data {
-      Data(repeating: UInt8(ascii: "a") + UInt8(number % 26), count: 3_000 + (number % 7) * 1_111) + Data("!".utf8)
-    }
-    try DurableFile.exchange(version(0), at: path)
-    let writing = Task.detached {
-      for number in 1...4_000 { try DurableFile.exchange(version(number), at: path) }
-    }
-    let reads = try await withThrowingTaskGroup(of: Int.self) { group in
-      for _ in 0..<2 {
-        group.addTask {
-          var reads = 0
-          while !writing.isCancelled, reads < 20_000 {
-            let data = try #require(try DurableFile.readVersioned(path)?.data)
-            let first = try #require(data.first)
-            #expect(data.last == UInt8(ascii: "!"), "a read cut short: \(data.count) bytes")
-            #expect(data.dropLast() == Data(repeating: first, count: data.count - 1), "a read mixed two versions")
-            reads += 1
-            if reads % 500 == 0 { await Task.yield() }
-          }
-          return reads
-        }
-      }
-      try await writing.value
-      writing.cancel()
-      return try await group.reduce(0, +)
-    }
-    #expect(reads > 0)
-  }
-
-  /// Replacing a record makes and frees no inode (ext4 without a journal searches past every
-  /// inode freed in the last minute when it makes one): the record and its spare keep theirs.
-  @Test func replacingARecordKeepsItsTwoInodes() throws {
-    let folder = try folder()
-    let path = folder.appendingPathComponent("user.json").path
-    func inode(_ path: String) -> UInt64? {
-      var status = stat()
-      return stat(path, &status) == 0 ? UInt64(status.st_ino) : nil
-    }
-    try DurableFile.exchange(Data("1".utf8), at: path)
-    try DurableFile.exchange(Data("22".utf8), at: path)
-    let inodes = Set([inode(path), inode(DurableFile.spareName(of: path))].compactMap { $0 })
-    #expect(inodes.count == 2)
-    for number in 3...10 {
-      try DurableFile.exchange(Data(String(repeating: "\(number % 10)", count: number).utf8), at: path)
-      #expect(Set([inode(path), inode(DurableFile.spareName(of: path))].compactMap { $0 }) == inodes)
-    }
-    #expect(try DurableFile.read(path) == Data("0000000000".utf8))
-    // No earlier version is kept (a member who leaves leaves nothing); the spare goes with the record.
-    #expect(try DurableFile.read(DurableFile.spareName(of: path)) == Data())
-    #expect(try DurableFile.remove(path))
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
-  }
-
   @Test func aFileLargerThanOneReadIsReadWhole() throws {
     let path = try folder().appendingPathComponent("user.json").path
     let data = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) })

@@ -25,43 +25,25 @@ public enum DurableFile {
     case writeTemporary, syncTemporary, rename, syncFolder
   }
 
-  /// `nil` when the file does not exist. (A record's file: `readVersioned`.)
+  /// `nil` when the file does not exist.
   public static func read(_ path: String) throws -> Data? {
-    try read(path, locked: false)?.data
+    try readVersioned(path)?.data
   }
 
-  /// A record's file (written by `exchange`): its bytes and the version of the file they were
-  /// read from; `nil` when the file does not exist. Read under a shared `flock`: a record's file
-  /// is written over once it has lost its name (`exchange` makes the version before last the
-  /// next write's spare), under an exclusive one, so a reader that opened it before then reads it
-  /// whole, before or after.
+  /// The file's bytes and the version of the file they were read from; `nil` when the file does
+  /// not exist.
   static func readVersioned(_ path: String) throws -> (data: Data, version: FileVersion)? {
-    try read(path, locked: true)
-  }
-
-  private static func read(_ path: String, locked: Bool) throws -> (data: Data, version: FileVersion)? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
       if errno == ENOENT { return nil }
       throw FileError("open", path)
     }
-    defer { close(fd) }  // which lets go of the lock
-    if locked { try lock(fd, LOCK_SH, path) }
+    defer { close(fd) }
     var status = stat()
     guard fstat(fd, &status) == 0 else { throw FileError("fstat", path) }
-    return (try readAll(fd, size: Int(status.st_size), path: path), FileVersion(status))
-  }
-
-  private static func lock(_ fd: Int32, _ operation: Int32, _ path: String) throws {
-    while flock(fd, operation) != 0 {
-      guard errno == EINTR else { throw FileError("flock", path) }
-    }
-  }
-
-  private static func readAll(_ fd: Int32, size: Int, path: String) throws -> Data {
     // Sized from the file, one byte more to see the end in the same call; a file that grows
-    // meanwhile is read to its end.
-    var data = Data(count: size + 1)
+    // meanwhile (not ours: ours are replaced, never written in place) is read to its end.
+    var data = Data(count: Int(status.st_size) + 1)
     var count = 0
     while true {
       if count == data.count { data.count += 64 * 1024 }
@@ -74,7 +56,7 @@ public enum DurableFile {
       count += read
     }
     data.count = count
-    return data
+    return (data, FileVersion(status))
   }
 
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
@@ -140,82 +122,6 @@ public enum DurableFile {
     }
     return true
   }
-
-  /// Replaces the file at `path` with `data` without making or freeing an inode, nothing synced
-  /// (for a commit that its log holds): `data` goes into the name's spare file (`.<name>.spare`,
-  /// emptied by the write before), which then trades names with `path` in one step
-  /// (`renameat2` with `RENAME_EXCHANGE`), so a reader finds the old file or the new one whole.
-  /// On ext4 without a journal, making a file skips every inode freed in the last minute or more,
-  /// one look at the inode table each: with a new file and a freed one per replace, that search
-  /// was a third of an answer's time (BENCHMARKS.md, issue 41). Where `path` has no file yet, the
-  /// spare takes its name; a file system without the exchange falls back to `rename`.
-  static func exchange(_ data: Data, at path: String) throws {
-    let spare = spareName(of: path)
-    let fd = open(spare, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw FileError("create", spare) }
-    do {
-      // Readers of the spare's version, from when it had the name, finish first.
-      try lock(fd, LOCK_EX, spare)
-      // Cut to one byte, not to none: ext4 flushes a file cut to nothing when it is closed (its
-      // guess at a program replacing a file in place without fsync); the new bytes then write
-      // over the one.
-      guard ftruncate(fd, 1) == 0 else { throw FileError("ftruncate", spare) }
-      var written = 0
-      try data.withUnsafeBytes { bytes in
-        while written < bytes.count {
-          let count = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(written))
-          if count < 0 {
-            if errno == EINTR { continue }
-            throw FileError("write", spare)
-          }
-          written += count
-        }
-      }
-    } catch {
-      close(fd)
-      throw error
-    }
-    guard close(fd) == 0 else { throw FileError("close", spare) }
-    if renameat2(AT_FDCWD, spare, AT_FDCWD, path, renameExchange) == 0 {
-      try empty(spare)
-      return
-    }
-    guard errno == ENOENT || errno == EINVAL else { throw FileError("renameat2", path) }
-    guard rename(spare, path) == 0 else { throw FileError("rename", spare) }
-  }
-
-  /// Empties the spare, which now holds the version replaced: no earlier version of a record is
-  /// kept (a member who leaves leaves nothing), only its inode. Its readers finish first.
-  private static func empty(_ spare: String) throws {
-    let fd = open(spare, O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw FileError("open", spare) }
-    defer { close(fd) }
-    try lock(fd, LOCK_EX, spare)
-    guard ftruncate(fd, 0) == 0 else { throw FileError("ftruncate", spare) }
-  }
-
-  /// The spare file of the record file at `path` (`exchange`); a name listings skip.
-  static func spareName(of path: String) -> String {
-    let folder = (path as NSString).deletingLastPathComponent
-    return "\(folder)/.\((path as NSString).lastPathComponent).spare"
-  }
-
-  /// Removes the file at `path` and its spare (which holds an earlier version): `false` when
-  /// there was no file.
-  static func remove(_ path: String) throws -> Bool {
-    let removed = unlink(path) == 0
-    guard removed || errno == ENOENT else { throw FileError("unlink", path) }
-    let spare = spareName(of: path)
-    guard unlink(spare) == 0 || errno == ENOENT else { throw FileError("unlink", spare) }
-    return removed
-  }
-
-  private static let renameExchange: UInt32 = 1 << 1
-
-  /// glibc's `renameat2`, which Swift's Glibc module does not declare.
-  private static let renameat2 = unsafeBitCast(
-    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2")!, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self
-  )
 
   /// Removes temporary files of `write` left in `folder` by a crash. Only those older than
   /// `age` go: a younger one may belong to a write in progress in another process sharing the folder.

@@ -195,9 +195,10 @@ public final class FileBackend: RecordBackend {
       if refused { throw FileError("write (refused by a test)", path, code: ENOSPC) }
     #endif
     if let data = change.data, let version = change.version {
-      try DurableFile.exchange(FileRecordStorage.file(data, version: version), at: path)
+      let temporary = try DurableFile.writeTemporary(FileRecordStorage.file(data, version: version), for: path, sync: false)
+      _ = try DurableFile.place(temporary, at: path, exclusive: false)
     } else {
-      _ = try DurableFile.remove(path)
+      guard unlink(path) == 0 || errno == ENOENT else { throw FileError("unlink", path) }
     }
   }
 
@@ -205,7 +206,7 @@ public final class FileBackend: RecordBackend {
   /// of the machine, whose log held it); one written already, or changed since, is left.
   private static func finish(_ changes: [Intended], in root: String) throws {
     for change in changes {
-      let bytes = try DurableFile.readVersioned(Self.path(change, in: root))?.data
+      let bytes = try DurableFile.read(Self.path(change, in: root))
       let version = try bytes.map { try FileRecordStorage.parse($0, path: "").version }
       if bytes?.isEmpty == true || version == change.base {
         try Self.apply(change, in: root)

@@ -117,7 +117,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     let (path, folder) = (path(name), folder)
     return try await locked(name) {
       guard try Self.version(at: path) == version else { return false }
-      guard try DurableFile.remove(path) else { throw FileError("unlink", path, code: ENOENT) }
+      guard unlink(path) == 0 else { throw FileError("unlink", path) }
       try DurableFile.syncFolder(folder)
       return true
     }
@@ -172,7 +172,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
 
   /// The version of the record at `path` (`nil`: none).
   static func version(at path: String) throws -> Int64? {
-    try DurableFile.readVersioned(path).map { try parse($0.data, path: path).version }
+    try DurableFile.read(path).map { try parse($0, path: path).version }
   }
 
   func path(_ name: String) -> String {
