@@ -41,6 +41,49 @@ struct ResponseExporterTests {
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
   }
 
+  /// A client that keeps every byte.
+  struct KeepingClient: ResponseBodyWriter {
+    final class Kept: Sendable { let bytes = Mutex(ByteBuffer()) }
+    let kept = Kept()
+
+    func write(_ buffer: ByteBuffer) async throws {
+      var buffer = buffer
+      kept.bytes.withLock { _ = $0.writeBuffer(&buffer) }
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+  }
+
+  /// Each page is made into text in two halves on two event loops: the file is every response
+  /// once, in the order of their respondents, whatever the page's size and its halves (odd, one
+  /// empty, a last page short).
+  @Test(arguments: [1, 7, 100, 2_000])
+  func everyPageIsWrittenWholeAndInOrder(pageSize: Int) async throws {
+    let responses = ResponseStore(InMemoryRecordStorage())
+    let survey = Survey(
+      id: SurveyID("long"), title: "t", description: "d", category: .food, questions: [], reward: 10, estimatedMinutes: 1,
+      publishedAt: Date(timeIntervalSince1970: 0), expiresAt: nil
+    )
+    var recorded: [SurveyResponse] = []
+    for number in (0..<333).shuffled() {
+      let response = SurveyResponse(
+        surveyID: survey.id, version: 1, respondent: String(format: "r-%05d", number), outcome: number % 5 == 0 ? .screenedOut : .completed,
+        answers: [], shownAt: nil, sentAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(number)), paid: 10
+      )
+      try await responses.record([response])
+      recorded.append(response)
+    }
+    let exporter = ResponseExporter(responses: responses, versions: { _, _ in nil }, pageSize: pageSize)
+    let table = ResponseTable(survey: survey, earlier: [])
+    for export in [ResponseExport(format: .csv), ResponseExport(format: .jsonl, outcome: .completed)] {
+      let client = KeepingClient()
+      try await exporter.response(survey, export).body.write(client)
+      let expected = recorded.sorted { $0.respondent < $1.respondent }.filter(export.includes)
+      let lines = expected.map { export.format == .csv ? CSVFormat.line(table.row($0)) : ResponseExporter.jsonLine(table, $0) }
+      #expect(String(buffer: client.kept.bytes.withLock { $0 }) == (export.format == .csv ? CSVFormat.header(table) : "") + lines.joined())
+    }
+  }
+
   @Test func aClientThatGoesAwayStopsTheExport() async throws {
     let storage = CountedPages()
     let responses = ResponseStore(storage)

@@ -94,11 +94,20 @@ public final class ResponseStore: Sendable {
 
   /// Up to `limit` responses of `survey`, in the order of their respondents, after `respondent`.
   public func responses(of survey: SurveyID, after respondent: String? = nil, limit: Int) async throws -> [SurveyResponse] {
-    let page = try await responses.storage.records(prefixed: survey.rawValue + "~", after: respondent.map { Key(survey, $0).recordName }, limit: limit)
-    // Read by the reader made for them, or by `JSONDecoder` where it cannot.
-    return try page.map { record in
-      try (try? ResponseReader.response(from: record.data)) ?? SavedJSON.decode(SurveyResponse.self, from: record.data)
-    }
+    try await stored(of: survey, after: respondent.map { Key(survey, $0).recordName }, limit: limit).map { try Self.response(from: $0.data) }
+  }
+
+  /// Up to `limit` of `survey`'s response records, in the order of their names, after the one
+  /// named `name`, as stored: each made a response by `response(from:)` (an export does that on
+  /// both cores while the next page is read).
+  func stored(of survey: SurveyID, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
+    try await responses.storage.records(prefixed: survey.rawValue + "~", after: name, limit: limit)
+  }
+
+  /// A response record's response: read by the reader made for them, or by `JSONDecoder` where
+  /// it cannot.
+  static func response(from data: Data) throws -> SurveyResponse {
+    try (try? ResponseReader.response(from: data)) ?? SavedJSON.decode(SurveyResponse.self, from: data)
   }
 }
 

@@ -15,16 +15,33 @@ enum CSVFormat {
 
   /// One row, with its CRLF.
   static func line(_ cells: [ResponseTable.Cell]) -> String {
-    cells.map(field).joined(separator: ",") + "\r\n"
+    var line = ""
+    append(cells, to: &line)
+    return line
+  }
+
+  /// Appends one row, with its CRLF: each field written into `text` as it goes (no string per
+  /// field, no array of them joined: a tenth of an export's time went to those).
+  static func append(_ cells: [ResponseTable.Cell], to text: inout String) {
+    for (index, cell) in cells.enumerated() {
+      if index > 0 { text.unicodeScalars.append(",") }
+      append(cell, to: &text)
+    }
+    text += "\r\n"
   }
 
   static func field(_ cell: ResponseTable.Cell) -> String {
+    var field = ""
+    append(cell, to: &field)
+    return field
+  }
+
+  private static func append(_ cell: ResponseTable.Cell, to field: inout String) {
     switch cell {
-    case .empty: return ""
-    case let .number(value): return String(value)
+    case .empty: return
+    case let .number(value): field += String(value)
     case let .text(text):
-      var text = text
-      if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { text = "'" + text }
+      let neutralised = text.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } ?? false
       // A comma, a quote or a line break of any kind (as `Character.isNewline` has them), by its
       // scalars: the characters' grapheme breaking cost a tenth of an export.
       let quoted = text.unicodeScalars.contains {
@@ -33,8 +50,15 @@ enum CSVFormat {
         default: false
         }
       }
-      guard quoted else { return text }
-      return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+      guard quoted else {
+        if neutralised { field.unicodeScalars.append("'") }
+        field += text
+        return
+      }
+      field.unicodeScalars.append("\"")
+      if neutralised { field.unicodeScalars.append("'") }
+      field += text.replacingOccurrences(of: "\"", with: "\"\"")
+      field.unicodeScalars.append("\"")
     }
   }
 }
