@@ -25,8 +25,8 @@ public struct PostgresRecordStorage: RecordStorage {
 
   private func read(_ name: String, _ sql: String) async throws -> (data: Data, version: Int64)? {
     guard let row = try await run(sql, name).first else { return nil }
-    let (text, version) = try row.decode((String, Int64).self)
-    return (Data(text.utf8), version)
+    let (bytes, version) = try row.decode((ByteBuffer, Int64).self)
+    return (Data(bytes.readableBytesView), version)
   }
 
   public func create(_ name: String, _ data: Data) async throws -> Bool {
@@ -59,8 +59,10 @@ public struct PostgresRecordStorage: RecordStorage {
       "SELECT id, record FROM \(table) WHERE id > $1 AND starts_with(id, $2) ORDER BY id LIMIT $3",
       max(name ?? "", prefix), prefix, Int64(limit)
     ).map { row in
-      let (id, text) = try row.decode((String, String).self)
-      return (id, Data(text.utf8))
+      // The record's bytes as they came, copied once (a `String` would check and copy them
+      // once more; `Data` as PostgresNIO decodes it may keep the whole buffer they came in).
+      let (id, bytes) = try row.decode((String, ByteBuffer).self)
+      return (id, Data(bytes.readableBytesView))
     }
   }
 
