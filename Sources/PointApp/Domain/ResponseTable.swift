@@ -43,6 +43,9 @@ public struct ResponseTable: Sendable {
   /// The number of each option in its question's columns (`Q2_3`: 3), and each question's code.
   private let optionNumbers: [QuestionID: [ChoiceID: Int]]
   private let codes: [QuestionID: String]
+  /// What each column holds, without its code and heading: a row reads only these (copying the
+  /// columns, long headings and all, took a tenth of a row's time).
+  private let values: [Column.Value]
 
   /// What a version asked: to tell "not shown" from "not picked".
   private struct Version: Sendable {
@@ -146,6 +149,7 @@ public struct ResponseTable: Sendable {
     for (index, merged) in merge({ $0.screening?.questions ?? [] }).enumerated() { add(merged, code: "S\(index + 1)", screening: true) }
     for (index, merged) in merge(\.questions).enumerated() { add(merged, code: "Q\(index + 1)", screening: false) }
     self.columns = columns
+    self.values = columns.map { $0.value }
     self.labels = labels
     self.optionNumbers = optionNumbers
     self.codes = codes
@@ -176,8 +180,8 @@ public struct ResponseTable: Sendable {
       let asked = isScreening ? !response.screening.isEmpty && version.screeningQuestions.contains(question) : shown.contains(question)
       return asked && version.options[question]?.contains(choice) == true
     }
-    return columns.map { column in
-      switch column.value {
+    return values.map { value in
+      switch value {
       case .respondent: .text(response.respondent)
       case .outcome: .text(response.outcome.title)
       case .version: .number(response.version)
