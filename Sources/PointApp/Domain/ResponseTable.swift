@@ -46,6 +46,17 @@ public struct ResponseTable: Sendable {
   /// What each column holds, without its code and heading: a row reads only these (copying the
   /// columns, long headings and all, took a tenth of a row's time).
   private let values: [Column.Value]
+  /// Where a row keeps the answer each column reads: a place per question (a screening question
+  /// apart from the survey's own of the same id), found by one look-up per answer; each column's
+  /// place, or -1. (A dictionary of the answers made per response, and looked up per column, took
+  /// a tenth of a row's time.)
+  private let places: [Place: Int]
+  private let columnPlaces: [Int]
+
+  private struct Place: Hashable {
+    let question: QuestionID
+    let screening: Bool
+  }
 
   /// What a version asked: to tell "not shown" from "not picked".
   private struct Version: Sendable {
@@ -150,6 +161,20 @@ public struct ResponseTable: Sendable {
     for (index, merged) in merge(\.questions).enumerated() { add(merged, code: "Q\(index + 1)", screening: false) }
     self.columns = columns
     self.values = columns.map { $0.value }
+    var places: [Place: Int] = [:]
+    self.columnPlaces = columns.map { column in
+      let place: Place? =
+        switch column.value {
+        case let .answer(question, screening), let .option(question, _, screening): Place(question: question, screening: screening)
+        case let .row(question, _): Place(question: question, screening: false)
+        default: nil
+        }
+      guard let place else { return -1 }
+      if let at = places[place] { return at }
+      places[place] = places.count
+      return places.count - 1
+    }
+    self.places = places
     self.labels = labels
     self.optionNumbers = optionNumbers
     self.codes = codes
@@ -162,8 +187,15 @@ public struct ResponseTable: Sendable {
 
   /// A response's cells, column by column.
   public func row(_ response: SurveyResponse) -> [Cell] {
-    let answers = Dictionary(response.answers.map { ($0.questionID, $0.value) }) { first, _ in first }
-    let screening = Dictionary(response.screening.map { ($0.questionID, $0.value) }) { first, _ in first }
+    // Each question's first answer in its place.
+    var given = [SurveyAnswer.Value?](repeating: nil, count: places.count)
+    func keep(_ answers: [SurveyAnswer], screening: Bool) {
+      for answer in answers {
+        if let at = places[Place(question: answer.questionID, screening: screening)], given[at] == nil { given[at] = answer.value }
+      }
+    }
+    keep(response.answers, screening: false)
+    keep(response.screening, screening: true)
     let version = byVersion[response.version] ?? byVersion[current]!
     // Its own questions were shown to a respondent who answered them (completed, or invalid).
     let ownShown = response.outcome == .completed || response.outcome == .invalid
@@ -180,7 +212,7 @@ public struct ResponseTable: Sendable {
       let asked = isScreening ? !response.screening.isEmpty && version.screeningQuestions.contains(question) : shown.contains(question)
       return asked && version.options[question]?.contains(choice) == true
     }
-    return values.map { value in
+    return zip(values, columnPlaces).map { value, place in
       switch value {
       case .respondent: .text(response.respondent)
       case .outcome: .text(response.outcome.title)
@@ -205,8 +237,8 @@ public struct ResponseTable: Sendable {
         .empty  // not shown to them: no order to tell
       case let .choiceOrder(question):
         response.order?.choices[question].map { order in .text(order.map { optionNumbers[question]?[$0].map(String.init) ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
-      case let .answer(question, isScreening):
-        switch (isScreening ? screening : answers)[question] {
+      case let .answer(question, _):
+        switch given[place] {
         case let .choice(choice)?: .text(labels[question]?[choice] ?? choice.rawValue)
         case let .text(text)?: .text(text)
         case let .rating(value)?, let .number(value)?: .number(value)
@@ -215,7 +247,7 @@ public struct ResponseTable: Sendable {
         case .grid?, nil: .empty
         }
       case let .option(question, choice, isScreening):
-        if let picked = picks((isScreening ? screening : answers)[question]) {
+        if let picked = picks(given[place]) {
           // An option their version did not offer is blank, not 0.
           picked.contains(choice) ? .number(1) : version.options[question]?.contains(choice) == true ? .number(0) : .empty
         } else {
@@ -223,7 +255,7 @@ public struct ResponseTable: Sendable {
           isShown(question, choice, screening: isScreening) ? .number(0) : .empty
         }
       case let .row(question, row):
-        if case let .grid(cells)? = answers[question], let cell = cells.first(where: { $0.row == row }) {
+        if case let .grid(cells)? = given[place], let cell = cells.first(where: { $0.row == row }) {
           .text(labels[question]?[cell.choice] ?? cell.choice.rawValue)
         } else {
           .empty

@@ -21,7 +21,8 @@ enum ResponseReader {
     }
   }
 
-  private indirect enum Node {
+  /// Not `indirect`: the arrays hold what nests, and a box per value cost a malloc each.
+  private enum Node {
     case object([(key: String, value: Node)])
     case array([Node])
     case string(String)
