@@ -151,7 +151,11 @@ enum ResponseReader {
 
   /// `2026-11-24T03:04:05Z`, as the `.iso8601` strategy writes a date: whole seconds, UTC.
   private static func date(_ node: Node) throws -> Date {
-    let text = Array(try string(node).utf8)
+    var string = try string(node)
+    return try string.withUTF8 { try date($0) }
+  }
+
+  private static func date(_ text: UnsafeBufferPointer<UInt8>) throws -> Date {
     guard text.count == 20, text[4] == 0x2D, text[7] == 0x2D, text[10] == 0x54, text[13] == 0x3A, text[16] == 0x3A, text[19] == 0x5A
     else { throw Unreadable() }
     func digits(_ range: Range<Int>) throws -> Int {
@@ -254,8 +258,13 @@ enum ResponseReader {
         number = sum
         index += 1
       }
-      guard index > start, index == bytes.count || ![UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index])
-      else { throw Unreadable() }
+      guard index > start else { throw Unreadable() }
+      if index < bytes.count {
+        switch bytes[index] {
+        case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): throw Unreadable()
+        default: break
+        }
+      }
       return negative ? -number : number
     }
 
