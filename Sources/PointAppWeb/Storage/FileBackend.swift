@@ -174,8 +174,7 @@ public final class FileBackend: RecordBackend {
   }
 
   private static func path(_ change: Intended, in root: String) -> String {
-    precondition(!change.name.isEmpty && !change.name.utf8.contains(UInt8(ascii: "/")) && change.name.utf8.first != UInt8(ascii: "."), "bad record name \(change.name)")
-    return "\(root)/\(change.folder)/\(change.name).json"
+    FileRecordStorage.path(change.name, in: "\(root)/\(change.folder)")
   }
 
   #if DEBUG

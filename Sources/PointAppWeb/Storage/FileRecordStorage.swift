@@ -175,7 +175,11 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     try DurableFile.read(path).map { try parse($0, path: path).version }
   }
 
-  func path(_ name: String) -> String {
+  func path(_ name: String) -> String { Self.path(name, in: folder) }
+
+  /// The file of the record `name` in `folder`: every record file's path is made here. A name is
+  /// never empty, has no `/` and does not start with `.` (the folder's own files).
+  static func path(_ name: String, in folder: String) -> String {
     // Bytes, not `String.contains`, which goes through Foundation's string search on every read.
     precondition(!name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && name.utf8.first != UInt8(ascii: "."), "bad record name \(name)")
     return "\(folder)/\(name).json"
