@@ -184,6 +184,31 @@ struct BackendContractTests {
     try await backend.holding("same-\(id)") { () async throws in }
   }
 
+  /// Files shared by two processes (two backends on one folder here): their holdings of one key
+  /// take turns, the second waiting until the first has ended (a key free is taken at once, one
+  /// held is waited for on a file thread).
+  @Test func onFilesTwoProcessesHoldingsOfOneKeyTakeTurns() async throws {
+    let folder = Kind.folder()
+    let (here, there) = (try FileBackend(folder), try FileBackend(folder))
+    let order = Mutex<[String]>([])
+    let (holding, holds) = AsyncStream.makeStream(of: Void.self)
+    let first = Task {
+      try await there.holding("k") { () async throws in
+        order.withLock { $0.append("there begins") }
+        holds.yield()
+        try await Task.sleep(for: .milliseconds(300))
+        order.withLock { $0.append("there ends") }
+      }
+    }
+    for await _ in holding { break }
+    try await here.holding("k") { () async throws in order.withLock { $0.append("here") } }
+    try await first.value
+    #expect(order.withLock { $0 } == ["there begins", "there ends", "here"])
+    // Free again: taken at once.
+    try await here.holding("k") { () async throws in order.withLock { $0.append("here again") } }
+    #expect(order.withLock { $0 }.last == "here again")
+  }
+
   /// Files shared by two processes (two backends on one folder here): a record that the other
   /// process changed between a holding's first touch and its commit makes the commit fail, and
   /// nothing of it is written.

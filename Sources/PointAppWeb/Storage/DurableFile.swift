@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Glibc
+import NIOPosix
 
 /// A file operation failed; `errno` says why.
 public struct FileError: Error, CustomStringConvertible {
@@ -248,8 +249,8 @@ final class FileLock: Sendable {
 final class NamedLocks: Sendable {
   private let path: String
   private let fd: Int32
-  /// Linux's `F_OFD_SETLKW`, which Swift's Glibc module does not declare.
-  private static let waitForLock: Int32 = 38
+  /// Linux's `F_OFD_SETLKW` and `F_OFD_SETLK`, which Swift's Glibc module does not declare.
+  private static let (waitForLock, tryForLock): (Int32, Int32) = (38, 37)
 
   init(path: String) throws {
     self.path = path
@@ -261,22 +262,36 @@ final class NamedLocks: Sendable {
 
   /// Blocks until the name is held.
   func lock(_ name: String) throws {
-    try set(name, to: F_WRLCK)
+    _ = try set(name, to: F_WRLCK, waiting: true)
+  }
+
+  /// Holds the name if no other holds it (`true`), without waiting: a caller that must not block
+  /// (an event loop) waits on a file thread only when this fails.
+  func lockIfFree(_ name: String) throws -> Bool {
+    try set(name, to: F_WRLCK, waiting: false)
+  }
+
+  /// Holds `name` at once when it is free; else waits for it on one of `threads`.
+  func lock(_ name: String, waitingOn threads: NIOThreadPool) async throws {
+    if try lockIfFree(name) { return }
+    try await threads.runIfActive { try self.lock(name) }
   }
 
   func unlock(_ name: String) {
-    try? set(name, to: F_UNLCK)
+    _ = try? set(name, to: F_UNLCK, waiting: false)
   }
 
-  private func set(_ name: String, to type: Int32) throws {
+  private func set(_ name: String, to type: Int32, waiting: Bool) throws -> Bool {
     var lock = flock()
     lock.l_type = Int16(type)
     lock.l_whence = Int16(SEEK_SET)
     lock.l_start = off_t(UInt64(bitPattern: HoldingKey.number(name)) >> 2)
     lock.l_len = 1
-    while fcntl(fd, Self.waitForLock, &lock) != 0 {
+    while fcntl(fd, waiting ? Self.waitForLock : Self.tryForLock, &lock) != 0 {
+      if !waiting, errno == EAGAIN || errno == EACCES { return false }
       guard errno == EINTR else { throw FileError("fcntl", path) }
     }
+    return true
   }
 }
 

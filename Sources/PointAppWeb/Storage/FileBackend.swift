@@ -102,7 +102,7 @@ public final class FileBackend: RecordBackend {
     guard pending.takes(key) else { return }  // held already by this holding
     await holds.acquire(key)
     do {
-      try await threadPool.runIfActive { [locks] in try locks.lock("holding " + key) }
+      try await locks.lock("holding " + key, waitingOn: threadPool)
       pending.onEnd { [holds, locks] in
         locks.unlock("holding " + key)
         await holds.release(key)

@@ -63,7 +63,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     await writers.acquire(name)
     guard let locks else { return }
     do {
-      try await threadPool.runIfActive { [place] in try locks.lock(place + "/" + name) }
+      try await locks.lock(place + "/" + name, waitingOn: threadPool)
     } catch {
       await writers.release(name)
       throw error
