@@ -1,7 +1,6 @@
 import Foundation
 import Crypto
 import Hummingbird
-import NIOCore
 import NIOPosix
 import PointApp
 
@@ -73,13 +72,14 @@ struct ResponseExporter: Sendable {
         page.count == pageSize
         ? page.last.map { [responses, pageSize] last in Task { try await responses.stored(of: survey.id, after: last.name, limit: pageSize) } } : nil
       do {
-        // The page's two halves read and made into text at once, the first on another event
-        // loop (NIO runs every task: those this one starts would stay on its loop), then sent in
-        // order; the next page is fetched meanwhile.
+        // The page's two halves read and made into text at once on NIO's thread pool (a thread a
+        // core, scheduled beside the event loops, which stay free for other requests and for the
+        // next page's query meanwhile; a task this one started would stay on its loop), then
+        // sent in order.
         let current = page, half = page.count / 2
-        let first = Self.anotherLoop().submit { try Self.lines(current[..<half], export, table) }
-        let second = try Self.lines(current[half...], export, table)
-        for (text, count) in [try await first.get(), second] where count > 0 {
+        async let first = NIOThreadPool.singleton.runIfActive { try Self.lines(current[..<half], export, table) }
+        async let second = NIOThreadPool.singleton.runIfActive { try Self.lines(current[half...], export, table) }
+        for (text, count) in try await [first, second] where count > 0 {
           try await send(ByteBuffer(string: text))
           rows += count
         }
@@ -91,13 +91,6 @@ struct ResponseExporter: Sendable {
       page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
     }
     return rows
-  }
-
-  /// An event loop of the process's group other than this task's (the same when it has one).
-  private static func anotherLoop() -> any EventLoop {
-    let group = MultiThreadedEventLoopGroup.singleton
-    let here = group.any()
-    return group.makeIterator().first { $0 !== here } ?? here
   }
 
   /// The lines of the stored responses the export includes, and how many.
