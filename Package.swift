@@ -123,6 +123,7 @@ let package = Package(
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+        .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
       ],
       exclude: ["__Snapshots__"],
       resources: [.copy("Fixtures")]

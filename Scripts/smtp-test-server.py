@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A real SMTP server for the tests (aiosmtpd from PyPI): STARTTLS and AUTH when asked, every
 message it accepts kept as a file in FOLDER, and FOLDER/log with a line per message accepted
-(its Message-ID and recipient), the witness that each message arrived once.
+(its Message-ID and recipient), the witness that each message arrived once. A message whose
+connection ended before its final dot (a sender killed at the hand-over) is kept apart, as
+FOLDER/cut-NNNNNN.part and a line in FOLDER/cut-log: the server never took it.
 
 Recipients make it refuse, to show what the sender does then:
   tempfail-N@...  451 to the first N attempts for that address, then accepted
@@ -25,7 +27,7 @@ import subprocess
 import sys
 
 from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult
+from aiosmtpd.smtp import SMTP, AuthResult
 
 
 class Keeper:
@@ -47,17 +49,52 @@ class Keeper:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
-        message = email.message_from_bytes(envelope.content)
-        self.count += 1
-        with open(os.path.join(self.folder, f"{self.count:06d}.eml"), "wb") as f:
-            f.write(envelope.content)
-        with open(os.path.join(self.folder, "log"), "a", encoding="utf-8") as f:
-            f.write(f"{message['Message-ID']} {' '.join(envelope.rcpt_tos)}\n")
-            f.flush()
-            os.fsync(f.fileno())
+        self.keep(envelope.content, envelope.rcpt_tos, "", "eml", "log")
         # Kept, and slow to say so: a sender killed meanwhile has handed the message over.
         await asyncio.sleep(self.delay)
         return "250 2.0.0 OK kept"
+
+    def keep(self, content, recipients, prefix, extension, log):
+        message = email.message_from_bytes(content)
+        self.count += 1
+        with open(os.path.join(self.folder, f"{prefix}{self.count:06d}.{extension}"), "wb") as f:
+            f.write(content)
+        with open(os.path.join(self.folder, log), "a", encoding="utf-8") as f:
+            f.write(f"{message['Message-ID']} {' '.join(recipients)}\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+class Witness(SMTP):
+    """aiosmtpd's server, noting a message whose connection ended in DATA before the final dot."""
+
+    async def smtp_DATA(self, arg):
+        reader, lines = self._reader, []
+
+        class Recording:
+            async def readuntil(self, separator=b"\n"):
+                lines.append(await reader.readuntil(separator))
+                return lines[-1]
+
+            def __getattr__(self, name):
+                return getattr(reader, name)
+
+        self._reader = Recording()
+        try:
+            await super().smtp_DATA(arg)
+        except asyncio.CancelledError:
+            # Cut before the dot (after it, the message was kept and only the answer is lost).
+            if lines and lines[-1] != b".\r\n":
+                content = b"".join(line[1:] if line.startswith(b".") else line for line in lines)
+                self.event_handler.keep(content, self.envelope.rcpt_tos, "cut-", "part", "cut-log")
+            raise
+        finally:
+            self._reader = reader
+
+
+class WitnessController(Controller):
+    def factory(self):
+        return Witness(self.handler, **self.SMTP_kwargs)
 
 
 def main():
@@ -100,7 +137,7 @@ def main():
             with socket.socket() as s:
                 s.bind(("127.0.0.1", 0))
                 port = s.getsockname()[1]
-        controller = Controller(Keeper(args.folder, args.delay), hostname="127.0.0.1", port=port, **options)
+        controller = WitnessController(Keeper(args.folder, args.delay), hostname="127.0.0.1", port=port, **options)
         try:
             controller.start()
             break

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PointApp
 @testable import PointAppWeb
+import ServiceLifecycleTestKit
 import Synchronization
 import Testing
 
@@ -169,6 +170,43 @@ struct MailTests {
     let taken = try #require(try await queue.claim(late, for: "a", at: clock.read(), until: clock.read().addingTimeInterval(1)))
     #expect(try await queue.handingOver(taken, by: "a", at: clock.read().addingTimeInterval(2)) == false)
     #expect(try await queue.handingOver(taken, by: "b", at: clock.read()) == false)
+  }
+
+  @Test func aStopEndsTheSweepAfterTheMessageInHandAndTheRestWaitForTheNext() async throws {
+    let queue = MailQueue(MemoryBackend())
+    let clock = Clock()
+    let account = (0..<3).map { Self.message(at: noon.addingTimeInterval(Double($0))) }
+    let notices = (3..<6).map { index in
+      var notice = Self.message(at: noon.addingTimeInterval(Double(index)))
+      notice.unsubscribe = "https://example.jp/unsubscribe?token=t&list=invitations"
+      return notice
+    }
+    try await queue.add(account + notices)
+    clock.advance(20)
+    let recorder = Recorder()
+    // The stop comes while the second message goes: it is delivered, nothing after it.
+    let delivered = try await testGracefulShutdown { stop in
+      try await Self.sender(queue, Stopping(recorder, after: 2, stop: stop.triggerGracefulShutdown), clock: clock).sweep()
+    }
+    #expect(delivered == 2)
+    #expect(recorder.delivered.withLock { $0.map(\.id) } == account[..<2].map(\.id))
+    #expect(try await queue.waiting(after: nil).map(\.id) == [account[2].id])
+    #expect(try await queue.waiting(bulk: true, after: nil).count == 3)
+    #expect(try await Self.sender(queue, recorder, clock: clock).sweep() == 4)
+    #expect(recorder.delivered.withLock { $0.map(\.id) } == (account + notices).map(\.id))
+  }
+
+  /// Another transport's deliveries; the `after`th calls `stop` first.
+  final class Stopping: MailTransport {
+    let next: any MailTransport
+    let after: Int
+    let stop: @Sendable () -> Void
+    let count = Mutex(0)
+    init(_ next: any MailTransport, after: Int, stop: @escaping @Sendable () -> Void) { (self.next, self.after, self.stop) = (next, after, stop) }
+    func deliver(_ message: QueuedMail, handingOver: @Sendable () async throws -> Void) async throws {
+      if count.withLock({ $0 += 1; return $0 }) == after { stop() }
+      try await next.deliver(message, handingOver: handingOver)
+    }
   }
 
   /// Delivers into memory; the `n`th delivery first queues `then` (mail asked for meanwhile).

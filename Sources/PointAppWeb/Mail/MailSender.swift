@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PointApp
+import ServiceLifecycle
 import Synchronization
 
 /// Delivers the queue (`MailQueue`), in every process that shares it: each message due is claimed
@@ -30,7 +31,8 @@ struct MailSender: Sendable {
 
   /// One pass over the queue: every due message of the account's own mail, then up to
   /// `bulkPerSweep` notices, and again while notices are left (for `bulkFor` at most); how many
-  /// messages it delivered.
+  /// messages it delivered. The server shutting down ends it after the message in hand: the
+  /// others wait for the next process, which a stop does not keep waiting.
   @discardableResult
   func sweep() async throws -> Int {
     let start = ContinuousClock.now
@@ -39,7 +41,7 @@ struct MailSender: Sendable {
       delivered += try await sweep(bulk: false, limit: .max)
       let (notices, tried) = try await sweep(bulk: true, limit: bulkPerSweep, counting: true)
       delivered += notices
-      guard tried == bulkPerSweep, ContinuousClock.now - start < bulkFor else { return delivered }
+      guard tried == bulkPerSweep, ContinuousClock.now - start < bulkFor, !Task.isShuttingDownGracefully else { return delivered }
     }
   }
 
@@ -57,6 +59,7 @@ struct MailSender: Sendable {
       after.map({ last.name.recordName > $0.recordName }) ?? true
     {
       for message in page where message.due <= now() && tried < limit {
+        if Task.isShuttingDownGracefully { return (delivered, tried) }
         tried += 1
         if try await deliver(message) { delivered += 1 }
       }

@@ -9,9 +9,6 @@ struct PeriodicTask: Service {
   let name: String
   let interval: Duration
   let logger: Logger
-  /// Whether the step runs once more as the server shuts down (after the requests, as the
-  /// services stop in the reverse order of their start).
-  var lastAtShutdown = false
   /// Whether the step runs at start, before the first interval.
   var firstAtStart = false
   let step: @Sendable () async throws -> Void
@@ -22,7 +19,6 @@ struct PeriodicTask: Service {
       do {
         try await cancelWhenGracefulShutdown { try await Self.sleep(for: interval) }
       } catch {
-        if lastAtShutdown { try? await step() }
         return
       }
       await stepLogged()
