@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PointApp
-import ServiceLifecycle
 
 /// Fulfils the exchange requests waiting in the queue (申請中), in every process: each due one is
 /// claimed (one process at a time), its source called **outside any user's lock or transaction**
@@ -28,7 +27,7 @@ struct ExchangeFulfiller: Sendable {
 
   /// One pass over the queue; returns how many requests ended in it. A request whose update fails
   /// (its user's file unreadable, the deadline) is logged and left for the next pass: it never
-  /// holds up the others. The server shutting down ends the pass after the request in hand.
+  /// holds up the others.
   @discardableResult
   func sweep() async throws -> Int {
     var ended = 0
@@ -36,7 +35,6 @@ struct ExchangeFulfiller: Sendable {
     while true {
       let (entries, next) = try await queue.page(after: cursor)
       for entry in entries {
-        if Task.isShuttingDownGracefully { return ended }
         do {
           if try await fulfil(entry) { ended += 1 }
         } catch {
