@@ -29,7 +29,7 @@ public struct ResponseTable: Sendable {
       /// not shown.
       case option(QuestionID, ChoiceID, screening: Bool)
       /// A row of a grid: the scale's label picked.
-      case row(QuestionID, String)
+      case row(QuestionID, String, screening: Bool)
       /// The options of a question as the respondent saw them, by their column numbers.
       case choiceOrder(QuestionID)
     }
@@ -43,15 +43,14 @@ public struct ResponseTable: Sendable {
   /// The number of each option in its question's columns (`Q2_3`: 3), and each question's code.
   private let optionNumbers: [QuestionID: [ChoiceID: Int]]
   private let codes: [QuestionID: String]
-  /// What each column holds, without its code and heading: a row reads only these (copying the
-  /// columns, long headings and all, took a tenth of a row's time).
-  private let values: [Column.Value]
-  /// Where a row keeps the answer each column reads: a place per question (a screening question
-  /// apart from the survey's own of the same id), found by one look-up per answer; each column's
-  /// place, or -1. (A dictionary of the answers made per response, and looked up per column, took
-  /// a tenth of a row's time.)
+  /// What each column holds, without its code and heading, and the place of the answer it reads
+  /// (or -1): a row reads only these (copying the columns, long headings and all, took a tenth of
+  /// a row's time).
+  private let reads: [(value: Column.Value, place: Int)]
+  /// Where a row keeps the answers the columns read: a place per question (a screening question
+  /// apart from the survey's own of the same id), found by one look-up per answer. (A dictionary
+  /// of the answers made per response, and looked up per column, took a tenth of a row's time.)
   private let places: [Place: Int]
-  private let columnPlaces: [Int]
 
   private struct Place: Hashable {
     let question: QuestionID
@@ -148,7 +147,7 @@ public struct ResponseTable: Sendable {
         }
       case .grid:
         for (index, row) in merged.rows.enumerated() {
-          columns.append(Column(code: "\(code)_\(index + 1)", heading: "\(heading)：\(row.label)", value: .row(question.id, row.id)))
+          columns.append(Column(code: "\(code)_\(index + 1)", heading: "\(heading)：\(row.label)", value: .row(question.id, row.id, screening: screening)))
         }
       case .singleChoice, .attentionCheck, .freeText, .longText, .rating, .number:
         columns.append(Column(code: code, heading: heading, value: .answer(question.id, screening: screening)))
@@ -160,19 +159,18 @@ public struct ResponseTable: Sendable {
     for (index, merged) in merge({ $0.screening?.questions ?? [] }).enumerated() { add(merged, code: "S\(index + 1)", screening: true) }
     for (index, merged) in merge(\.questions).enumerated() { add(merged, code: "Q\(index + 1)", screening: false) }
     self.columns = columns
-    self.values = columns.map { $0.value }
     var places: [Place: Int] = [:]
-    self.columnPlaces = columns.map { column in
+    self.reads = columns.map { column in
       let place: Place? =
         switch column.value {
-        case let .answer(question, screening), let .option(question, _, screening): Place(question: question, screening: screening)
-        case let .row(question, _): Place(question: question, screening: false)
+        case let .answer(question, screening), let .option(question, _, screening), let .row(question, _, screening):
+          Place(question: question, screening: screening)
         default: nil
         }
-      guard let place else { return -1 }
-      if let at = places[place] { return at }
+      guard let place else { return (column.value, -1) }
+      if let at = places[place] { return (column.value, at) }
       places[place] = places.count
-      return places.count - 1
+      return (column.value, places.count - 1)
     }
     self.places = places
     self.labels = labels
@@ -212,7 +210,7 @@ public struct ResponseTable: Sendable {
       let asked = isScreening ? !response.screening.isEmpty && version.screeningQuestions.contains(question) : shown.contains(question)
       return asked && version.options[question]?.contains(choice) == true
     }
-    return zip(values, columnPlaces).map { value, place in
+    return reads.map { value, place in
       switch value {
       case .respondent: .text(response.respondent)
       case .outcome: .text(response.outcome.title)
@@ -254,7 +252,7 @@ public struct ResponseTable: Sendable {
           // Shown and left empty (an optional question) picked nothing; not shown is blank.
           isShown(question, choice, screening: isScreening) ? .number(0) : .empty
         }
-      case let .row(question, row):
+      case let .row(question, row, _):
         if case let .grid(cells)? = given[place], let cell = cells.first(where: { $0.row == row }) {
           .text(labels[question]?[cell.choice] ?? cell.choice.rawValue)
         } else {

@@ -235,6 +235,28 @@ struct SurveyLogicTests {
     #expect(becameSingle.row(response(2, .choices([ChoiceID("a"), ChoiceID("b")]))).last == .text("りんご、みかん"))
   }
 
+  /// A grid asked in the screening reads the screening's answer, not a main question's of the
+  /// same id (it read the main answers: blank, or the other question's rows).
+  @Test func aScreeningGridsRowsReadTheScreeningsAnswer() {
+    let scale: [SurveyQuestion.Choice] = [.init(id: ChoiceID("y"), label: "はい"), .init(id: ChoiceID("n"), label: "いいえ")]
+    func grid(_ text: String) -> SurveyQuestion {
+      SurveyQuestion(id: QuestionID("habits"), text: text, kind: .grid(rows: [.init(id: "run", label: "走る"), .init(id: "swim", label: "泳ぐ")], scale: scale))
+    }
+    let survey = Survey.sweets.with(
+      [grid("今後したいことは？")], screening: Screening(questions: [grid("普段することは？")], qualifying: [:], consolation: 1)
+    )
+    let table = ResponseTable(survey: survey)
+    let response = SurveyResponse(
+      surveyID: survey.id, version: survey.version, respondent: "r", outcome: .completed,
+      answers: [SurveyAnswer(questionID: QuestionID("habits"), value: .grid([GridCell(row: "swim", choice: ChoiceID("y"))]))],
+      screening: [SurveyAnswer(questionID: QuestionID("habits"), value: .grid([GridCell(row: "run", choice: ChoiceID("y")), GridCell(row: "swim", choice: ChoiceID("n"))]))],
+      shownAt: nil, sentAt: noon, paid: 1
+    )
+    let cells = Dictionary(uniqueKeysWithValues: zip(table.columns.map { $0.code }, table.row(response)))
+    let read: [ResponseTable.Cell?] = [cells["S1_1"], cells["S1_2"], cells["Q1_1"], cells["Q1_2"]]
+    #expect(read == [.text("はい"), .text("いいえ"), .empty, .text("はい")])
+  }
+
   @Test func aSurveyWhoseCellsAreAllInIsFull() {
     let cells = QuotaCells(dimensions: [.gender], cells: [.init(values: ["female"], limit: 2), .init(values: ["male"], limit: 1)])
     let survey = Survey.breakfast.with(Survey.breakfast.questions, cells: cells)
