@@ -837,7 +837,7 @@ def e1(binary, store, rows):
             time.sleep(0.02)
 
     import threading
-    # The limit drifts from run to run (COPY between 360,000 and 540,000 rows/s on one machine):
+    # The limit drifts from run to run (COPY between 360,000 and 600,000 rows/s on one machine):
     # it is taken right before and right after the export, and the ratio uses their mean.
     limit_before, _ = store.e1_limit(data, rows)
     sampler = threading.Thread(target=sample)

@@ -155,7 +155,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
       let names = all ?? PackedNames()
       let start = names.firstIndex { $0 > after }
       return try (start..<min(names.count, start + limit)).map { names[$0] }.compactMap { name in
-        let path = "\(folder)/\(name).json"
+        let path = path(name)
         guard let (bytes, _) = try DurableFile.readVersioned(path) else { return nil }  // deleted meanwhile
         return (name, try Self.parse(bytes, path: path).data)
       }
@@ -177,8 +177,9 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
 
   func path(_ name: String) -> String { Self.path(name, in: folder) }
 
-  /// The file of the record `name` in `folder`: every record file's path is made here. A name is
-  /// never empty, has no `/` and does not start with `.` (the folder's own files).
+  /// The file of the record `name` in `folder`: every path the storage reads or writes is made
+  /// here (the upgrade of an old data folder, `FileBackend`, writes the files it moves itself). A
+  /// name is never empty, has no `/` and does not start with `.` (the folder's own files).
   static func path(_ name: String, in folder: String) -> String {
     // Bytes, not `String.contains`, which goes through Foundation's string search on every read.
     precondition(!name.isEmpty && !name.utf8.contains(UInt8(ascii: "/")) && name.utf8.first != UInt8(ascii: "."), "bad record name \(name)")

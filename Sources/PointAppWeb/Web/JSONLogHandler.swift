@@ -19,14 +19,11 @@ public struct JSONLogHandler: LogHandler {
     set { metadata[key] = newValue }
   }
 
-  public func log(
-    level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-    source: String, file: String, function: String, line: UInt
-  ) {
+  public func log(event: LogEvent) {
     var record: [String: String] = [
-      "time": Date().formatted(.iso8601), "level": level.rawValue, "label": label, "message": message.description,
+      "time": Date().formatted(.iso8601), "level": event.level.rawValue, "label": label, "message": event.message.description,
     ]
-    for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { _, new in new }) {
+    for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) {
       record[key] = value.description
     }
     guard let json = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else {
