@@ -38,12 +38,22 @@ public enum Pages {
 
   // MARK: Formatting
 
+  // Written out from the day's civil date, as Japanese formats them (`Date.FormatStyle` with
+  // ja_JP gives the same text through ICU and its locale data; `PageFormatTests` compares them).
+
+  /// `2026/11/27 9:05`, in Tokyo.
   static func date(_ date: Date) -> String {
-    date.formatted(Date.FormatStyle(date: .numeric, time: .shortened, locale: Locale(identifier: "ja_JP"), calendar: .tokyo, timeZone: Calendar.tokyo.timeZone))
+    let day = Day(date, in: .tokyo)
+    let (year, month, dayOfMonth) = day.civil
+    let seconds = date.wholeSecondsSince1970 + Calendar.tokyo.timeZone.secondsFromGMT(for: date) - day.ordinal * 86_400
+    let (hour, minute) = (seconds / 3_600, seconds % 3_600 / 60)
+    return "\(year)/\(month)/\(dayOfMonth) \(hour):\(minute < 10 ? "0" : "")\(minute)"
   }
 
+  /// `2026年11月27日`, in Tokyo.
   static func day(_ date: Date) -> String {
-    date.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted, locale: Locale(identifier: "ja_JP"), calendar: .tokyo, timeZone: Calendar.tokyo.timeZone))
+    let (year, month, day) = Day(date, in: .tokyo).civil
+    return "\(year)年\(month)月\(day)日"
   }
 
   static func signed(_ transaction: PointTransaction) -> String {
