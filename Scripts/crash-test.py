@@ -1513,11 +1513,30 @@ def mail_once(binary, kills):
     # server has the message: once at most.
     cut_path = os.path.join(inbox, "cut-log")
     cut = {line.split()[0].strip("<>").split("@")[0] for line in open(cut_path)} if os.path.exists(cut_path) else set()
+    # Its last cut, whole but for the dot: the message as its member would have read it, to its
+    # footer's last line (a cut earlier in the body was an attempt before the note, tried again).
+    last_cut = {}
+    for name in sorted(os.listdir(inbox)):
+        if name.endswith(".part"):
+            with open(os.path.join(inbox, name), "rb") as f:
+                message = email.message_from_binary_file(f)
+            last_cut[(message["Message-ID"] or "").strip("<>").split("@")[0]] = message
+
+    def whole(message):
+        try:
+            return "このメールは送信専用のアドレスから送っています。" in message.get_payload(decode=True).decode("utf-8")
+        except (AttributeError, UnicodeDecodeError):
+            return False
+
     lost = [i for i, o in outcomes.items() if o["delivered"] and i not in logged]
-    at_the_dot = [i for i in lost if i in cut and (outcomes[i].get("reply") or "").startswith("handed over")]
+    at_the_dot = [i for i in lost if i in cut and i in last_cut and whole(last_cut[i])
+                  and (outcomes[i].get("reply") or "").startswith("handed over")]
     lost = [i for i in lost if i not in at_the_dot]
     if lost:
         problems.append("%d messages recorded as delivered never reached the server: %s" % (len(lost), lost[:5]))
+    all_kills = kills + max(2, kills // 3)
+    if len(at_the_dot) > all_kills:
+        problems.append("%d messages cut at their final dot by %d kills: a kill cuts one at most" % (len(at_the_dot), all_kills))
     unrecorded = [i for i in logged if i not in outcomes]
     if unrecorded:
         problems.append("%d messages reached the server with no record of them: %s" % (len(unrecorded), unrecorded[:5]))
@@ -1526,17 +1545,20 @@ def mail_once(binary, kills):
         problems.append("%d messages not delivered: %s" % (len(refused), [o.get("reply") for o in refused[:3]]))
     # What each member got, read as their mail program would.
     got, kept_from = collections.defaultdict(list), collections.defaultdict(list)
+
+    def kind_of(message):
+        body = message.get_payload(decode=True).decode("utf-8")
+        return ("invitation " + re.search(r"/surveys/(\S+)", body).group(1) if "list=invitations" in (message["List-Unsubscribe"] or "")
+                else "expiry" if "list=expiry" in (message["List-Unsubscribe"] or "")
+                else "reset" if "/password/reset?token=" in body else "verification" if "/account/verify?token=" in body else "other")
+
     for name in sorted(os.listdir(inbox)):
-        if name.endswith(".eml") or name.endswith(".part"):
+        if name.endswith(".eml"):
             with open(os.path.join(inbox, name), "rb") as f:
                 message = email.message_from_binary_file(f)
-            if name.endswith(".part") and message["Message-ID"].strip("<>").split("@")[0] not in at_the_dot:
-                continue
-            body = message.get_payload(decode=True).decode("utf-8", "replace")
-            kind = ("invitation " + re.search(r"/surveys/(\S+)", body).group(1) if "list=invitations" in (message["List-Unsubscribe"] or "")
-                    else "expiry" if "list=expiry" in (message["List-Unsubscribe"] or "")
-                    else "reset" if "/password/reset?token=" in body else "verification" if "/account/verify?token=" in body else "other")
-            (kept_from if name.endswith(".part") else got)[message["To"].strip("<>")].append(kind)
+            got[message["To"].strip("<>")].append(kind_of(message))
+    for i in at_the_dot:
+        kept_from[last_cut[i]["To"].strip("<>")].append(kind_of(last_cut[i]))
     surveys_out = {k.split()[1] for kinds in got.values() for k in kinds if k.startswith("invitation ")}
     for address in members:
         kinds = collections.Counter(got[address])

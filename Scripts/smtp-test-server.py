@@ -85,7 +85,9 @@ class Witness(SMTP):
         except asyncio.CancelledError:
             # Cut before the dot (after it, the message was kept and only the answer is lost).
             if lines and lines[-1] != b".\r\n":
-                content = b"".join(line[1:] if line.startswith(b".") else line for line in lines)
+                # With what had arrived and was not read yet (the connection's end cancels the read).
+                rest = bytes(getattr(reader, "_buffer", b""))
+                content = b"".join(line[1:] if line.startswith(b".") else line for line in lines) + rest
                 self.event_handler.keep(content, self.envelope.rcpt_tos, "cut-", "part", "cut-log")
             raise
         finally:

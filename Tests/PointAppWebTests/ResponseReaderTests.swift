@@ -50,7 +50,21 @@ struct ResponseReaderTests {
     }
   }
 
+  /// White space wherever JSON allows it (what `SavedJSON` writes has none).
+  @Test func readsAPrettyPrintedRecord() throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    for response in Self.responses(count: 50) {
+      let stored = try encoder.encode(response)
+      #expect(String(decoding: stored, as: UTF8.self).contains("\n  "))
+      #expect(try ResponseReader.response(from: stored) == response)
+    }
+  }
+
   @Test(arguments: [
+    #"{"answers":[{"questionID":"q","value":{"choice":{"_0":"a","_1":"b"}}}],"flags":[],"outcome":"completed","paid":1,"respondent":"r","reviewed":false,"screening":[],"sentAt":"2026-11-24T03:04:05Z","surveyID":"s","version":1}"#,
+    #"{"answers":[{"questionID":"q","value":{"choice":{"_0":"a"},"text":{"_0":"b"}}}],"flags":[],"outcome":"completed","paid":1,"respondent":"r","reviewed":false,"screening":[],"sentAt":"2026-11-24T03:04:05Z","surveyID":"s","version":1}"#,
     #"{"surveyID":"s","version":1.5}"#,
     #"{"unknown":1}"#,
     #"{"answers":[],"flags":[],"outcome":"completed","paid":1,"respondent":"r","reviewed":false,"screening":[],"sentAt":"2026-11-24 03:04:05","surveyID":"s","version":1}"#,

@@ -12,8 +12,15 @@ public struct Day: Codable, Hashable, Comparable, Sendable {
   /// Computed from the zone's offset at that moment, which is exact for any zone and avoids the
   /// calendar's much slower component arithmetic on every request.
   public init(_ date: Date, in calendar: Calendar) {
+    self = Self.split(date, in: calendar).day
+  }
+
+  /// The day `date` falls on in the calendar's time zone, and the whole seconds from that day's
+  /// midnight to it: what a clock there shows.
+  public static func split(_ date: Date, in calendar: Calendar) -> (day: Day, second: Int) {
     let local = date.wholeSecondsSince1970 + calendar.timeZone.secondsFromGMT(for: date)
-    ordinal = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+    let day = Day(ordinal: local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
+    return (day, local - day.ordinal * 86_400)
   }
 
   public var next: Day { Day(ordinal: ordinal + 1) }

@@ -36,7 +36,8 @@ public struct ResponseTable: Sendable {
   }
 
   public let columns: [Column]
-  private let labels: [QuestionID: [ChoiceID: String]]
+  /// Each question's option and scale labels, a screening question apart from the survey's own.
+  private let labels: [Place: [ChoiceID: String]]
   /// The versions by number, the one now among them.
   private let byVersion: [Int: Version]
   private let current: Int
@@ -123,7 +124,7 @@ public struct ResponseTable: Sendable {
       return merged
     }
 
-    var labels: [QuestionID: [ChoiceID: String]] = [:]
+    var labels: [Place: [ChoiceID: String]] = [:]
     var optionNumbers: [QuestionID: [ChoiceID: Int]] = [:]
     var codes: [QuestionID: String] = [:]
     func add(_ merged: Merged, code: String, screening: Bool) {
@@ -133,7 +134,7 @@ public struct ResponseTable: Sendable {
       let asked = merged.versions.count == all.count ? "" : "［第\(merged.versions.sorted().map(String.init).joined(separator: "・"))版］"
       let heading = "\(code)\(asked) \(question.text)"
       optionNumbers[question.id] = Dictionary(merged.choices.enumerated().map { ($1.id, $0 + 1) }) { first, _ in first }
-      labels[question.id] = Dictionary(merged.choices.map { ($0.id, $0.label) }) { first, _ in first }
+      labels[Place(question: question.id, screening: screening)] = Dictionary(merged.choices.map { ($0.id, $0.label) }) { first, _ in first }
       switch question.kind {
       case .multipleChoice:
         for (index, choice) in merged.choices.enumerated() {
@@ -235,13 +236,14 @@ public struct ResponseTable: Sendable {
         .empty  // not shown to them: no order to tell
       case let .choiceOrder(question):
         response.order?.choices[question].map { order in .text(order.map { optionNumbers[question]?[$0].map(String.init) ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
-      case let .answer(question, _):
+      case let .answer(question, screening):
         switch given[place] {
-        case let .choice(choice)?: .text(labels[question]?[choice] ?? choice.rawValue)
+        case let .choice(choice)?: .text(labels[Place(question: question, screening: screening)]?[choice] ?? choice.rawValue)
         case let .text(text)?: .text(text)
         case let .rating(value)?, let .number(value)?: .number(value)
         // Answered as a multiple choice in an earlier version: its picks, by label.
-        case let .choices(picked)?: Cell.text(picked.map { labels[question]?[$0] ?? $0.rawValue }.joined(separator: "、"))
+        case let .choices(picked)?:
+          Cell.text(picked.map { labels[Place(question: question, screening: screening)]?[$0] ?? $0.rawValue }.joined(separator: "、"))
         case .grid?, nil: .empty
         }
       case let .option(question, choice, isScreening):
@@ -252,9 +254,9 @@ public struct ResponseTable: Sendable {
           // Shown and left empty (an optional question) picked nothing; not shown is blank.
           isShown(question, choice, screening: isScreening) ? .number(0) : .empty
         }
-      case let .row(question, row, _):
+      case let .row(question, row, screening):
         if case let .grid(cells)? = given[place], let cell = cells.first(where: { $0.row == row }) {
-          .text(labels[question]?[cell.choice] ?? cell.choice.rawValue)
+          .text(labels[Place(question: question, screening: screening)]?[cell.choice] ?? cell.choice.rawValue)
         } else {
           .empty
         }
@@ -266,10 +268,8 @@ public struct ResponseTable: Sendable {
   /// the zone's offset, as `Day` is (the calendar's component arithmetic took a tenth of an
   /// export's time).
   public static func format(_ date: Date) -> String {
-    let day = Day(date, in: .tokyo)
+    let (day, second) = Day.split(date, in: .tokyo)
     let (year, month, dayOfMonth) = day.civil
-    let local = date.wholeSecondsSince1970 + Calendar.tokyo.timeZone.secondsFromGMT(for: date)
-    let second = local - day.ordinal * 86_400
     // Written digit by digit: `String(format:)` took a tenth of an export's time.
     var text: [UInt8] = []
     text.reserveCapacity(19)

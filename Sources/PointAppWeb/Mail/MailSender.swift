@@ -41,7 +41,7 @@ struct MailSender: Sendable {
       delivered += try await sweep(bulk: false, limit: .max)
       let (notices, tried) = try await sweep(bulk: true, limit: bulkPerSweep, counting: true)
       delivered += notices
-      guard tried == bulkPerSweep, ContinuousClock.now - start < bulkFor, !Task.isShuttingDownGracefully else { return delivered }
+      guard tried == bulkPerSweep, ContinuousClock.now - start < bulkFor else { return delivered }
     }
   }
 

@@ -43,10 +43,9 @@ public enum Pages {
 
   /// `2026/11/27 9:05`, in Tokyo.
   static func date(_ date: Date) -> String {
-    let day = Day(date, in: .tokyo)
+    let (day, second) = Day.split(date, in: .tokyo)
     let (year, month, dayOfMonth) = day.civil
-    let seconds = date.wholeSecondsSince1970 + Calendar.tokyo.timeZone.secondsFromGMT(for: date) - day.ordinal * 86_400
-    let (hour, minute) = (seconds / 3_600, seconds % 3_600 / 60)
+    let (hour, minute) = (second / 3_600, second % 3_600 / 60)
     return "\(year)/\(month)/\(dayOfMonth) \(hour):\(minute < 10 ? "0" : "")\(minute)"
   }
 

@@ -38,7 +38,7 @@ enum ResponseReader {
     guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else { throw Unreadable() }
     // Days from 1970-01-01 to the civil date (H. Hinnant's algorithm).
     let y = month <= 2 ? year - 1 : year
-    let era = y / 400
+    let era = (y >= 0 ? y : y - 399) / 400
     let yearOfEra = y - era * 400
     let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
     let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear

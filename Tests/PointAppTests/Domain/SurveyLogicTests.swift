@@ -235,15 +235,16 @@ struct SurveyLogicTests {
     #expect(becameSingle.row(response(2, .choices([ChoiceID("a"), ChoiceID("b")]))).last == .text("りんご、みかん"))
   }
 
-  /// A grid asked in the screening reads the screening's answer, not a main question's of the
-  /// same id (it read the main answers: blank, or the other question's rows).
+  /// A grid asked in the screening reads the screening's answer, in its own scale's labels, not a
+  /// main question's of the same id (it read the main answers: blank, or the other question's rows).
   @Test func aScreeningGridsRowsReadTheScreeningsAnswer() {
-    let scale: [SurveyQuestion.Choice] = [.init(id: ChoiceID("y"), label: "はい"), .init(id: ChoiceID("n"), label: "いいえ")]
-    func grid(_ text: String) -> SurveyQuestion {
-      SurveyQuestion(id: QuestionID("habits"), text: text, kind: .grid(rows: [.init(id: "run", label: "走る"), .init(id: "swim", label: "泳ぐ")], scale: scale))
+    func grid(_ text: String, _ yes: String, _ no: String) -> SurveyQuestion {
+      let scale: [SurveyQuestion.Choice] = [.init(id: ChoiceID("y"), label: yes), .init(id: ChoiceID("n"), label: no)]
+      return SurveyQuestion(id: QuestionID("habits"), text: text, kind: .grid(rows: [.init(id: "run", label: "走る"), .init(id: "swim", label: "泳ぐ")], scale: scale))
     }
     let survey = Survey.sweets.with(
-      [grid("今後したいことは？")], screening: Screening(questions: [grid("普段することは？")], qualifying: [:], consolation: 1)
+      [grid("今後したいことは？", "したい", "したくない")],
+      screening: Screening(questions: [grid("普段することは？", "はい", "いいえ")], qualifying: [:], consolation: 1)
     )
     let table = ResponseTable(survey: survey)
     let response = SurveyResponse(
@@ -254,7 +255,7 @@ struct SurveyLogicTests {
     )
     let cells = Dictionary(uniqueKeysWithValues: zip(table.columns.map { $0.code }, table.row(response)))
     let read: [ResponseTable.Cell?] = [cells["S1_1"], cells["S1_2"], cells["Q1_1"], cells["Q1_2"]]
-    #expect(read == [.text("はい"), .text("いいえ"), .empty, .text("はい")])
+    #expect(read == [.text("はい"), .text("いいえ"), .empty, .text("したい")])
   }
 
   @Test func aSurveyWhoseCellsAreAllInIsFull() {
