@@ -38,11 +38,13 @@ public struct Day: Codable, Hashable, Comparable, Sendable {
 }
 
 extension Calendar {
-  /// The Gregorian calendar in Japan's time zone: the app's days begin at midnight JST.
+  /// The Gregorian calendar in Japan's time zone: the app's days begin at midnight JST. Japan has
+  /// kept no summer time since 1951, so the zone is a fixed +09:00: the tz database's
+  /// `Asia/Tokyo` (and a Japanese locale, which no computation here reads) gave the same days
+  /// through ICU, whose data then stayed in every server's memory (BENCHMARKS.md, issue 41).
   public static let tokyo: Calendar = {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "Asia/Tokyo")!
-    calendar.locale = Locale(identifier: "ja_JP")
+    calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3_600)!
     return calendar
   }()
 }
