@@ -1508,13 +1508,11 @@ def mail_once(binary, kills):
             outcome = record(os.path.join(data, "mail-log", name))
             outcomes[outcome["id"]] = outcome
     # The one message a kill may keep from its member: noted as handed over, the process killed
-    # before its final dot left (the server saw the data cut there: `cut-log`). It is not sent
+    # before its final dot left (the server kept the data cut there: `cut-*.part`). It is not sent
     # again, since a process killed a moment later, the dot gone, leaves the same note and its
-    # server has the message: once at most.
-    cut_path = os.path.join(inbox, "cut-log")
-    cut = {line.split()[0].strip("<>").split("@")[0] for line in open(cut_path)} if os.path.exists(cut_path) else set()
-    # Its last cut, whole but for the dot: the message as its member would have read it, to its
-    # footer's last line (a cut earlier in the body was an attempt before the note, tried again).
+    # server has the message: once at most. Its last cut, whole but for the dot: the message as
+    # its member would have read it, to its footer's last line (a cut earlier in the body was an
+    # attempt before the note, tried again).
     last_cut = {}
     for name in sorted(os.listdir(inbox)):
         if name.endswith(".part"):
@@ -1529,7 +1527,7 @@ def mail_once(binary, kills):
             return False
 
     lost = [i for i, o in outcomes.items() if o["delivered"] and i not in logged]
-    at_the_dot = [i for i in lost if i in cut and i in last_cut and whole(last_cut[i])
+    at_the_dot = [i for i in lost if i in last_cut and whole(last_cut[i])
                   and (outcomes[i].get("reply") or "").startswith("handed over")]
     lost = [i for i in lost if i not in at_the_dot]
     if lost:
@@ -1581,7 +1579,7 @@ def mail_once(binary, kills):
           "reached the SMTP server (%d invitations to %d surveys, %d warnings, %d resets, %d verifications), each exactly once by "
           "its log, each recorded as delivered (%d ended as handed over by a killed process), %s, every member's "
           "verification, reset, invitations and warning once each"
-          % (kills + max(2, kills // 3), max(2, kills // 3), len(members), attempts["resets"], len(resets), len(published),
+          % (all_kills, max(2, kills // 3), len(members), attempts["resets"], len(resets), len(published),
              attempts["publications"], len(logged), sum(1 for k in got.values() for x in k if x.startswith("invitation")), len(surveys_out),
              sum(1 for k in got.values() for x in k if x == "expiry"), sum(1 for k in got.values() for x in k if x == "reset"),
              sum(1 for k in got.values() for x in k if x == "verification"), handed,
