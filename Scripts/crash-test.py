@@ -837,7 +837,7 @@ def exchange_problems(states, ledgers, issued, queued, acknowledged, code_keys):
                 problems.append("%s: the issuer's record r-%s does not parse" % (what, key)); record = None
             if "pending" in status:
                 figures["pending"] += 1
-                problems.append("%s: still pending after a start" % what)
+                problems.append("%s: still pending after a start (%s)" % (what, json.dumps(status)))
                 if refunds:
                     problems.append("%s: pending, yet refunded %d times" % (what, len(refunds)))
             elif "fulfilled" in status:
@@ -1270,7 +1270,12 @@ def crash_safety(binary, kills, users_count, threads, provider=True):
         problems += check_closed(data, shut)
         problems += check_published(data, published, edited)
         problems += check_responses(data, moves)[0]
-        problems += check_exchanges(data, exchanged, wait=30 if sandbox else 15, sandbox=sandbox)[0]
+        # The sandbox leaves some 0.4 of the calls unanswered (FAULTS; 45 in a run of 75 requests),
+        # each asked again at a later sweep, 3 to 5 s on (the sweep's pause, its other calls):
+        # runs of 6 failures (13 s) were seen in runs of 30 rounds, and one over 30 s in a CI run
+        # (0.4^8 a request). 90 s wants some 20 failures in a row. The wait ends as soon as nothing
+        # is pending.
+        problems += check_exchanges(data, exchanged, wait=90 if sandbox else 15, sandbox=sandbox)[0]
         for email, (password, owner) in rng.sample(sorted(registered.items()), min(3, len(registered))):
             visitor = User(server.port, data)
             if not visitor.sign_in(server.port, "/login", email, password):

@@ -767,10 +767,11 @@ def forwarded_for(cluster, proxy, instances):
 
 # 4. Exchanges, quotas and responses after the run.
 
-def check_exchanges(cluster, exchanges, sandbox, keys_file, wait=30.0):
+def check_exchanges(cluster, exchanges, sandbox, keys_file, wait=90.0):
     """crash-test's `exchange_problems` on PostgreSQL, at the end (the instances idle but for their
     sweeps every 2 s): read again, up to `wait` seconds, while a request is pending or queued in
-    `exchange_pending`; the sandbox provider's orders for the source's records (none ordered twice).
+    `exchange_pending` (the sandbox leaves some 0.4 of the calls unanswered: crash-test's wait says
+    why 90 s); the sandbox provider's orders for the source's records (none ordered twice).
     And, since a request is ordered only once its state is committed, no order is for a request no
     state holds. `keys_file`: the instances' --code-keys."""
     deadline = clock() + wait
