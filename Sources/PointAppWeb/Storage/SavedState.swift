@@ -21,20 +21,13 @@ public enum SavedState {
 
   /// Reads a user's file of this or an older schema version into a state that has nothing else.
   public static func state(from data: Data) throws -> AppFeature.State {
-    let file = try SavedJSON.decode(File.self, from: data)
-    var state = AppFeature.State()
-    (state.progress, state.flash, state.draft, state.enteredEmail) = (file.progress, file.flash, file.draft, file.enteredEmail)
-    state.profileDraft = file.profileDraft
-    return state
+    try SavedJSON.decode(File.self, from: data).state
   }
 
-  /// What of `state` is saved: the user's data (progress, flash, draft), none of the page's. The
-  /// one place that says so, for the request loop (did anything to save change?) and the cache.
+  /// What of `state` is saved: the user's data (progress, flash, draft), none of the page's, as
+  /// `File` alone says; for the request loop (did anything to save change?).
   public static func userData(of state: AppFeature.State) -> AppFeature.State {
-    var saved = AppFeature.State()
-    (saved.progress, saved.flash, saved.draft, saved.enteredEmail) = (state.progress, state.flash, state.draft, state.enteredEmail)
-    saved.profileDraft = state.profileDraft
-    return saved
+    File(state).state
   }
 
   /// The file as `Codable` reads it; `SavedStateWriter` writes the bytes `JSONEncoder` gives for it.
@@ -57,6 +50,14 @@ public enum SavedState {
       draft = state.draft
       enteredEmail = state.enteredEmail
       profileDraft = state.profileDraft
+    }
+
+    /// A state that has this file's data and nothing else.
+    var state: AppFeature.State {
+      var state = AppFeature.State()
+      (state.progress, state.flash, state.draft, state.enteredEmail) = (progress, flash, draft, enteredEmail)
+      state.profileDraft = profileDraft
+      return state
     }
 
     /// Migrations go here: read the version, then decode that version's shape and convert it.
