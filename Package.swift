@@ -35,7 +35,6 @@ let package = Package(
       name: "Composable",
       dependencies: [
         .product(name: "CasePaths", package: "swift-case-paths"),
-        .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -54,7 +53,6 @@ let package = Package(
       name: "PointApp",
       dependencies: [
         "Composable",
-        .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "DependenciesMacros", package: "swift-dependencies"),
       ],
       resources: [.copy("Resources/catalog.json"), .copy("Resources/common-passwords.txt")]

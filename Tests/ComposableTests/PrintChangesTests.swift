@@ -9,24 +9,21 @@ struct PrintChangesTests {
   @Test func eachActionAndItsDiffAreWritten() async {
     let written = LockIsolated<[String]>([])
     let store = TestStore(initialState: Counter.State()) {
-      Counter()._printChanges(.customDump { text in written.withValue { $0.append(text) } })
+      Counter()._printChanges(.dump { text in written.withValue { $0.append(text) } })
     }
     await store.send(.incrementButtonTapped) { $0.count = 1 }
     await store.send(.factAlertDismissed)
     #expect(written.value == [
       """
       received action:
-        Counter.Action.incrementButtonTapped
-        Counter.State(
-      −   count: 0,
-      +   count: 1,
-          isLoading: false,
-          numberFactAlert: nil
-        )
+        - ComposableTests.Counter.Action.incrementButtonTapped
+        ▿ ComposableTests.Counter.State
+      −   - count: 0
+      +   - count: 1
       """,
       """
       received action:
-        Counter.Action.factAlertDismissed
+        - ComposableTests.Counter.Action.factAlertDismissed
         (No state changes)
       """,
     ])
@@ -38,7 +35,30 @@ struct PrintChangesTests {
       Counter()._printChanges(.actionLabels { text in written.withValue { $0.append(text) } })
     }
     await store.send(.incrementButtonTapped) { $0.count = 1 }
-    #expect(written.value == ["received action: Counter.Action.incrementButtonTapped"])
+    #expect(written.value == ["received action: ComposableTests.Counter.Action.incrementButtonTapped"])
+  }
+
+  /// A change deep in the state is written under the lines that hold it, each once; its
+  /// unchanged siblings, and their own fields, are not.
+  @Test func aNestedChangeIsWrittenUnderItsParents() {
+    var after = PrintedShelf()
+    after.label = "B"
+    after.books[1].read = true
+    let written = LockIsolated<[String]>([])
+    ChangePrinter<PrintedShelf, Int>.dump { text in written.withValue { $0.append(text) } }.printChange(1, PrintedShelf(), after)
+    #expect(written.value == [
+      """
+      received action:
+        - 1
+        ▿ ComposableTests.PrintedShelf
+      −   - label: "A"
+      +   - label: "B"
+          ▿ books: 2 elements
+            ▿ ComposableTests.PrintedBook
+      −       - read: false
+      +       - read: true
+      """
+    ])
   }
 
   /// A `nil` printer writes nothing, and the reducer is unchanged.
@@ -46,4 +66,14 @@ struct PrintChangesTests {
     let store = TestStore(initialState: Counter.State()) { Counter()._printChanges(nil) }
     await store.send(.incrementButtonTapped) { $0.count = 1 }
   }
+}
+
+struct PrintedShelf: Equatable {
+  var label = "A"
+  var books = [PrintedBook(title: "坊っちゃん", read: false), PrintedBook(title: "こころ", read: false)]
+}
+
+struct PrintedBook: Equatable {
+  var title: String
+  var read: Bool
 }

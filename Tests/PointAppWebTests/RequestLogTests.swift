@@ -58,9 +58,9 @@ struct RequestLogTests {
       let traces = lines.withLock { $0 }.compactMap { line in
         (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
       }.filter { $0["level"] == "trace" }.compactMap { $0["message"] }
-      let answered = try #require(traces.first { $0.contains("AppFeature.Action.answersSubmitted(") })
+      let answered = try #require(traces.first { $0.contains("AppFeature.Action.answersSubmitted\n") })
       #expect(answered.hasPrefix("received action:\n"))
-      #expect(traces.contains { $0.contains("AppFeature.Action.surveyDetail(") }, "the child's actions too: \(traces.map { $0.prefix(120) })")
+      #expect(traces.contains { $0.contains("AppFeature.Action.surveyDetail\n") }, "the child's actions too: \(traces.map { $0.prefix(120) })")
       #expect(traces.contains { $0.contains("−") && $0.contains("+") && $0.contains("answeredCount") }, "a diff of the state")
 
       lines.withLock { $0 = [] }
@@ -68,7 +68,7 @@ struct RequestLogTests {
       let registered = try await browser.post("/register", form: "csrf=\(token)&email=hanako%40example.jp&password=correct+horse+battery+staple")
       #expect(registered.headers[.location] == "/points", "\(registered.status)")
       let signIn = lines.withLock { $0.joined(separator: "\n") }
-      #expect(signIn.contains(".submitted(") && signIn.contains("password: <secret>"), "the registration is traced, its password hidden")
+      #expect(signIn.contains("SignInForm.Action.submitted") && signIn.contains("password: <secret>"), "the registration is traced, its password hidden")
       #expect(signIn.contains("<secret>"))
       #expect(!signIn.contains("horse") && !signIn.contains("staple"), "never the password")
     }

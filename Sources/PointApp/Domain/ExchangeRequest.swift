@@ -1,4 +1,3 @@
-import CustomDump
 import Foundation
 
 /// An exchange as a request: its points are held when it is made (申請中), then it is fulfilled
@@ -125,9 +124,12 @@ extension CodingUserInfoKey {
   public static let giftCodeSealing = CodingUserInfoKey(rawValue: "pointapp.giftCodeSealing")!
 }
 
-extension GiftCode: CustomDumpStringConvertible {
-  /// A dump (the trace of changes, `LOG_LEVEL=trace`) shows a code as the lists do, masked.
-  public var customDumpDescription: String { masked }
+extension GiftCode: CustomDebugStringConvertible, CustomReflectable {
+  /// A dump (the trace of changes, `LOG_LEVEL=trace`; a test's diff) shows a code as the lists
+  /// do, masked: this for a description, and for its one field (CustomDump writes a value
+  /// that is not a struct by its `description`, the code).
+  public var debugDescription: String { masked }
+  public var customMirror: Mirror { Mirror(self, children: ["masked": masked], displayStyle: .struct) }
 }
 
 /// What the fulfiller asks the gift source next for a pending request.

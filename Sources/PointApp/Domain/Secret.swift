@@ -1,5 +1,3 @@
-import CustomDump
-
 /// Text that is never printed: a password carried in an action. Actions are described where
 /// things go wrong (an effect past its deadline is reported with the action that started it),
 /// and in the trace of changes (`_printChanges`, `LOG_LEVEL=trace`): both reach the logs.
@@ -13,7 +11,8 @@ public struct Secret: Equatable, Sendable, CustomStringConvertible, CustomDebugS
   public var debugDescription: String { "<secret>" }
 }
 
-extension Secret: CustomDumpStringConvertible {
-  /// CustomDump reflects a value's fields: without this, a dump would show the password.
-  public var customDumpDescription: String { "<secret>" }
+extension Secret: CustomReflectable {
+  /// No fields: a dump (the standard library's, CustomDump's) reflects a value's fields, and
+  /// would show the password.
+  public var customMirror: Mirror { Mirror(self, children: [:]) }
 }

@@ -1,16 +1,25 @@
+import Composable
+import ConcurrencyExtras
 import CustomDump
 import PointApp
 import Testing
 
-/// What the trace of changes (`LOG_LEVEL=trace`, a CustomDump of actions and state) never shows:
-/// a password, a gift code in full.
+/// What the trace of changes (`LOG_LEVEL=trace`, `ChangePrinter.dump`: the standard library's
+/// dump of actions and state) never shows, nor a test's diff (CustomDump): a password, a gift
+/// code in full.
 struct TraceRedactionTests {
   @Test func aPasswordAndAGiftCodeDumpAsTheyShowNotAsTheyAre() {
+    let signIn = SignInForm.Action.submitted(.register, email: "hanako@example.jp", password: "correct horse")
+    let status = ExchangeRequest.Status.fulfilled(code: GiftCode("7K3M-Q9PZ-2HXD-W4RA"), at: noon)
+    let written = LockIsolated<[String]>([])
+    let printer = ChangePrinter<ExchangeRequest.Status?, SignInForm.Action>.dump { text in written.withValue { $0.append(text) } }
+    printer.printChange(signIn, .none, status)
+    let trace = written.value.joined()
+    #expect(trace.contains("password: <secret>") && trace.contains("hanako@example.jp") && !trace.contains("horse"))
+    #expect(trace.contains("code: ••••-••••-••••-W4RA") && !trace.contains("7K3M"))
     var dumped = ""
-    customDump(SignInForm.Action.submitted(.register, email: "hanako@example.jp", password: "correct horse"), to: &dumped)
-    #expect(dumped.contains("password: <secret>") && !dumped.contains("horse"))
-    dumped = ""
-    customDump(ExchangeRequest.Status.fulfilled(code: GiftCode("7K3M-Q9PZ-2HXD-W4RA"), at: noon), to: &dumped)
-    #expect(dumped.contains("••••-••••-••••-W4RA") && !dumped.contains("7K3M"))
+    customDump(signIn, to: &dumped)
+    customDump(status, to: &dumped)
+    #expect(dumped.contains("hanako@example.jp") && !dumped.contains("horse") && !dumped.contains("7K3M"), "\(dumped)")
   }
 }
