@@ -23,16 +23,23 @@ final class SavedStateCache: Sendable {
     }
   }
 
-  private let entries: Mutex<RecentlyUsed<UserID, Entry>>
+  private struct Kept {
+    var entries: RecentlyUsed<UserID, Entry>
+    /// The surveys the last entry was loaded for: every entry of the same catalog shares this one
+    /// array (a catalog's ids are some 400 bytes, as much as a guest's state).
+    var surveys: [SurveyID] = []
+  }
+
+  private let kept: Mutex<Kept>
 
   /// Keeps the states of the last `kept` to twice `kept` users seen.
   init(kept: Int = 500) {
-    entries = Mutex(RecentlyUsed(generation: kept))
+    self.kept = Mutex(Kept(entries: RecentlyUsed(generation: kept)))
   }
 
   /// The state saved as `bytes`, with the archived answers to `surveys`, if it is known.
   func state(of user: UserID, bytes: Data, surveys: [SurveyID]) -> AppFeature.State? {
-    guard let entry = entries.withLock({ $0[user] }), entry.surveys == surveys, entry.digest.elementsEqual(SHA256.hash(data: bytes)) else { return nil }
+    guard let entry = kept.withLock({ $0.entries[user] }), entry.surveys == surveys, entry.digest.elementsEqual(SHA256.hash(data: bytes)) else { return nil }
     return entry.saved.state
   }
 
@@ -41,7 +48,10 @@ final class SavedStateCache: Sendable {
   func remember(_ user: UserID, bytes: Data, state: AppFeature.State, surveys: [SurveyID]) {
     var saved = SavedState.File(state)
     saved.progress.archivedAnswers = state.progress.archivedAnswers.filter { surveys.contains($0.key) }
-    let entry = Entry(digest: Array(SHA256.hash(data: bytes)), surveys: surveys, saved: saved)
-    entries.withLock { $0[user] = entry }
+    let digest = Array(SHA256.hash(data: bytes))
+    kept.withLock { kept in
+      if kept.surveys != surveys { kept.surveys = surveys }
+      kept.entries[user] = Entry(digest: digest, surveys: kept.surveys, saved: saved)
+    }
   }
 }
