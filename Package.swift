@@ -108,6 +108,7 @@ let package = Package(
       dependencies: [
         "PointApp", "ComposableTesting",
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
       ]
     ),

@@ -61,6 +61,28 @@ struct PrintChangesTests {
     ])
   }
 
+  /// A change inside a field and one of a field after it come in the dump's order, each pair of
+  /// lines together, each under its own parents.
+  @Test func changesComeInTheDumpsOrder() {
+    let before = PrintedList(items: [PrintedItem(n: 1)], flag: true)
+    let after = PrintedList(items: [PrintedItem(n: 2)], flag: false)
+    let written = LockIsolated<[String]>([])
+    ChangePrinter<PrintedList, Int>.dump { text in written.withValue { $0.append(text) } }.printChange(1, before, after)
+    #expect(written.value == [
+      """
+      received action:
+        - 1
+        ▿ ComposableTests.PrintedList
+          ▿ items: 1 element
+            ▿ ComposableTests.PrintedItem
+      −       - n: 1
+      +       - n: 2
+      −   - flag: true
+      +   - flag: false
+      """
+    ])
+  }
+
   /// A `nil` printer writes nothing, and the reducer is unchanged.
   @Test func noPrinterNoOutput() async {
     let store = TestStore(initialState: Counter.State()) { Counter()._printChanges(nil) }
@@ -76,4 +98,13 @@ struct PrintedShelf: Equatable {
 struct PrintedBook: Equatable {
   var title: String
   var read: Bool
+}
+
+struct PrintedList: Equatable {
+  var items: [PrintedItem]
+  var flag: Bool
+}
+
+struct PrintedItem: Equatable {
+  var n: Int
 }

@@ -28,8 +28,10 @@ public struct ChangePrinter<State, Action>: Sendable {
   ///
   /// On the standard library's `dump`, not CustomDump's: the server links no CustomDump, which
   /// (with a trait that swift-snapshot-testing turns on for the whole package graph) brings
-  /// FoundationNetworking and libcurl's 25 libraries into the process, 5.5 MB of its memory at
-  /// start (BENCHMARKS.md, P4). The tests' `TestStore` still diffs with CustomDump.
+  /// FoundationNetworking and libcurl's 25 libraries into the process, 5.5 MB more at start
+  /// (BENCHMARKS.md, P4). The tests' `TestStore` still diffs with CustomDump. Unlike CustomDump's,
+  /// `dump` writes a dictionary's entries in its storage order, which changes when it grows: its
+  /// entries may then show as removed and written again.
   public static func dump(to write: @escaping @Sendable (String) -> Void = { print($0) }) -> Self {
     Self { action, old, new in
       var text = "received action:\n"
@@ -42,7 +44,7 @@ public struct ChangePrinter<State, Action>: Sendable {
     }
   }
 
-  /// Only each action's case (`AppFeature.Action.surveyList`): no payload, no state.
+  /// Only each action's case (`PointApp.AppFeature.Action.surveyList`): no payload, no state.
   public static func actionLabels(to write: @escaping @Sendable (String) -> Void = { print($0) }) -> Self {
     Self { action, _, _ in
       var text = ""
@@ -53,9 +55,11 @@ public struct ChangePrinter<State, Action>: Sendable {
 }
 
 /// The lines of the dump `after` that are not in `before` (`+`) and those of `before` it lost
-/// (`−`), in order, each preceded once by the unchanged lines that enclose it (its parents, by
-/// indentation); `nil` when nothing changed. A diff of lines (the standard library's
-/// `difference`), not of values as CustomDump's: a change may pair with a like line elsewhere.
+/// (`−`), in the dump's order (of two waiting, the removed line first unless the added one is
+/// deeper, and so inside what came before it), each preceded once by the unchanged lines that
+/// enclose it (its parents, by indentation); `nil` when nothing changed. A diff of lines (the
+/// standard library's `difference`), not of values as CustomDump's: a change may pair with a
+/// like line elsewhere.
 func changedLines(from before: String, to after: String) -> String? {
   let (old, new) = (before.split(separator: "\n"), after.split(separator: "\n"))
   let difference = new.difference(from: old)
@@ -86,11 +90,13 @@ func changedLines(from before: String, to after: String) -> String? {
   }
   var (i, j) = (0, 0)
   while i < old.count || j < new.count {
-    if i < old.count, removed.contains(i) {
+    let removing = i < old.count && removed.contains(i), inserting = j < new.count && inserted.contains(j)
+    if removing, !inserting || indentation(old[i]) >= indentation(new[j]) {
       write("\u{2212}", old[i])
-      enter(old[i], shown: true)
+      // Gone from the new dump: it holds nothing that follows, but ends what it closes.
+      while let last = parents.last, indentation(last.line) >= indentation(old[i]) { parents.removeLast() }
       i += 1
-    } else if j < new.count, inserted.contains(j) {
+    } else if inserting {
       write("+", new[j])
       enter(new[j], shown: true)
       j += 1

@@ -20,6 +20,7 @@ struct TraceRedactionTests {
     var dumped = ""
     customDump(signIn, to: &dumped)
     customDump(status, to: &dumped)
-    #expect(dumped.contains("hanako@example.jp") && !dumped.contains("horse") && !dumped.contains("7K3M"), "\(dumped)")
+    #expect(dumped.contains("password: <secret>") && dumped.contains("hanako@example.jp") && !dumped.contains("horse"), "\(dumped)")
+    #expect(dumped.contains("••••-••••-••••-W4RA") && !dumped.contains("7K3M"), "\(dumped)")
   }
 }
