@@ -30,7 +30,7 @@ struct AdminController {
       return try await loop.page(request, context, .secondFactorPageRequested(next: query["next"].map(String.init), refused: query["refused"] == "1"))
     } form: { request, context in
       try await loop.form(request, context) { form in
-        .secondFactorSubmitted(code: try form.value("code"), next: try form.optionalValue("next"))
+        .secondFactorSubmitted(code: Secret(try form.value("code")), next: try form.optionalValue("next"))
       }
     }
 

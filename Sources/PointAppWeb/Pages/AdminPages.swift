@@ -75,7 +75,7 @@ extension Pages {
   static func adminRecoveryCodes(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
     var body: [String: Any] = ["csrf": csrf]
     if case let .recoveryCodes(codes)? = state.revealed {
-      body["codes"] = codes
+      body["codes"] = codes.map(\.value)
       body["hasCodes"] = true
     }
     return adminLayout(state, csrf: csrf, body: body)
@@ -97,7 +97,7 @@ extension Pages {
       "roles": roles.map { ["value": $0.rawValue, "title": $0.title] },
     ]
     if case let .initialPassword(email, password)? = state.revealed {
-      body["issued"] = ["email": email, "password": password]
+      body["issued"] = ["email": email, "password": password.value]
     }
     switch state.team.outcome {
     case let .done(notice)?: body["done"] = notice.message

@@ -135,7 +135,7 @@ struct OperatorService: Sendable {
         try await sessions.update(session) { record in
           record.pendingSecret = nil
           record.secondFactorAt = now
-          record.revealed = .recoveryCodes(codes)
+          record.revealed = .recoveryCodes(codes.map { Secret($0) })
         }
       },
       verifySecondFactor: { code in
@@ -196,7 +196,7 @@ struct OperatorService: Sendable {
       let made = Operator(email: address.value, passwordHash: try await hasher.hash(password), created: now, role: role)
       try await audit.append(AuditEntry(at: now, operatorEmail: email, action: .operatorAdded, subject: address.value, after: role.title))
       guard try await operators.create(made, as: made.id) else { throw TeamError.exists }
-      try await sessions.update(session) { $0.revealed = .initialPassword(email: address.value, password: password) }
+      try await sessions.update(session) { $0.revealed = .initialPassword(email: address.value, password: Secret(password)) }
     case let .changeRole(id, role):
       let target = try await member(id)
       guard target.role != role else { return }

@@ -17,6 +17,13 @@ struct TraceRedactionTests {
     let trace = written.value.joined()
     #expect(trace.contains("password: <secret>") && trace.contains("hanako@example.jp") && !trace.contains("horse"))
     #expect(trace.contains("code: ••••-••••-••••-W4RA") && !trace.contains("7K3M"))
+    let console = LockIsolated<[String]>([])
+    let revealed = OperatorFeature.Revealed.initialPassword(email: "jiro@example.jp", password: "first-pass-9Q")
+    ChangePrinter<OperatorFeature.Revealed?, OperatorFeature.Action>.dump { text in console.withValue { $0.append(text) } }
+      .printChange(.secondFactorSubmitted(code: "287082", next: nil), .recoveryCodes(["rc-1111-2222"]), revealed)
+    let consoleTrace = console.value.joined()
+    #expect(consoleTrace.contains("code: <secret>") && consoleTrace.contains("jiro@example.jp"))
+    #expect(!consoleTrace.contains("287082") && !consoleTrace.contains("first-pass") && !consoleTrace.contains("rc-1111"), "\(consoleTrace)")
     var dumped = ""
     customDump(signIn, to: &dumped)
     customDump(status, to: &dumped)

@@ -81,8 +81,8 @@ public struct OperatorFeature: Reducer, Sendable {
 
   /// What is shown once, kept with the session until its page has shown it.
   public enum Revealed: Codable, Equatable, Sendable {
-    case recoveryCodes([String])
-    case initialPassword(email: String, password: String)
+    case recoveryCodes([Secret])
+    case initialPassword(email: String, password: Secret)
   }
 
   /// How long a second factor stands for the parts of the console that ask it again
@@ -219,7 +219,7 @@ public struct OperatorFeature: Reducer, Sendable {
     case desk(SupportDesk.Action)
     /// The code page: after the password, or asked again before `next`.
     case secondFactorPageRequested(next: String?, refused: Bool)
-    case secondFactorSubmitted(code: String, next: String?)
+    case secondFactorSubmitted(code: Secret, next: String?)
     /// `nil`: taken; otherwise why not.
     case secondFactorFinished(AccountError?, next: String?)
     case enrolmentPageRequested(refused: Bool)
@@ -272,7 +272,7 @@ public struct OperatorFeature: Reducer, Sendable {
         case let .secondFactorSubmitted(code, next):
           state.refusal = nil
           let next = next.flatMap(Self.consolePath)
-          return .asking({ try await operators.verifySecondFactor(code) }) { .secondFactorFinished($0.refusal, next: next) }
+          return .asking({ try await operators.verifySecondFactor(code.value) }) { .secondFactorFinished($0.refusal, next: next) }
 
         case let .secondFactorFinished(nil, next):
           state.secondFactor = .given(at: now)
