@@ -27,6 +27,10 @@ public struct AppConfiguration: Sendable {
   /// Proxies whose `X-Forwarded-For` names the client (nginx in front): from any other peer the
   /// header is ignored, since anyone can send it.
   public var trustedProxies: Set<String> = []
+  /// Logins, registrations and resets one client may try in a minute, whatever the addresses
+  /// (members and operators each): more where many members share an address, as behind a
+  /// carrier's NAT.
+  public var loginsPerMinute = LoginLimits.attemptsPerMinute
   /// The port that serves `GET /metrics` (Prometheus's text format) on `hostname`; `nil`: none.
   /// Never the public port.
   public var metricsPort: Int?
@@ -199,7 +203,7 @@ public func buildApplication(
   // bound by their fsyncs, and as many kept cost P4 14 MB (BENCHMARKS.md).
   let cache = SavedStateCache(kept: configuration.databaseURL == nil ? 500 : 2000)
   let sessionSecret = if let secret { secret } else { try await Sessions.secret(in: stores.backend) }
-  let throttle = LoginThrottle(stores.records(.loginLimits))
+  let throttle = LoginThrottle(stores.records(.loginLimits), attemptsPerMinute: configuration.loginsPerMinute)
   let sessions = Sessions(
     secret: sessionSecret,
     secureCookies: configuration.secureCookies,

@@ -176,6 +176,9 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Addresses of proxies trusted to name the client in X-Forwarded-For, comma-separated (POINTAPP_TRUSTED_PROXIES).")
   var trustedProxies = ProcessInfo.processInfo.environment["POINTAPP_TRUSTED_PROXIES"] ?? ""
 
+  @Option(help: "Logins, registrations and resets one client address may try in a minute, members and operators each: more where many members share an address, as behind a carrier's NAT (POINTAPP_LOGINS_PER_MINUTE).")
+  var loginsPerMinute = Int(ProcessInfo.processInfo.environment["POINTAPP_LOGINS_PER_MINUTE"] ?? "") ?? LoginLimits.attemptsPerMinute
+
   @OptionGroup var database: DatabaseOptions
 
   @Flag(help: "Mark the session cookie Secure, for serving behind HTTPS (POINTAPP_SECURE_COOKIES=1).")
@@ -237,6 +240,8 @@ struct Serve: AsyncParsableCommand {
     }
     // For the crash test and the scale-out proof only: an issuer that rejects and is slow.
     let faults = configuration.applyTestFaults(from: ProcessInfo.processInfo.environment, enabled: testFaults)
+    guard loginsPerMinute > 0 else { throw ValidationError("--logins-per-minute wants a positive number") }
+    configuration.loginsPerMinute = loginsPerMinute
     configuration.trustedProxies = Set(trustedProxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     guard let level = Logger.Level(rawValue: logLevel) else {
       throw ValidationError("unknown log level \(logLevel)")

@@ -172,6 +172,21 @@ struct AccountTests {
     }
   }
 
+  /// Where many members share an address (a carrier's NAT) the server may allow it more: the
+  /// limit set is the one counted, for registrations as for logins.
+  @Test func aClientsLimitIsTheOneConfigured() async throws {
+    let server = try TestServer()
+    try await server.application(loginsPerMinute: 3).test(.live) { client in
+      var statuses: [HTTPResponse.Status] = []
+      for number in 0..<4 {
+        var (browser, csrf) = try await Self.guest(client)
+        let form = "csrf=\(csrf)&email=member\(number)%40example.jp&password=correct+horse+battery"
+        statuses.append(try await browser.post(number == 0 ? "/login" : "/register", form: form).status)
+      }
+      #expect(statuses == [.seeOther, .seeOther, .seeOther, .tooManyRequests])
+    }
+  }
+
   /// A login's password is checked before the user's lock: while its bcrypt is held, the same
   /// browser's answer in another tab (an update of the same user) is saved at once. It used to
   /// wait for the login, which held the user (on PostgreSQL a transaction and a connection) for

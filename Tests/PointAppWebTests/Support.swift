@@ -60,7 +60,7 @@ struct TestServer {
   func application(
     catalog: [Survey] = testCatalog, surveyClient: SurveyClient? = nil, backend: (any RecordBackend)? = nil,
     secureCookies: Bool = false, logger: Logger? = nil, metrics: PrometheusCollectorRegistry? = nil,
-    trustedProxies: Set<String> = [], databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
+    trustedProxies: Set<String> = [], loginsPerMinute: Int = LoginLimits.attemptsPerMinute, databaseURL: String? = nil, sessions: (any RecordStorage)? = nil, poolSize: Int = 4,
     storeCatalog: Bool = false, routes: RouteList? = nil, giftSource: (any GiftSource)? = nil, logLevel: Logger.Level = .info,
     hasher: PasswordHasher = TestServer.hasher, now: Date = noon, giftProvider: GiftProviderSettings? = nil
   ) async throws -> some ApplicationProtocol {
@@ -73,6 +73,7 @@ struct TestServer {
     configuration.databasePoolSize = poolSize  // the tests' cluster serves many pools at once
     configuration.secureCookies = secureCookies
     configuration.trustedProxies = trustedProxies
+    configuration.loginsPerMinute = loginsPerMinute
     configuration.dataDirectory = dataDirectory
     configuration.templatesDirectory = repositoryRoot.appendingPathComponent("Templates")
     configuration.publicDirectory = repositoryRoot.appendingPathComponent("Public")

@@ -10,8 +10,8 @@ public enum LoginLimits {
 }
 
 /// Slows password guessing: after `failuresAllowed` failed logins for an address, its logins are
-/// refused for `lockout`; a client may try `attemptsPerMinute` logins a minute, whatever the
-/// addresses. The counts are records (`RecordKind.loginLimits`: the data folder's, the database's,
+/// refused for `lockout`; a client may try `attemptsPerMinute` logins a minute (by default
+/// `LoginLimits.attemptsPerMinute`), whatever the addresses. The counts are records (`RecordKind.loginLimits`: the data folder's, the database's,
 /// or memory), shared by every process and instance, each count a compare-and-swap of its record,
 /// so that guesses spread over processes or sent side by side are all counted. A record is named
 /// by a hash of what it counts (an address, a client), never the address itself.
@@ -32,12 +32,15 @@ public final class LoginThrottle: Sendable {
 
   let failures: Records<RecordName, Failures>
   let attempts: Records<RecordName, Attempts>
+  /// Logins, registrations and resets a client may try in a minute.
+  let attemptsPerMinute: Int
   /// Where the next pruning step starts.
   private let pruned = Mutex<String?>(nil)
 
-  public init(_ storage: any RecordStorage) {
+  public init(_ storage: any RecordStorage, attemptsPerMinute: Int = LoginLimits.attemptsPerMinute) {
     failures = Records(storage)
     attempts = Records(storage)
+    self.attemptsPerMinute = attemptsPerMinute
   }
 
   /// Counts a login attempt for `email` from `client`, or refuses it. The attempt counts as a
@@ -62,7 +65,7 @@ public final class LoginThrottle: Sendable {
     guard let client else { return }
     try await attempts.modify(Self.name("c", client)) { current in
       let recent = (current?.times ?? []).filter { now.timeIntervalSince($0) < 60 }
-      guard recent.count < LoginLimits.attemptsPerMinute else { throw AccountError.throttled }
+      guard recent.count < attemptsPerMinute else { throw AccountError.throttled }
       return (Attempts(times: recent + [now]), ())
     }
   }
