@@ -32,32 +32,37 @@ public enum DurableFile {
   }
 
   /// The file's bytes and the version of the file they were read from; `nil` when the file does
-  /// not exist.
+  /// not exist. Read again when the name no longer leads to the file as it was before the read: a
+  /// record's write makes its old file the spare and empties it (`replaceThroughSpare`), which a
+  /// reader that opened the old file just before would otherwise see.
   static func readVersioned(_ path: String) throws -> (data: Data, version: FileVersion)? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-      if errno == ENOENT { return nil }
-      throw FileError("open", path)
-    }
-    defer { close(fd) }
-    var status = stat()
-    guard fstat(fd, &status) == 0 else { throw FileError("fstat", path) }
-    // Sized from the file, one byte more to see the end in the same call; a file that grows
-    // meanwhile (not ours: ours are replaced, never written in place) is read to its end.
-    var data = Data(count: Int(status.st_size) + 1)
-    var count = 0
-    while true {
-      if count == data.count { data.count += 64 * 1024 }
-      let read = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-      if read < 0 {
-        if errno == EINTR { continue }
-        throw FileError("read", path)
+    for _ in 0..<100 {
+      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      guard fd >= 0 else {
+        if errno == ENOENT { return nil }
+        throw FileError("open", path)
       }
-      if read == 0 { break }
-      count += read
+      defer { close(fd) }
+      var status = stat()
+      guard fstat(fd, &status) == 0 else { throw FileError("fstat", path) }
+      // Sized from the file, one byte more to see the end in the same call.
+      var data = Data(count: Int(status.st_size) + 1)
+      var count = 0
+      while true {
+        if count == data.count { data.count += 64 * 1024 }
+        let read = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+        if read < 0 {
+          if errno == EINTR { continue }
+          throw FileError("read", path)
+        }
+        if read == 0 { break }
+        count += read
+      }
+      data.count = count
+      let version = FileVersion(status)
+      if count == status.st_size, FileVersion(path: path) == version { return (data, version) }
     }
-    data.count = count
-    return (data, FileVersion(status))
+    throw FileError("read (the file kept changing)", path, code: EAGAIN)
   }
 
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
