@@ -229,36 +229,6 @@ struct BackendContractTests {
     #expect(try await Self.number(shared.read("shared")?.data) == 7)
   }
 
-  /// A record a holding writes again and again trades places with its spare: the same two files
-  /// take turns (no file made or removed for a write, BENCHMARKS.md), the spare empty between
-  /// writes (the old bytes are not kept), and a deletion leaves neither.
-  @Test func onFilesARecordWrittenAgainTradesPlacesWithItsSpare() async throws {
-    let folder = Kind.folder()
-    let backend = try FileBackend(folder)
-    let table = try backend.table(.accounts)
-    let path = folder.appendingPathComponent("accounts/member.json").path
-    let spare = folder.appendingPathComponent("accounts/.member.json.spare").path
-    func inode(_ path: String) throws -> UInt64 {
-      try #require(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64)
-    }
-    func size(_ path: String) throws -> Int {
-      try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-    }
-    try await backend.holding("member") { () async throws in _ = try await table.create("member", Self.record(0)) }
-    var seen: [UInt64] = [try inode(path)]
-    for number in 1...4 {
-      let version = try #require(try await table.read("member")).version
-      try await backend.holding("member") { () async throws in #expect(try await table.replace("member", Self.record(number), at: version)) }
-      #expect(try await Self.number(table.read("member")?.data) == number)
-      #expect(try size(spare) == 0, "the spare keeps nothing of write \(number)")
-      seen.append(try inode(path))
-    }
-    #expect(Set(seen).count == 2 && seen[1] != seen[0] && seen[2] == seen[0] && seen[3] == seen[1], "two files take turns: \(seen)")
-    let version = try #require(try await table.read("member")).version
-    try await backend.holding("member") { () async throws in #expect(try await table.delete("member", at: version)) }
-    #expect(!FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: spare))
-  }
-
   /// A commit of several records whose write is refused (a full disk) after its intent was
   /// durable is finished before any other commit: at once if the refusal has passed (the holding
   /// succeeds), else by the next commit, which is refused while it cannot be. Nothing ever

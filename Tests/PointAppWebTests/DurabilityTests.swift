@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import PointAppWeb
@@ -43,31 +42,6 @@ struct DurabilityTests {
     #expect(try await table.names(after: nil, limit: 100).count == 64)
     let syncs = backend.logSyncs
     #expect(syncs >= 1 && syncs < 32, "\(syncs) syncs of the log for 64 commits")
-  }
-
-  /// A record's write empties its old file, the spare now (`replaceThroughSpare`): a reader that
-  /// opened the old file just before reads again, and never gets a part of a file. Each write
-  /// here has a length of its own, all of one byte, so a part would show.
-  @Test func aReaderOfAFileReplacedThroughItsSpareGetsOneWholeFile() async throws {
-    let path = try folder().appendingPathComponent("member.json").path
-    @Sendable func contents(_ number: Int) -> Data {
-      Data(repeating: UInt8(ascii: "a") + UInt8(number % 26), count: 200 + number % 1_000)
-    }
-    try DurableFile.replaceThroughSpare(contents(0), at: path)
-    final class Flag: Sendable { let done = Atomic(false) }
-    let flag = Flag()
-    let writing = Task.detached {
-      defer { flag.done.store(true, ordering: .releasing) }
-      for number in 1...20_000 { try DurableFile.replaceThroughSpare(contents(number), at: path) }
-    }
-    var (reads, parts) = (0, [Int]())
-    while !flag.done.load(ordering: .acquiring) {
-      let data = try #require(try DurableFile.read(path))
-      reads += 1
-      if data.count < 200 || data.contains(where: { $0 != data.first }) { parts.append(data.count) }
-    }
-    try await writing.value
-    #expect(parts.isEmpty, "\(parts.count) of \(reads) reads got a part of a file: \(parts.prefix(5))")
   }
 
   @Test func aFirstWriteThatFailsLeavesNoFile() throws {

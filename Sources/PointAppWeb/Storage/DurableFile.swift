@@ -32,37 +32,32 @@ public enum DurableFile {
   }
 
   /// The file's bytes and the version of the file they were read from; `nil` when the file does
-  /// not exist. Read again when the name no longer leads to the file as it was before the read: a
-  /// record's write makes its old file the spare and empties it (`replaceThroughSpare`), which a
-  /// reader that opened the old file just before would otherwise see.
+  /// not exist.
   static func readVersioned(_ path: String) throws -> (data: Data, version: FileVersion)? {
-    for _ in 0..<100 {
-      let fd = open(path, O_RDONLY | O_CLOEXEC)
-      guard fd >= 0 else {
-        if errno == ENOENT { return nil }
-        throw FileError("open", path)
-      }
-      defer { close(fd) }
-      var status = stat()
-      guard fstat(fd, &status) == 0 else { throw FileError("fstat", path) }
-      // Sized from the file, one byte more to see the end in the same call.
-      var data = Data(count: Int(status.st_size) + 1)
-      var count = 0
-      while true {
-        if count == data.count { data.count += 64 * 1024 }
-        let read = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-        if read < 0 {
-          if errno == EINTR { continue }
-          throw FileError("read", path)
-        }
-        if read == 0 { break }
-        count += read
-      }
-      data.count = count
-      let version = FileVersion(status)
-      if count == status.st_size, FileVersion(path: path) == version { return (data, version) }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      if errno == ENOENT { return nil }
+      throw FileError("open", path)
     }
-    throw FileError("read (the file kept changing)", path, code: EAGAIN)
+    defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0 else { throw FileError("fstat", path) }
+    // Sized from the file, one byte more to see the end in the same call; a file that grows
+    // meanwhile (not ours: ours are replaced, never written in place) is read to its end.
+    var data = Data(count: Int(status.st_size) + 1)
+    var count = 0
+    while true {
+      if count == data.count { data.count += 64 * 1024 }
+      let read = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+      if read < 0 {
+        if errno == EINTR { continue }
+        throw FileError("read", path)
+      }
+      if read == 0 { break }
+      count += read
+    }
+    data.count = count
+    return (data, FileVersion(status))
   }
 
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
@@ -129,49 +124,6 @@ public enum DurableFile {
     return true
   }
 
-  /// Replaces the file at `path` with `data`, nothing synced, through its spare (`spare(of:)`):
-  /// for a record whose change a log holds (`FileBackend`), written by one writer at a time (its
-  /// record's locks). The spare is written, then it and `path` trade names in one step
-  /// (`renameat2`'s `RENAME_EXCHANGE`), so that a reader opens the old file or the new one, never a
-  /// part; the old one, the spare now, is emptied for the next write. No inode is made or freed,
-  /// as a new temporary file for every write would: on ext4 without a journal (this machine's) a
-  /// new inode skips, one by one, those freed in the last seconds, which under a stream of answers
-  /// took 45% of the server's time (BENCHMARKS.md). Where a file system cannot trade names, and
-  /// for a first write, the spare takes the name as a temporary file would.
-  static func replaceThroughSpare(_ data: Data, at path: String) throws {
-    let spare = spare(of: path)
-    let fd = open(spare, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw FileError("create", spare) }
-    do {
-      try writeAll(data, to: fd, path: spare)
-      guard close(fd) == 0 else { throw FileError("close", spare) }
-    } catch {
-      close(fd)
-      throw error
-    }
-    if renameat2(AT_FDCWD, spare, AT_FDCWD, path, renameExchange) == 0 {
-      // The old bytes are not kept: a record deleted or rewritten (a member's data) leaves none.
-      guard truncate(spare, 0) == 0 else { throw FileError("truncate", spare) }
-      return
-    }
-    guard errno == ENOENT || errno == EINVAL else { throw FileError("renameat2", path) }
-    guard rename(spare, path) == 0 else { throw FileError("rename", spare) }
-  }
-
-  /// The spare of the file at `path` (`.<name>.spare` beside it, hidden as the folder's own files
-  /// are): empty between writes.
-  static func spare(of path: String) -> String {
-    let folder = (path as NSString).deletingLastPathComponent
-    return "\(folder)/.\((path as NSString).lastPathComponent).spare"
-  }
-
-  /// glibc's `renameat2`, which Swift's Glibc module does not declare, and its flag.
-  private static let renameat2 = unsafeBitCast(
-    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2")!,
-    to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self
-  )
-  private static let renameExchange: UInt32 = 1 << 1
-
   /// Removes temporary files of `write` left in `folder` by a crash. Only those older than
   /// `age` go: a younger one may belong to a write in progress in another process sharing the folder.
   public static func removeAbandonedTemporaries(in folder: String, olderThan age: TimeInterval = 60) throws {
@@ -225,9 +177,8 @@ public enum DurableFile {
 }
 
 /// Which file a path names, and as of which change: device, inode, size, and the times of its
-/// last change. A state file is replaced on every save (by a new inode, or by its spare's, which
-/// was written meanwhile), and the kernel sets a file's change time (ctime) on every change, which
-/// no program can set back.
+/// last change. A state file is replaced (a new inode) on every save, and the kernel sets a
+/// file's change time (ctime) on every change, which no program can set back.
 struct FileVersion: Equatable, Sendable {
   private let device: UInt64
   private let inode: UInt64

@@ -194,10 +194,10 @@ public final class FileBackend: RecordBackend {
       if refused { throw FileError("write (refused by a test)", path, code: ENOSPC) }
     #endif
     if let data = change.data, let version = change.version {
-      try DurableFile.replaceThroughSpare(FileRecordStorage.file(data, version: version), at: path)
+      let temporary = try DurableFile.writeTemporary(FileRecordStorage.file(data, version: version), for: path, sync: false)
+      _ = try DurableFile.place(temporary, at: path, exclusive: false)
     } else {
       guard unlink(path) == 0 || errno == ENOENT else { throw FileError("unlink", path) }
-      unlink(DurableFile.spare(of: path))
     }
   }
 

@@ -118,7 +118,6 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     return try await locked(name) {
       guard try Self.version(at: path) == version else { return false }
       guard unlink(path) == 0 else { throw FileError("unlink", path) }
-      unlink(DurableFile.spare(of: path))  // a holding's writes leave one (`FileBackend`)
       try DurableFile.syncFolder(folder)
       return true
     }
