@@ -7,6 +7,17 @@ import Testing
 
 /// Sessions are records on the server behind a cookie that carries their id only.
 struct SessionTests {
+  /// Ids, keys and secrets take their bytes eight at a time from the system's generator: as many
+  /// as asked, every one of them drawn (a thousand ids, all different, every hex digit in each place).
+  @Test func randomBytesAreAsManyAsAskedAndAllDrawn() {
+    for count in [4, 16, 20, 32] { #expect(randomBytes(count).count == count) }
+    let ids = (0..<1_000).map { _ in SessionID.random().rawValue }
+    #expect(Set(ids).count == ids.count)
+    for place in [0, 15, 16, 31] {
+      #expect(Set(ids.map { Array($0.utf8)[place] }).count == 16, "every digit turns up at place \(place)")
+    }
+  }
+
   @Test func aSessionsIdIsNeverItsUsersAndItIsSavedOnceTheVisitorReturns() async throws {
     let server = try TestServer()
     try await server.application().test(.router) { client in
