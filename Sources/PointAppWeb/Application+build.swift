@@ -401,8 +401,8 @@ public final class RouteList: Sendable {
 
 /// A feature prepared for every request's store; at the trace level (`LOG_LEVEL=trace`) each
 /// action it receives and the change of state it made are written to the log (`_printChanges`).
-/// Passwords never are (`Secret` dumps as `<secret>`, a gift code masked); the rest of a user's state is (see the
-/// README).
+/// Passwords and operators' codes never are (`Secret` dumps as `<secret>`, a gift code masked);
+/// the rest of a user's state is (see the README).
 func traced<Feature: Reducer & Sendable>(_ feature: Feature, to logger: Logger) -> PreparedReducer<Feature.State, Feature.Action>
 where Feature.Body: Reducer, Feature.Body.State == Feature.State, Feature.Body.Action == Feature.Action {
   guard logger.logLevel <= .trace else { return PreparedReducer(feature) }

@@ -56,7 +56,7 @@ public struct ExchangeSegment: Codable, Equatable, Sendable {
 }
 
 /// A code that an exchange delivers.
-public struct GiftCode: Codable, Hashable, Sendable, CustomStringConvertible {
+public struct GiftCode: Codable, Hashable, Sendable {
   public let value: String
 
   public init(_ value: String) { self.value = value }
@@ -66,8 +66,6 @@ public struct GiftCode: Codable, Hashable, Sendable, CustomStringConvertible {
     let hidden = max(0, value.count - 4)
     return String(value.enumerated().map { index, character in index < hidden && character != "-" ? "•" : character })
   }
-
-  public var description: String { value }
 
   /// Sealed (`SealedGiftCode`) when the encoder's `userInfo` holds a sealing, as the web layer's
   /// saved records do; in plain text otherwise (an encoder of the tests'). A sealed code
@@ -125,9 +123,9 @@ extension CodingUserInfoKey {
 }
 
 extension GiftCode: CustomDebugStringConvertible, CustomReflectable {
-  /// A dump (the trace of changes, `LOG_LEVEL=trace`; a test's diff) shows a code as the lists
-  /// do, masked: this for a description, and for its one field (CustomDump writes a value
-  /// that is not a struct by its `description`, the code).
+  /// A dump (the trace of changes, `LOG_LEVEL=trace`; a test's diff) and a string it is
+  /// interpolated into show a code as the lists do, masked: this for a description (there is no
+  /// other: the code itself is `value`), and for its one field.
   public var debugDescription: String { masked }
   public var customMirror: Mirror { Mirror(self, children: ["masked": masked], displayStyle: .struct) }
 }
