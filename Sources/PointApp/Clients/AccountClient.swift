@@ -19,19 +19,19 @@ public struct AccountClient: Sendable {
   public var changePassword: @Sendable (_ current: String, _ new: String) async throws -> Void
   /// A new link that proves `email`'s address, valid until `expires` (an earlier one stops
   /// working): its token, kept only hashed. `nil`: no account has that address.
-  public var issueVerification: @Sendable (_ email: EmailAddress, _ expires: Date) async throws -> String?
+  public var issueVerification: @Sendable (_ email: EmailAddress, _ expires: Date) async throws -> Secret?
   /// Marks the address whose link carries `token` as its account's own: the address. Refused
   /// (`invalidLink`) once used, past its time, replaced or never issued.
-  public var verifyAddress: @Sendable (_ token: String) async throws -> EmailAddress
+  public var verifyAddress: @Sendable (_ token: Secret) async throws -> EmailAddress
   /// A new link that lets `email`'s account choose a new password, valid until `expires` (an
   /// earlier one stops working): its token, kept only hashed. `nil` when no account has the
   /// address or one went to it within `LinkLimit`: the caller cannot tell which. Throws
   /// `throttled` when the request's client asked too often.
-  public var issueReset: @Sendable (_ email: EmailAddress, _ expires: Date) async throws -> String?
+  public var issueReset: @Sendable (_ email: EmailAddress, _ expires: Date) async throws -> Secret?
   /// Gives the account whose reset link carries `token` the password `password` (once, before
   /// the link expires), ends every session of the account, and counts its address as verified
   /// (the link reached it): the address. Refused (`invalidResetLink`) otherwise.
-  public var resetPassword: @Sendable (_ token: String, _ password: String) async throws -> EmailAddress
+  public var resetPassword: @Sendable (_ token: Secret, _ password: String) async throws -> EmailAddress
   /// Ends the signed-in account, given its password: the account and what is kept under its
   /// address (login limits, mail not yet sent) are deleted with the user's save; its sessions end.
   /// The address it had.
@@ -39,11 +39,11 @@ public struct AccountClient: Sendable {
   /// Starts moving the signed-in account to `newEmail`, given its password: a link for the new
   /// address, valid until `expires` (kept only hashed). Refused when an account has that
   /// address, or links went there too often (`LinkLimit`).
-  public var requestAddressChange: @Sendable (_ newEmail: EmailAddress, _ password: String, _ expires: Date) async throws -> String
+  public var requestAddressChange: @Sendable (_ newEmail: EmailAddress, _ password: String, _ expires: Date) async throws -> Secret
   /// Moves the account whose change link carries `token` to its new address (counted as
   /// verified: the link reached it); every session of the account ends. The addresses before and
   /// after. Refused (`invalidLink`) once used, past its time, replaced or never issued.
-  public var confirmAddressChange: @Sendable (_ token: String) async throws -> AddressMove
+  public var confirmAddressChange: @Sendable (_ token: Secret) async throws -> AddressMove
 }
 
 /// An account moved from one address to another.

@@ -6,9 +6,9 @@ import Foundation
 public struct MailRequest: Equatable, Sendable {
   public enum Kind: Equatable, Sendable {
     /// The link that proves the address is the member's: `token` opens it until `expires`.
-    case addressVerification(token: String, expires: Date)
+    case addressVerification(token: Secret, expires: Date)
     /// The link that lets the member choose a new password, asked for at `requestedAt`.
-    case passwordReset(token: String, requestedAt: Date, expires: Date)
+    case passwordReset(token: Secret, requestedAt: Date, expires: Date)
     /// A survey the member can answer was published.
     case invitation(SurveyInvitation)
     /// A survey the member was invited to and has not answered closes soon: once, before its
@@ -19,7 +19,7 @@ public struct MailRequest: Equatable, Sendable {
     /// The account ended (退会), with the points it gave up.
     case withdrawn(lost: PointAmount)
     /// The link that moves the account to the address it goes to.
-    case addressChange(token: String, expires: Date)
+    case addressChange(token: Secret, expires: Date)
     /// To the address an account left: it moved to `to`.
     case addressChanged(to: EmailAddress)
 

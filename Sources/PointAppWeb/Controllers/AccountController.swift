@@ -52,10 +52,10 @@ struct AccountController {
     }
 
     router.page("/account/email/confirm") { request, _ in
-      try await loop.page(request, .addressChangePageRequested(token: request.uri.queryParameters.get("token") ?? ""))
+      try await loop.page(request, .addressChangePageRequested(token: Secret(request.uri.queryParameters.get("token") ?? "")))
     } form: { request, context in
       try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
-        .addressChange(.confirmTapped(token: try form.value("token")))
+        .addressChange(.confirmTapped(token: Secret(try form.value("token"))))
       }
     }
 
@@ -89,9 +89,9 @@ struct AccountController {
     }
 
     router.page("/account/verify") { request, _ in
-      try await loop.page(request, .verificationPageRequested(token: request.uri.queryParameters.get("token") ?? ""))
+      try await loop.page(request, .verificationPageRequested(token: Secret(request.uri.queryParameters.get("token") ?? "")))
     } form: { request, _ in
-      try await loop.form(request) { form in .addressVerification(.confirmTapped(token: try form.value("token"))) }
+      try await loop.form(request) { form in .addressVerification(.confirmTapped(token: Secret(try form.value("token")))) }
     }
 
     router.form("/account/verification") { request, _ in
@@ -107,10 +107,10 @@ struct AccountController {
     }
 
     router.page("/password/reset") { request, _ in
-      try await loop.page(request, .passwordResetPageRequested(token: request.uri.queryParameters.get("token") ?? ""))
+      try await loop.page(request, .passwordResetPageRequested(token: Secret(request.uri.queryParameters.get("token") ?? "")))
     } form: { request, context in
       try await loop.form(request, client: context.client(of: request, trustedProxies: loop.trustedProxies)) { form in
-        .passwordReset(.resetSubmitted(token: try form.value("token"), password: Secret(try form.value("password"))))
+        .passwordReset(.resetSubmitted(token: Secret(try form.value("token")), password: Secret(try form.value("password"))))
       }
     }
 

@@ -38,11 +38,11 @@ struct MailOutbox: Sendable {
     switch request.kind {
     case let .addressVerification(token, expires):
       (kind, subject) = ("verification", "【PointApp】メールアドレスの確認")
-      context["link"] = settings.siteURL + "/account/verify?token=" + token
+      context["link"] = settings.siteURL + "/account/verify?token=" + token.value
       context["expires"] = Pages.date(expires)
     case let .passwordReset(token, requestedAt, expires):
       (kind, subject) = ("password-reset", "【PointApp】パスワードの再設定")
-      context["link"] = settings.siteURL + "/password/reset?token=" + token
+      context["link"] = settings.siteURL + "/password/reset?token=" + token.value
       context["requestedAt"] = Pages.date(requestedAt)
       context["expires"] = Pages.date(expires)
     case let .invitation(survey), let .reminder(survey):
@@ -56,7 +56,7 @@ struct MailOutbox: Sendable {
       context["expires"] = survey.expiresAt.map(Pages.date)
     case let .addressChange(token, expires):
       (kind, subject) = ("address-change", "【PointApp】メールアドレス変更の確認")
-      context["link"] = settings.siteURL + "/account/email/confirm?token=" + token
+      context["link"] = settings.siteURL + "/account/email/confirm?token=" + token.value
       context["expires"] = Pages.date(expires)
     case let .addressChanged(to):
       (kind, subject) = ("address-changed", "【PointApp】メールアドレスが変更されました")

@@ -31,7 +31,7 @@ struct AccountService: Sendable {
   /// a password it accepts); `nil` for any other action.
   func prepare(_ action: AppFeature.Action, for session: Session, from client: String?, now: Date) async throws -> Prepared? {
     if case let .passwordReset(.resetSubmitted(token, password)) = action, PasswordPolicy.problem(with: password.value) == nil {
-      return .reset(token: token, try await hashForReset(token, password.value, from: client, now: now))
+      return .reset(token: token, try await hashForReset(token.value, password.value, from: client, now: now))
     }
     if case let .withdrawal(.submitted(password)) = action, let email = session.account?.email, !password.value.isEmpty {
       return .withdraw(try await checkPassword(email, password.value, from: client, now: now))
@@ -104,7 +104,7 @@ struct AccountService: Sendable {
     /// The registration's password hashed, or why it was refused.
     case register(email: String, Result<String, AccountError>)
     /// A reset link's new password hashed, or why it was not.
-    case reset(token: String, Result<String, AccountError>)
+    case reset(token: Secret, Result<String, AccountError>)
     /// The password of the account that leaves, or moves, checked, or why it was refused.
     case withdraw(Result<Account, AccountError>)
     case addressChange(Result<Account, AccountError>)
@@ -229,7 +229,7 @@ struct AccountService: Sendable {
           let (token, link) = PendingLink.issue(for: id, expires: expires)
           account.verification = link
           account.linksSent = Array(((account.linksSent ?? []) + [now]).suffix(5))
-          return (account, token)
+          return (account, Secret(token))
         }
       },
       verifyAddress: { token in
@@ -237,7 +237,7 @@ struct AccountService: Sendable {
         // Guessing counts as logins do; and a wrong link says only that, whatever the account
         // (its id is the address's hash: the answer must not tell whether it exists or is verified).
         try await throttle.admit(client: client, now: now)
-        guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidLink }
+        guard let (id, secret) = PendingLink.parse(token.value) else { throw AccountError.invalidLink }
         return try await accounts.modify(id) { account in
           guard var account, let address = EmailAddress(account.email), let link = account.verification, link.opens(with: secret, at: now) else {
             throw AccountError.invalidLink
@@ -256,7 +256,7 @@ struct AccountService: Sendable {
           let (token, link) = PendingLink.issue(for: id, expires: expires)
           account.reset = link
           account.resetsSent = Array(((account.resetsSent ?? []) + [now]).suffix(5))
-          return (account, token)
+          return (account, Secret(token))
         }
       },
       resetPassword: { token, password in
@@ -264,9 +264,9 @@ struct AccountService: Sendable {
         // Hashed before the lock; only a form sent some other way is hashed here.
         let checked: Result<String, AccountError> =
           if case let .reset(preparedFor, result)? = prepared, preparedFor == token { result }
-          else { try await hashForReset(token, password, from: client, now: now) }
+          else { try await hashForReset(token.value, password, from: client, now: now) }
         let hash = try checked.get()
-        guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidResetLink }
+        guard let (id, secret) = PendingLink.parse(token.value) else { throw AccountError.invalidResetLink }
         let address = try await accounts.modify(id) { account in
           guard var account, let link = account.reset, link.opens(with: secret, at: now), let address = EmailAddress(account.email) else {
             throw AccountError.invalidResetLink
@@ -315,14 +315,14 @@ struct AccountService: Sendable {
           let (token, link) = PendingLink.issue(for: id, expires: expires)
           account.addressChange = AddressChange(to: newEmail.value, link: link)
           account.changesSent = Array(((account.changesSent ?? []) + [now]).suffix(5))
-          return (account, token)
+          return (account, Secret(token))
         }
       },
       confirmAddressChange: { token in
         let now = now
         // Guessing counts as logins do; a wrong link says only that.
         try await throttle.admit(client: client, now: now)
-        guard let (id, secret) = PendingLink.parse(token) else { throw AccountError.invalidLink }
+        guard let (id, secret) = PendingLink.parse(token.value) else { throw AccountError.invalidLink }
         // The old record goes and the new one comes in one commit: never both, never neither.
         return try await users.backend.holding("account-move:" + id.rawValue) {
           // Every check before the first write (a refusal's writes would commit with the update).

@@ -99,17 +99,17 @@ enum Navigation {
     case .notificationSettings?:
       (page, url) = (.notificationSettings, "/account/notifications")
     case let .confirmAddressChange(token)?:
-      (page, url) = (.confirmAddressChange(token: token), "/account/email/confirm?token=\(token)")
+      (page, url) = (.confirmAddressChange(token: token.value), "/account/email/confirm?token=\(token.value)")
     case .withdraw?:
       (page, url) = (.withdraw, "/account/withdraw")
     case .withdrawn?:
       (page, url) = (.withdrawn, "/account/withdrawn")
     case let .verifyAddress(token)?:
-      (page, url) = (.verifyAddress(token: token), "/account/verify?token=\(token)")
+      (page, url) = (.verifyAddress(token: token.value), "/account/verify?token=\(token.value)")
     case .passwordForgot?:
       (page, url) = (.passwordForgot, "/password/forgot")
     case let .passwordReset(token)?:
-      (page, url) = (.passwordReset(token: token), "/password/reset?token=\(token)")
+      (page, url) = (.passwordReset(token: token.value), "/password/reset?token=\(token.value)")
     case let .exchangeConfirmation(option, alert)?:
       (page, url) = (.confirmation(alert.map(AppFeature.Action.exchange), cancel: "/exchange"), "/exchange/\(option.id.rawValue)")
     }

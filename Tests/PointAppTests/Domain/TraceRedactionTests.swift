@@ -24,6 +24,15 @@ struct TraceRedactionTests {
     let consoleTrace = console.value.joined()
     #expect(consoleTrace.contains("code: <secret>") && consoleTrace.contains("jiro@example.jp"))
     #expect(!consoleTrace.contains("287082") && !consoleTrace.contains("first-pass") && !consoleTrace.contains("rc-1111"), "\(consoleTrace)")
+    // A mailed link's token (a reset opens the account) in an action, a destination, a message.
+    let token = Secret(String(repeating: "9f", count: 32))
+    let links = LockIsolated<[String]>([])
+    ChangePrinter<[MailRequest], AppFeature.Action>.dump { text in links.withValue { $0.append(text) } }
+      .printChange(.passwordResetPageRequested(token: token), [], [MailRequest(to: EmailAddress("hanako@example.jp")!, .passwordReset(token: token, requestedAt: noon, expires: noon))])
+    ChangePrinter<AppFeature.Destination?, AppFeature.Action>.dump { text in links.withValue { $0.append(text) } }
+      .printChange(.addressVerification(.confirmTapped(token: token)), nil, .verifyAddress(token: token))
+    let linkTrace = links.value.joined()
+    #expect(linkTrace.contains("token: <secret>") && linkTrace.contains("hanako@example.jp") && !linkTrace.contains("9f9f"), "\(linkTrace)")
     var dumped = ""
     customDump(signIn, to: &dumped)
     customDump(status, to: &dumped)

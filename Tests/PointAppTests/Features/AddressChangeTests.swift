@@ -9,7 +9,7 @@ import Testing
 struct AddressChangeTests {
   let old = EmailAddress("old@example.jp")!
   let new = EmailAddress("new@example.jp")!
-  let token = String(repeating: "cd", count: 32)
+  let token = Secret(String(repeating: "cd", count: 32))
   var expires: Date { noon.addingTimeInterval(AddressChangeFeature.linkLifetime) }
 
   func makeStore(signedIn: Bool = true, _ accounts: (inout AccountClient) -> Void = { _ in }) -> TestStoreOf<AppFeature> {

@@ -8,7 +8,7 @@ import Testing
 /// browser; exchanges wait for it.
 struct AddressVerificationTests {
   let address = EmailAddress("hanako@example.jp")!
-  let token = String(repeating: "ab", count: 32)
+  let token = Secret(String(repeating: "ab", count: 32))
   var expires: Date { noon.addingTimeInterval(AddressVerification.linkLifetime) }
 
   func makeStore(
@@ -24,7 +24,7 @@ struct AddressVerificationTests {
       $0.register = { email, _ in SignIn(email: email) }
       $0.issueVerification = { [expires] email, until in
         #expect(email.value == "hanako@example.jp" && until == expires)
-        return String(repeating: "ab", count: 32)
+        return Secret(String(repeating: "ab", count: 32))
       }
     }
     await store.send(.signInForm(.submitted(.register, email: "hanako@example.jp", password: "correct horse battery"))) {
@@ -114,7 +114,7 @@ struct AddressVerificationTests {
       $0.flash = Flash(.error, AccountError.invalidLink.message)
     }
     await store.send(.verificationPageRequested(token: "abc")) { $0.destination = .notFound }
-    await store.send(.verificationPageRequested(token: String(repeating: "zz", count: 32)))  // still nowhere
+    await store.send(.verificationPageRequested(token: Secret(String(repeating: "zz", count: 32))))  // still nowhere
   }
 
   @Test func anUnverifiedAccountCannotExchange() async {

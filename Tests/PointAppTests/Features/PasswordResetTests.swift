@@ -8,7 +8,7 @@ import Testing
 /// a link by mail valid an hour, a new password from it.
 struct PasswordResetTests {
   let address = EmailAddress("hanako@example.jp")!
-  let token = String(repeating: "cd", count: 32)
+  let token = Secret(String(repeating: "cd", count: 32))
   var expires: Date { noon.addingTimeInterval(PasswordReset.linkLifetime) }
   let requested = Flash(
     .success,

@@ -21,9 +21,9 @@ public struct AddressChangeFeature: Reducer, Sendable {
   @CasePathable
   public enum Action: Equatable, Sendable {
     case submitted(newEmail: String, password: Secret)
-    case linkIssued(EmailAddress, expires: Date, Result<String, AccountError>)
+    case linkIssued(EmailAddress, expires: Date, Result<Secret, AccountError>)
     /// The button of a change link's page was pressed.
-    case confirmTapped(token: String)
+    case confirmTapped(token: Secret)
     case confirmed(Result<AddressMove, AccountError>)
     case delegate(Delegate)
 

@@ -28,9 +28,9 @@ public struct AddressVerification: Reducer, Sendable {
     case registered(EmailAddress)
     /// "確認メールを再送" was pressed.
     case resendTapped
-    case linkIssued(EmailAddress, expires: Date, resent: Bool, Result<String?, AccountError>)
+    case linkIssued(EmailAddress, expires: Date, resent: Bool, Result<Secret?, AccountError>)
     /// The button of a verification link's page was pressed.
-    case confirmTapped(token: String)
+    case confirmTapped(token: Secret)
     case confirmed(Result<EmailAddress, AccountError>)
     case delegate(Delegate)
 

@@ -23,9 +23,9 @@ public struct PasswordReset: Reducer, Sendable {
   public enum Action: Equatable, Sendable {
     /// The form of /password/forgot was sent with this address.
     case requestSubmitted(email: String)
-    case linkIssued(EmailAddress, requestedAt: Date, expires: Date, Result<String?, AccountError>)
+    case linkIssued(EmailAddress, requestedAt: Date, expires: Date, Result<Secret?, AccountError>)
     /// The form of a reset link's page was sent with a new password.
-    case resetSubmitted(token: String, password: Secret)
+    case resetSubmitted(token: Secret, password: Secret)
     case resetAnswered(Result<EmailAddress, AccountError>)
     case delegate(Delegate)
 

@@ -101,18 +101,18 @@ public struct AppFeature: Reducer, Sendable {
     /// The mail the member chooses to hear.
     case notificationSettings
     /// An address change link's page: a button that confirms it.
-    case confirmAddressChange(token: String)
+    case confirmAddressChange(token: Secret)
     /// 退会: what leaving loses, and the password form.
     case withdraw
     /// The account has ended.
     case withdrawn
     /// A verification link's page: a button that confirms the address (a link that changes
     /// something by being fetched would be used up by mail scanners).
-    case verifyAddress(token: String)
+    case verifyAddress(token: Secret)
     /// The form that asks for a password reset link.
     case passwordForgot
     /// A reset link's page: the form for the new password.
-    case passwordReset(token: String)
+    case passwordReset(token: Secret)
     /// The question asked before points are exchanged for `option`.
     case exchangeConfirmation(ExchangeOption, AlertState<Exchange.Action>)
     /// No such page, survey or exchange.
@@ -151,12 +151,12 @@ public struct AppFeature: Reducer, Sendable {
     case passwordChange(PasswordChange.Action)
     case addressVerification(AddressVerification.Action)
     /// A verification link was opened.
-    case verificationPageRequested(token: String)
+    case verificationPageRequested(token: Secret)
     case passwordReset(PasswordReset.Action)
     /// "パスワードを忘れた方" was followed.
     case passwordForgotPageRequested
     /// A reset link was opened.
-    case passwordResetPageRequested(token: String)
+    case passwordResetPageRequested(token: Secret)
     /// The account's page was asked for.
     case accountPageRequested
     case notifications(Notifications.Action)
@@ -165,7 +165,7 @@ public struct AppFeature: Reducer, Sendable {
     case withdrawal(Withdrawal.Action)
     case addressChange(AddressChangeFeature.Action)
     /// An address change link was opened.
-    case addressChangePageRequested(token: String)
+    case addressChangePageRequested(token: Secret)
     case withdrawPageRequested
     /// The page after leaving.
     case withdrawnPageRequested
@@ -665,8 +665,8 @@ public struct AppFeature: Reducer, Sendable {
 
   /// Whether `token` has the shape of a link's token (64 hex digits): anything else is a link
   /// cut short, or not one of ours.
-  static func isLinkToken(_ token: String) -> Bool {
-    token.utf8.count == 64 && token.allSatisfy(\.isHexDigit)
+  static func isLinkToken(_ token: Secret) -> Bool {
+    token.value.utf8.count == 64 && token.value.allSatisfy(\.isHexDigit)
   }
 
   /// The user is on a page: it counts as the day's visit (the streak and today's visit mission).
