@@ -27,9 +27,9 @@ public struct AppConfiguration: Sendable {
   /// Proxies whose `X-Forwarded-For` names the client (nginx in front): from any other peer the
   /// header is ignored, since anyone can send it.
   public var trustedProxies: Set<String> = []
-  /// Logins, registrations and resets one client may try in a minute, whatever the addresses
-  /// (members and operators each): more where many members share an address, as behind a
-  /// carrier's NAT.
+  /// Logins, registrations, resets and mailed links opened that one client may try in a minute,
+  /// whatever the addresses (members and operators each): more where many members share an
+  /// address, as behind a carrier's NAT.
   public var loginsPerMinute = LoginLimits.attemptsPerMinute
   /// The port that serves `GET /metrics` (Prometheus's text format) on `hostname`; `nil`: none.
   /// Never the public port.
@@ -401,8 +401,8 @@ public final class RouteList: Sendable {
 
 /// A feature prepared for every request's store; at the trace level (`LOG_LEVEL=trace`) each
 /// action it receives and the change of state it made are written to the log (`_printChanges`).
-/// Passwords and operators' codes never are (`Secret` dumps as `<secret>`, a gift code masked);
-/// the rest of a user's state is (see the README).
+/// Passwords, operators' codes and mailed links' tokens never are (`Secret` dumps as `<secret>`,
+/// a gift code masked); the rest of a user's state is (see the README).
 func traced<Feature: Reducer & Sendable>(_ feature: Feature, to logger: Logger) -> PreparedReducer<Feature.State, Feature.Action>
 where Feature.Body: Reducer, Feature.Body.State == Feature.State, Feature.Body.Action == Feature.Action {
   guard logger.logLevel <= .trace else { return PreparedReducer(feature) }

@@ -176,7 +176,7 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Addresses of proxies trusted to name the client in X-Forwarded-For, comma-separated (POINTAPP_TRUSTED_PROXIES).")
   var trustedProxies = ProcessInfo.processInfo.environment["POINTAPP_TRUSTED_PROXIES"] ?? ""
 
-  @Option(help: "Logins, registrations and resets one client address may try in a minute, members and operators each: more where many members share an address, as behind a carrier's NAT (POINTAPP_LOGINS_PER_MINUTE).")
+  @Option(help: "Logins, registrations, resets and mailed links opened that one client address may try in a minute, members and operators each: more where many members share an address, as behind a carrier's NAT (POINTAPP_LOGINS_PER_MINUTE).")
   var loginsPerMinute = Int(ProcessInfo.processInfo.environment["POINTAPP_LOGINS_PER_MINUTE"] ?? "") ?? LoginLimits.attemptsPerMinute
 
   @OptionGroup var database: DatabaseOptions

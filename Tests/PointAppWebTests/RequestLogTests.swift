@@ -42,7 +42,7 @@ struct RequestLogTests {
   }
 
   /// `LOG_LEVEL=trace`: every action a user's store received and the change it made, in the log
-  /// (`_printChanges`), and never a password.
+  /// (`_printChanges`), and never a password or a mailed link's token.
   @Test func theTraceShowsAnAnsweredSurveysActionsAndChangesAndNoPassword() async throws {
     let lines = Mutex<[String]>([])
     let logger = Logger(label: "pointapp") { label in
@@ -71,6 +71,9 @@ struct RequestLogTests {
       #expect(signIn.contains("SignInForm.Action.submitted") && signIn.contains("password: <secret>"), "the registration is traced, its password hidden")
       #expect(signIn.contains("<secret>"))
       #expect(!signIn.contains("horse") && !signIn.contains("staple"), "never the password")
+      // The registration mailed a verification link: its token opens the address, never traced.
+      let link = try #require(try await Mailbox.verificationToken(to: "hanako@example.jp", in: FileBackend(server.dataDirectory), data: server.dataDirectory))
+      #expect(signIn.contains("token: <secret>") && !signIn.contains(link), "the mailed link's token is hidden")
     }
     let info = Mutex<[String]>([])
     let quiet = Logger(label: "pointapp") { label in JSONLogHandler(label: label, write: { line in info.withLock { $0.append(line) } }) }

@@ -13,6 +13,7 @@ struct SessionTests {
     for count in [4, 16, 20, 32] { #expect(randomBytes(count).count == count) }
     let ids = (0..<1_000).map { _ in SessionID.random().rawValue }
     #expect(Set(ids).count == ids.count)
+    #expect(ids.allSatisfy { $0.prefix(16) != $0.suffix(16) }, "each eight bytes drawn anew")
     for place in [0, 15, 16, 31] {
       #expect(Set(ids.map { Array($0.utf8)[place] }).count == 16, "every digit turns up at place \(place)")
     }

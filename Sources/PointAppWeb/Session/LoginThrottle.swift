@@ -11,7 +11,9 @@ public enum LoginLimits {
 
 /// Slows password guessing: after `failuresAllowed` failed logins for an address, its logins are
 /// refused for `lockout`; a client may try `attemptsPerMinute` logins a minute (by default
-/// `LoginLimits.attemptsPerMinute`), whatever the addresses. The counts are records (`RecordKind.loginLimits`: the data folder's, the database's,
+/// `LoginLimits.attemptsPerMinute`; registrations, resets and mailed links opened count with
+/// them), whatever the addresses. A client's record keeps the time of each attempt of the last
+/// minute: a limit of hundreds makes it some kilobytes, small beside a login's bcrypt. The counts are records (`RecordKind.loginLimits`: the data folder's, the database's,
 /// or memory), shared by every process and instance, each count a compare-and-swap of its record,
 /// so that guesses spread over processes or sent side by side are all counted. A record is named
 /// by a hash of what it counts (an address, a client), never the address itself.
@@ -40,6 +42,7 @@ public final class LoginThrottle: Sendable {
   public init(_ storage: any RecordStorage, attemptsPerMinute: Int = LoginLimits.attemptsPerMinute) {
     failures = Records(storage)
     attempts = Records(storage)
+    precondition(attemptsPerMinute > 0, "a client may try at least one login a minute")
     self.attemptsPerMinute = attemptsPerMinute
   }
 
