@@ -1,7 +1,8 @@
 /// Text that is never printed: a password or a code carried in an action or a state (a member's
-/// password, an operator's second factor, what the console shows once, a mailed link's token). Actions are described
-/// where things go wrong (an effect past its deadline is reported with the action that started
-/// it), and in the trace of changes (`_printChanges`, `LOG_LEVEL=trace`): both reach the logs.
+/// password, an operator's second factor, what the console shows once, a mailed link's token).
+/// Actions are described where things go wrong (an effect past its deadline is reported with the
+/// action that started it), and in the trace of changes (`_printChanges`, `LOG_LEVEL=trace`): both
+/// reach the logs.
 public struct Secret: Equatable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, ExpressibleByStringLiteral {
   public let value: String
 
