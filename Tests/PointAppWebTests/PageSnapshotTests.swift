@@ -224,6 +224,9 @@ struct PageSnapshotTests {
       try await pin("/admin/login?refused=1", "admin-login-refused")
       console = try await AdminTests.signIn(client, server)
       try await pin("/admin/surveys", "admin-surveys")
+      // An error in the console's frame: its name, who is signed in, the way back to it.
+      #expect(try await console.get("/admin/surveys/unknown/edit").status == .notFound)
+      try await pin("/admin/surveys/unknown/edit", "admin-error-404")
       try await pin("/admin/surveys?state=open&q=food+%E6%9C%9D", "admin-surveys-narrowed")
       #expect(try await console.get("/admin/surveys?state=everything").status == .badRequest)
       let csrf = try console.csrf(in: try await console.get("/admin/surveys"))

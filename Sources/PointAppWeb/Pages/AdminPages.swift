@@ -7,7 +7,6 @@ extension Pages {
   /// the parts their role reaches (once their second factor is given).
   static func adminLayout(_ state: OperatorFeature.State, csrf: String, body: [String: Any]) -> [String: Any] {
     var context = body
-    context["isConsole"] = true
     if let email = state.signedIn {
       context["operator"] = state.role.map { "\(email)（\($0.title)）" } ?? email
       context["csrf"] = csrf
@@ -39,7 +38,7 @@ extension Pages {
     return [
       "status": 403, "title": "この画面を開く権限がありません",
       "message": "あなたの役割ではこの画面や操作は使えません。必要な場合は管理者に役割の変更を依頼してください。",
-      "back": "/admin", "backLabel": "運営コンソールへ戻る", "isConsole": true,
+      "back": "/admin", "backLabel": "運営コンソールへ戻る",
     ]
   }
 

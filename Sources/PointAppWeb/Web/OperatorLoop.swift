@@ -93,7 +93,7 @@ struct OperatorLoop: Sendable {
     case let .error(status):
       // In the console's frame: who is signed in, and the way out.
       let page = Pages.adminLayout(state, csrf: sessions.csrfToken(for: session), body: Pages.consoleError(status))
-      response = .html(renderer.render("error", page), status: status)
+      response = .html(renderer.render("console-error", page), status: status)
     }
     // What the session showed once is forgotten once a page has shown it.
     if let revealed = session.revealed, case let .page(page) = reply, Pages.shows(revealed, on: page) {

@@ -8,7 +8,7 @@ import Synchronization
 public struct PageRenderer: Sendable {
   /// Every template a page may use; all must exist at start-up.
   static let templateNames = [
-    "layout", "current-tab", "error", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange", "confirmation",
+    "layout", "console-layout", "current-tab", "error", "console-error", "error-card", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange", "confirmation",
     "profile", "survey-ineligible", "screened-out", "survey-invalid", "admin-login", "admin-surveys", "admin-audit",
     "verify-address", "mail-verification", "mail-footer", "password-forgot", "password-reset", "mail-password-reset",
   ]
