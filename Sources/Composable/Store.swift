@@ -159,9 +159,12 @@ public final class Store<State: Sendable, Action: Sendable>: @unchecked Sendable
     /// How it ended, once known.
     package var outcome: Completion? { done.value }
 
-    /// Waits until the work has finished or its deadline has passed.
+    /// Waits until the work has finished or its deadline has passed. Work that finished before
+    /// it is asked (most, see `start`) returns without suspending: a continuation resumed at once
+    /// still gives the task back to its executor's queue.
     package func completion() async -> Completion {
-      await withCheckedContinuation { done.wait($0) }
+      if let outcome { return outcome }
+      return await withCheckedContinuation { done.wait($0) }
     }
 
     /// Calls `callback` once the work has finished or its deadline has passed.
