@@ -16,15 +16,15 @@ public struct PageRenderer: Sendable {
   private let library: MustacheLibrary
   private let cards = Cards()
   private let filters: [Filter: String]
-  /// The stylesheet's URL, which the layout links.
-  private let stylesheet: String
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
-  /// would silently render nothing).
+  /// would silently render nothing). The layout links `stylesheet` as the partial
+  /// `stylesheet-url`, made here: one URL for the life of the process, rather than a name every
+  /// page's context carries and every page looks up.
   public init(directory: URL, stylesheet: String = "/styles.css") async throws {
-    self.stylesheet = stylesheet
     MustacheContentTypes.register(HTMLEscaping(), named: "HTML")  // before the templates are read
-    let library = try await MustacheLibrary(directory: directory.path)
+    var library = try await MustacheLibrary(directory: directory.path)
+    library.register(try MustacheTemplate(string: HTMLEscaping.escape(stylesheet)), named: "stylesheet-url")
     self.library = library
     let missing = Self.templateNames.filter { library.getTemplate(named: $0) == nil }
     guard missing.isEmpty else {
@@ -42,8 +42,6 @@ public struct PageRenderer: Sendable {
 
   /// Renders one page from its context.
   public func render(_ template: String, _ context: [String: Any]) -> String {
-    var context = context
-    context["stylesheet"] = stylesheet
     guard let html = library.render(context, withTemplate: template) else {
       preconditionFailure("template \(template) was checked at start-up")
     }
