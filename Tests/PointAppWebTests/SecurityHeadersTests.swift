@@ -76,4 +76,15 @@ struct SecurityHeadersTests {
       #expect(stylesheet.headers[.eTag] != nil && stylesheet.headers[.lastModified] != nil)
     }
   }
+
+  /// The layout links the stylesheet through a partial made of its URL: a URL the template
+  /// language would read as a tag is refused at start-up, not rendered as one on every page.
+  @Test func aStylesheetURLWithBracesIsRefusedAtStartUp() async throws {
+    let templates = repositoryRoot.appendingPathComponent("Templates")
+    await #expect(throws: PageRenderer.TemplateError.self) {
+      _ = try await PageRenderer(directory: templates, stylesheet: "/styles.css?v={{title}}")
+    }
+    let renderer = try await PageRenderer(directory: templates, stylesheet: "/styles.css?v=a&b")
+    #expect(renderer.render("error", Pages.error(.notFound)).contains(#"<link rel="stylesheet" href="/styles.css?v=a&amp;b">"#))
+  }
 }

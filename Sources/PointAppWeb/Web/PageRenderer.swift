@@ -24,6 +24,10 @@ public struct PageRenderer: Sendable {
   public init(directory: URL, stylesheet: String = "/styles.css") async throws {
     MustacheContentTypes.register(HTMLEscaping(), named: "HTML")  // before the templates are read
     var library = try await MustacheLibrary(directory: directory.path)
+    // A URL has no braces; one that had would be read as a tag.
+    guard !stylesheet.contains(where: { $0 == "{" || $0 == "}" }) else {
+      throw TemplateError(message: "a stylesheet URL with a brace: \(stylesheet)")
+    }
     library.register(try MustacheTemplate(string: HTMLEscaping.escape(stylesheet)), named: "stylesheet-url")
     self.library = library
     let missing = Self.templateNames.filter { library.getTemplate(named: $0) == nil }
