@@ -13,10 +13,11 @@ public enum LoginLimits {
 /// refused for `lockout`; a client may try `attemptsPerMinute` logins a minute (by default
 /// `LoginLimits.attemptsPerMinute`; registrations, resets and mailed links opened count with
 /// them), whatever the addresses. A client's record keeps the time of each attempt of the last
-/// minute: a limit of hundreds makes it some kilobytes, small beside a login's bcrypt. The counts are records (`RecordKind.loginLimits`: the data folder's, the database's,
-/// or memory), shared by every process and instance, each count a compare-and-swap of its record,
-/// so that guesses spread over processes or sent side by side are all counted. A record is named
-/// by a hash of what it counts (an address, a client), never the address itself.
+/// minute: a limit of hundreds makes it some kilobytes, small beside a login's bcrypt. The counts
+/// are records (`RecordKind.loginLimits`: the data folder's, the database's, or memory), shared
+/// by every process and instance, each count a compare-and-swap of its record, so that guesses
+/// spread over processes or sent side by side are all counted. A record is named by a hash of
+/// what it counts (an address, a client), never the address itself.
 public final class LoginThrottle: Sendable {
   struct Failures: Codable, Sendable {
     var count: Int
