@@ -51,7 +51,8 @@ func randomBytes(_ count: Int) -> [UInt8] {
   while bytes.count < count {
     withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
   }
-  return Array(bytes.prefix(count))
+  bytes.removeLast(bytes.count - count)
+  return bytes
 }
 
 /// Whether a secret given equals the one expected, in a time that does not tell how much of it
