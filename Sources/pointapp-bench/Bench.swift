@@ -64,8 +64,12 @@ struct Micro: AsyncParsableCommand {
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
       let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, fragments: renderer)) }
       report("render: survey list (\(state.surveyListPage.surveys.count) rows)", list, unit: "pages/s")
-      let detail = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(state, survey: catalog[11], csrf: "token")) }
-      report("render: survey detail with its form", detail, unit: "pages/s")
+      let detail = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(state, survey: catalog[11], csrf: "token", fragments: renderer)) }
+      report("render: survey detail with its form (its questions kept)", detail, unit: "pages/s")
+      var answering = state
+      answering.surveyDetailPage?.draft = validDraft(for: catalog[11])
+      let drafted = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(answering, survey: catalog[11], csrf: "token", fragments: renderer)) }
+      report("render: survey detail with its form, answers filled in (rendered whole)", drafted, unit: "pages/s")
       let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state)) }
       report("render: points", points, unit: "pages/s")
     }

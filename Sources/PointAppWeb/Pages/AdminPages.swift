@@ -376,11 +376,11 @@ extension Pages {
 
   /// The page users get from the draft, exactly (the users' template and its context), with a bar
   /// above it to go back to the editor or publish.
-  static func adminPreview(_ state: OperatorFeature.State, csrf: String) -> [String: Any] {
+  static func adminPreview(_ state: OperatorFeature.State, csrf: String, fragments: PageRenderer) -> [String: Any] {
     guard let editor = state.editor, case let .success(survey) = editor.survey, let preview = state.preview else { return [:] }
     var user = AppFeature.State()
     (user.progress, user.draft, user.surveyDetailPage) = (preview.progress, preview.draft, preview.page)
-    var context = Pages.survey(user, survey: survey, csrf: "")
+    var context = Pages.survey(user, survey: survey, csrf: "", fragments: fragments)
     // Its pages are walked by GET, the answers of the other pages carried in the address.
     let onPage = Set(survey.pages[min(preview.page.pageIndex, survey.pages.count - 1)].map(\.id))
     let carried: [[String: String]] = (preview.draft?.answers ?? [:]).filter { !onPage.contains($0.key) }

@@ -75,7 +75,7 @@ extension Pages {
 
   /// A survey's page; with the draft and each question's error when its answers were refused.
   /// A survey with a screening asks that first, until it has qualified.
-  public static func survey(_ state: AppFeature.State, survey: Survey, csrf: String) -> [String: Any] {
+  public static func survey(_ state: AppFeature.State, survey: Survey, csrf: String, fragments: PageRenderer) -> [String: Any] {
     let page = state.surveyDetailPage ?? SurveyDetail.Page(surveyID: survey.id)
     let screening = SurveyDetail.State(progress: state.progress, page: { var page = page; page.survey = survey; return page }()).isScreening
       ? survey.screening : nil
@@ -98,8 +98,12 @@ extension Pages {
       "hasScreening": survey.screening != nil,
       // Sent back once for review: the answers are kept, the page says so, politely.
       "reviewNotice": screening == nil && state.progress.reviewRequested.contains(survey.id) && state.progress.answer(to: survey.id) == nil,
-      "questions": questions.enumerated().map { index, question in
-        self.question(question, number: numbered + index + 1, draft: page.draft[question.id] ?? [], error: page.errors[question.id])
+      // Each rendered whole (`fragments`), with what the list of errors above them shows.
+      "questions": zip(questions, fragments.surveyQuestions(
+        Array(questions), of: survey.id, numberedFrom: numbered + 1, draft: page.draft, errors: page.errors
+      )).enumerated().map { index, question -> [String: Any] in
+        let (question, html) = question
+        return ["html": html, "number": numbered + index + 1, "fieldID": fieldID(question), "error": page.errors[question.id]?.message ?? false]
       },
       "isLastPage": isLastPage,
     ]
@@ -139,9 +143,14 @@ extension Pages {
     return row
   }
 
-  private static func question(_ question: SurveyQuestion, number: Int, draft: [String], error: AnswerError?) -> [String: Any] {
+  /// The id of a question's fieldset, which the list of errors links to.
+  private static func fieldID(_ question: SurveyQuestion) -> String { "q-\(question.id.rawValue)" }
+
+  /// One question's context for `survey-question`: its kind's inputs, the user's answers to it
+  /// checked or filled in, the error it was refused with.
+  static func question(_ question: SurveyQuestion, number: Int, draft: [String], error: AnswerError?) -> [String: Any] {
     let name = "q[\(question.id.rawValue)]"
-    var context: [String: Any] = ["number": number, "text": question.text, "name": name, "fieldID": "q-\(question.id.rawValue)"]
+    var context: [String: Any] = ["number": number, "text": question.text, "name": name, "fieldID": fieldID(question)]
     if let error { context["error"] = error.message }
     func choices(_ choices: [SurveyQuestion.Choice]) -> [[String: Any]] {
       choices.map { choice in

@@ -123,7 +123,7 @@ extension Pages {
     case .surveys: renderer.render("admin-surveys", adminSurveys(state, csrf: csrf))
     case .audit: renderer.render("admin-audit", adminAudit(state, csrf: csrf))
     case .editor: renderer.render("admin-editor", adminEditor(state, csrf: csrf))
-    case .preview: renderer.render("survey", adminPreview(state, csrf: csrf))
+    case .preview: renderer.render("survey", adminPreview(state, csrf: csrf, fragments: renderer))
     case .dashboard: renderer.render("admin-dashboard", adminDashboard(state, csrf: csrf))
     case .users: renderer.render("admin-users", adminUsers(state, csrf: csrf))
     case .user: renderer.render("admin-user", adminUser(state, csrf: csrf))

@@ -8,13 +8,14 @@ import Synchronization
 public struct PageRenderer: Sendable {
   /// Every template a page may use; all must exist at start-up.
   static let templateNames = [
-    "layout", "console-layout", "current-tab", "error", "console-error", "error-card", "surveys", "survey-filters", "survey-row", "survey", "complete", "points", "history", "missions", "exchange", "confirmation",
+    "layout", "console-layout", "current-tab", "error", "console-error", "error-card", "surveys", "survey-filters", "survey-row", "survey", "survey-question", "complete", "points", "history", "missions", "exchange", "confirmation",
     "profile", "survey-ineligible", "screened-out", "survey-invalid", "admin-login", "admin-surveys", "admin-audit",
     "verify-address", "mail-verification", "mail-footer", "password-forgot", "password-reset", "mail-password-reset",
   ]
 
   private let library: MustacheLibrary
-  private let cards = Cards()
+  private let cards = Kept<CardKey, Survey>()
+  private let questions = Kept<QuestionKey, SurveyQuestion>()
   private let filters: [Filter: String]
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
@@ -64,7 +65,8 @@ public struct PageRenderer: Sendable {
   public func surveyRows(_ surveys: [Survey], answered: (Survey) -> Bool, closed: Bool = false, isNew: (Survey) -> Bool = { _ in false }) -> String {
     let answered = surveys.map(answered)
     let isNew = surveys.map(isNew)
-    let kept = cards.html(for: surveys, answered: answered, isNew: isNew, closed: closed)
+    let keys = surveys.indices.map { CardKey(id: surveys[$0].id, answered: answered[$0], isNew: isNew[$0], closed: closed) }
+    let kept = cards.html(for: keys, from: surveys)
     var list = ""
     list.reserveCapacity(kept.reduce(0) { $0 + ($1?.utf8.count ?? 1_024) })
     for index in surveys.indices {
@@ -72,11 +74,32 @@ public struct PageRenderer: Sendable {
         list += html
       } else {
         let html = render("survey-row", Pages.surveyRow(surveys[index], answered: answered[index], closed: closed, isNew: isNew[index]))
-        cards.keep(html, of: surveys[index], answered: answered[index], isNew: isNew[index], closed: closed)
+        cards.keep(html, as: keys[index], from: surveys[index])
         list += html
       }
     }
     return list
+  }
+
+  /// A survey page's questions (`survey-question`), each without its last line break, which the
+  /// page writes. A question the user has neither answered nor been refused on is the same for
+  /// everyone who sees it at that number, so it is rendered once and kept (a question is some fifty
+  /// names looked up in the template engine, each a microsecond or more).
+  public func surveyQuestions(
+    _ questions: [SurveyQuestion], of survey: SurveyID, numberedFrom first: Int, draft: AnswerDraft, errors: [QuestionID: AnswerError]
+  ) -> [String] {
+    let keys = questions.indices.map { QuestionKey(survey: survey, question: questions[$0].id, number: first + $0) }
+    let kept = self.questions.html(for: keys, from: questions)
+    return questions.indices.map { index in
+      let question = questions[index]
+      let (answers, error) = (draft[question.id] ?? [], errors[question.id])
+      let blank = answers.isEmpty && error == nil
+      if blank, let html = kept[index] { return html }
+      var html = render("survey-question", Pages.question(question, number: keys[index].number, draft: answers, error: error))
+      if html.last == "\n" { html.removeLast() }
+      if blank { self.questions.keep(html, as: keys[index], from: question) }
+      return html
+    }
   }
 
   /// The list's category and sort links, the current ones marked: one of a few dozen, all
@@ -93,35 +116,39 @@ public struct PageRenderer: Sendable {
     let sort: SurveySort
   }
 
-  /// Rendered cards, each kept with the survey it was rendered from, so that a survey edited in the
-  /// catalog gets a new card.
-  private final class Cards: Sendable {
-    private struct Key: Hashable {
-      let id: SurveyID
-      let answered: Bool
-      let isNew: Bool
-      let closed: Bool
-    }
+  private struct CardKey: Hashable {
+    let id: SurveyID
+    let answered: Bool
+    let isNew: Bool
+    let closed: Bool
+  }
 
-    private let kept = Mutex<[Key: (survey: Survey, html: String)]>([:])
+  private struct QuestionKey: Hashable {
+    let survey: SurveyID
+    let question: QuestionID
+    let number: Int
+  }
 
-    /// The kept cards of `surveys`, `nil` where none is kept (one lock for a whole list).
-    func html(for surveys: [Survey], answered: [Bool], isNew: [Bool], closed: Bool) -> [String?] {
+  /// Rendered fragments (the list's cards, a survey's questions), each kept with what it was
+  /// rendered from, so that a survey edited in the catalog, or a draft in the editor, gets a new
+  /// one.
+  private final class Kept<Key: Hashable & Sendable, Source: Equatable & Sendable>: Sendable {
+    private let kept = Mutex<[Key: (source: Source, html: String)]>([:])
+
+    /// The kept fragment of each key rendered from the source beside it, `nil` where none is
+    /// kept (one lock for a whole list).
+    func html(for keys: [Key], from sources: [Source]) -> [String?] {
       kept.withLock { kept in
-        surveys.indices.map { index in
-          guard let card = kept[Key(id: surveys[index].id, answered: answered[index], isNew: isNew[index], closed: closed)], card.survey == surveys[index] else {
-            return nil
-          }
-          return card.html
-        }
+        zip(keys, sources).map { key, source in kept[key].flatMap { $0.source == source ? $0.html : nil } }
       }
     }
 
-    /// Keeps at most 1,000 cards (a catalog is a few dozen surveys); past that, starts again.
-    func keep(_ html: String, of survey: Survey, answered: Bool, isNew: Bool, closed: Bool) {
+    /// Keeps at most 1,000 (a catalog is a few dozen surveys of a few questions); past that,
+    /// starts again.
+    func keep(_ html: String, as key: Key, from source: Source) {
       kept.withLock { kept in
         if kept.count >= 1_000 { kept.removeAll() }
-        kept[Key(id: survey.id, answered: answered, isNew: isNew, closed: closed)] = (survey, html)
+        kept[key] = (source, html)
       }
     }
   }
