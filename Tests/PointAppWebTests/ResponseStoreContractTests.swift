@@ -99,6 +99,37 @@ struct ResponseStoreContractTests {
     #expect(expected.completes == 3 && expected.secondsPercentile(0.5) == 30)
   }
 
+  /// Counts this store wrote last are read as another instance (another process on the folder,
+  /// another server on the database) left them, and the other way round.
+  @Test(arguments: StoreKind.tested)
+  func theCountsAnotherInstanceWroteAreRead(kind: StoreKind) async throws {
+    let (here, users, reopen) = try await kind.responseStores()
+    let there = try reopen()
+    for (number, store) in [here, there, here].enumerated() {
+      try await users.update(UserID.random()) { _ in
+        try await store.record([response("r-\(number)")])
+        return (try answered(survey), ())
+      }
+    }
+    #expect(try await here.counts(of: survey).completes == 3)
+    #expect(try await there.counts(of: survey).completes == 3)
+  }
+
+  /// What the counts keep reads back as it was written (`SavedExactly`, which lets the store keep
+  /// the counts it writes without reading them back).
+  @Test func countsReadBackAsWritten() throws {
+    var counts = ResponseCounts()
+    counts.add(response("r-1"))
+    counts.add(SurveyResponse(
+      surveyID: survey, version: 2, respondent: "r-2", outcome: .screenedOut,
+      answers: [SurveyAnswer(questionID: QuestionID("pick"), value: .choices([ChoiceID("a"), ChoiceID("b")]))],
+      shownAt: noon - 12.5, sentAt: noon, paid: 3
+    ))
+    counts.reviewed = 1
+    let stored = ResponseStore.StoredCounts(counts: counts)
+    #expect(try SavedJSON.decode(ResponseStore.StoredCounts.self, from: SavedJSON.encode(stored)).counts == counts)
+  }
+
   /// A guest's response moves to the account's name with the update that takes the answer into
   /// the account, or not at all; counted once, as it was.
   @Test(arguments: StoreKind.tested)

@@ -117,12 +117,18 @@ public struct Records<Key: RecordKey, Record: Codable & Sendable>: Sendable {
 
   /// Creates `record` as `key`'s unless `key` has one (`false` then).
   public func create(_ record: Record, as key: Key) async throws -> Bool {
-    try await storage.create(key.recordName, SavedJSON.encode(record))
+    let data = try SavedJSON.encode(record)
+    guard try await storage.create(key.recordName, data) else { return false }
+    decoded.wrote(record, as: data, name: key.recordName)
+    return true
   }
 
   /// Replaces `key`'s record if it is still at `version` (`false`: it changed since it was read).
   public func replace(_ key: Key, with record: Record, at version: Int64) async throws -> Bool {
-    try await storage.replace(key.recordName, SavedJSON.encode(record), at: version)
+    let data = try SavedJSON.encode(record)
+    guard try await storage.replace(key.recordName, data, at: version) else { return false }
+    decoded.wrote(record, as: data, name: key.recordName)
+    return true
   }
 
   public func delete(_ key: Key, at version: Int64) async throws -> Bool {
@@ -184,7 +190,21 @@ private final class DecodedRecords<Record: Sendable>: Sendable where Record: Dec
     recent.withLock { $0[name] = (data, record) }
     return record
   }
+
+  /// Keeps a record just written as `data` for the next read of those bytes, when it reads back
+  /// as it was written (`SavedExactly`). A write that is then rolled back leaves other bytes
+  /// stored, which are decoded.
+  func wrote(_ record: Record, as data: Data, name: String) {
+    guard Record.self is any SavedExactly.Type else { return }
+    recent.withLock { $0[name] = (data, record) }
+  }
 }
+
+/// A record whose JSON decodes to a value equal to the one encoded (no dates, whose fractions of
+/// a second the encoding drops): `Records` keeps one it writes as the next read of its bytes
+/// would decode it. A survey's counts, rewritten by every answer and read by the next, are then
+/// decoded only when another instance wrote them.
+protocol SavedExactly {}
 
 /// Records in memory, for tests: a table of its own, or one of a `MemoryBackend`'s, whose
 /// holdings its calls then take part in.

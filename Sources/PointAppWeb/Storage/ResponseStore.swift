@@ -22,8 +22,9 @@ public final class ResponseStore: Sendable {
   /// A survey's counts, beside its responses: `#counts~<survey>` (no survey id starts with `#`).
   static func countsName(_ survey: SurveyID) -> RecordName { RecordName("#counts~", survey.rawValue) }
 
-  /// The counts as stored (earlier programs kept more beside them, which is not read).
-  struct StoredCounts: Codable, Sendable {
+  /// The counts as stored (earlier programs kept more beside them, which is not read): numbers by
+  /// name, which read back as written.
+  struct StoredCounts: Codable, Sendable, SavedExactly {
     var counts = ResponseCounts()
   }
 
