@@ -3,7 +3,9 @@ import Foundation
 /// A survey's responses counted as they are recorded, for its dashboard: by outcome, reviews
 /// asked for, answering times, completes per day and the picks of each choice question. Kept
 /// beside the responses and moved on with each, so that a dashboard reads one small record
-/// instead of every response.
+/// instead of every response. Numbers by name only: the store keeps the counts it writes as they
+/// were written (`SavedExactly`), so whatever is added must read back from JSON unchanged (no
+/// dates, whose fractions of a second the JSON drops).
 public struct ResponseCounts: Codable, Equatable, Sendable {
   public var byOutcome: [SurveyResponse.Outcome: Int] = [:]
   /// Responses whose answers had been sent back once for review.

@@ -101,9 +101,8 @@ extension Pages {
       // Each rendered whole (`fragments`), with what the list of errors above them shows.
       "questions": zip(questions, fragments.surveyQuestions(
         Array(questions), of: survey.id, numberedFrom: numbered + 1, draft: page.draft, errors: page.errors
-      )).enumerated().map { index, question -> [String: Any] in
-        let (question, html) = question
-        return ["html": html, "number": numbered + index + 1, "fieldID": fieldID(question), "error": page.errors[question.id]?.message ?? false]
+      )).map { question, rendered -> [String: Any] in
+        ["html": rendered.html, "number": rendered.number, "fieldID": fieldID(question), "error": page.errors[question.id]?.message ?? false]
       },
       "isLastPage": isLastPage,
     ]

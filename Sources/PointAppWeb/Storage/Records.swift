@@ -192,19 +192,25 @@ private final class DecodedRecords<Record: Sendable>: Sendable where Record: Dec
   }
 
   /// Keeps a record just written as `data` for the next read of those bytes, when it reads back
-  /// as it was written (`SavedExactly`). A write that is then rolled back leaves other bytes
-  /// stored, which are decoded.
+  /// as it was written (`SavedExactly`; checked in debug builds, which the tests run). A write
+  /// that is then rolled back leaves other bytes stored, which are decoded.
   func wrote(_ record: Record, as data: Data, name: String) {
-    guard Record.self is any SavedExactly.Type else { return }
+    guard let exact = record as? any SavedExactly else { return }
+    assert(Self.readsBack(exact, from: data), "\(Record.self) does not read back as written")
     recent.withLock { $0[name] = (data, record) }
+  }
+
+  private static func readsBack<Exact: SavedExactly>(_ record: Exact, from data: Data) -> Bool {
+    (try? SavedJSON.decode(Exact.self, from: data)) == record
   }
 }
 
 /// A record whose JSON decodes to a value equal to the one encoded (no dates, whose fractions of
 /// a second the encoding drops): `Records` keeps one it writes as the next read of its bytes
 /// would decode it. A survey's counts, rewritten by every answer and read by the next, are then
-/// decoded only when another instance wrote them.
-protocol SavedExactly {}
+/// decoded again only when other bytes are read: another instance's, or the stored ones after a
+/// write was rolled back or the kept record was let go.
+protocol SavedExactly: Codable, Equatable {}
 
 /// Records in memory, for tests: a table of its own, or one of a `MemoryBackend`'s, whose
 /// holdings its calls then take part in.

@@ -24,7 +24,7 @@ public final class ResponseStore: Sendable {
 
   /// The counts as stored (earlier programs kept more beside them, which is not read): numbers by
   /// name, which read back as written.
-  struct StoredCounts: Codable, Sendable, SavedExactly {
+  struct StoredCounts: Codable, Equatable, Sendable, SavedExactly {
     var counts = ResponseCounts()
   }
 
