@@ -70,7 +70,7 @@ struct Micro: AsyncParsableCommand {
       answering.surveyDetailPage?.draft = validDraft(for: catalog[11])
       let drafted = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(answering, survey: catalog[11], csrf: "token", fragments: renderer)) }
       report("render: survey detail with its form, answers filled in (rendered whole)", drafted, unit: "pages/s")
-      let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state)) }
+      let points = measure(seconds) { _ in _ = renderer.render("points", Pages.points(state, fragments: renderer)) }
       report("render: points", points, unit: "pages/s")
     }
   }

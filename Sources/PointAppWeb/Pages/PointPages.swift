@@ -2,7 +2,7 @@ import Foundation
 import PointApp
 
 extension Pages {
-  public static func points(_ state: AppFeature.State) -> [String: Any] {
+  public static func points(_ state: AppFeature.State, fragments: PageRenderer) -> [String: Any] {
     let titles = state.surveyTitles
     let dashboard = state.dashboard
     var body: [String: Any] = [
@@ -16,7 +16,7 @@ extension Pages {
       "earnedForNextMonth": "\(dashboard.page.earnedForNextMonth)",
       "expiring": dashboard.page.expiring.map { ["label": $0.endOf.label, "amount": "\($0.amount)"] },
       "hasExpiring": !dashboard.page.expiring.isEmpty,
-      "ranks": MemberRank.allCases.map { rank($0) },
+      "rankConditions": fragments.rankConditions,
     ]
     if let next = dashboard.page.nextGoal {
       body["nextRank"] = ["title": next.rank.title, "missing": "\(next.missing)"]
@@ -28,6 +28,11 @@ extension Pages {
       ]
     }
     return layout(state, body: body)
+  }
+
+  /// Every rank with what it takes, for `rank-conditions`.
+  static func rankConditions() -> [String: Any] {
+    ["ranks": MemberRank.allCases.map { rank($0) }]
   }
 
   private static func rank(_ rank: MemberRank) -> [String: Any] {

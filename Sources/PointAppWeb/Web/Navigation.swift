@@ -138,7 +138,7 @@ extension Pages {
     case let .screenedOut(survey, answered): renderer.render("screened-out", screenedOut(state, survey: survey, answered: answered))
     case let .answerInvalid(survey, answered): renderer.render("survey-invalid", answerInvalid(state, survey: survey, answered: answered))
     case let .surveyClosed(survey, closure): renderer.render("survey-closed", surveyClosed(state, survey: survey, closure))
-    case .points: renderer.render("points", points(state))
+    case .points: renderer.render("points", points(state, fragments: renderer))
     case .history: renderer.render("history", history(state))
     case .missions: renderer.render("missions", missionsPage(state, csrf: csrf()))
     case .exchange: renderer.render("exchange", exchange(state))

@@ -8,7 +8,7 @@ import Synchronization
 public struct PageRenderer: Sendable {
   /// Every template a page may use; all must exist at start-up.
   static let templateNames = [
-    "layout", "console-layout", "current-tab", "error", "console-error", "error-card", "surveys", "survey-filters", "survey-row", "survey", "survey-question", "complete", "points", "history", "missions", "exchange", "confirmation",
+    "layout", "console-layout", "current-tab", "error", "console-error", "error-card", "surveys", "survey-filters", "survey-row", "survey", "survey-question", "complete", "points", "rank-conditions", "history", "missions", "exchange", "confirmation",
     "profile", "survey-ineligible", "screened-out", "survey-invalid", "admin-login", "admin-surveys", "admin-audit",
     "verify-address", "mail-verification", "mail-footer", "password-forgot", "password-reset", "mail-password-reset",
   ]
@@ -17,6 +17,9 @@ public struct PageRenderer: Sendable {
   private let cards = Kept<CardKey, Survey>()
   private let questions = Kept<QuestionKey, SurveyQuestion>()
   private let filters: [Filter: String]
+  /// The points page's list of every rank and what it takes (`rank-conditions`), the same for
+  /// everyone: rendered at start-up.
+  public let rankConditions: String
 
   /// Loads the templates; throws when the folder or any template is missing (the library itself
   /// would silently render nothing). The layout links `stylesheet` as the partial
@@ -43,6 +46,9 @@ public struct PageRenderer: Sendable {
       }
     }
     self.filters = filters
+    var conditions = library.render(Pages.rankConditions(), withTemplate: "rank-conditions") ?? ""
+    if conditions.last == "\n" { conditions.removeLast() }  // the page's line ends it
+    rankConditions = conditions
   }
 
   /// Renders one page from its context.
