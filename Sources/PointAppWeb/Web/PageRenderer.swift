@@ -46,16 +46,25 @@ public struct PageRenderer: Sendable {
       }
     }
     self.filters = filters
-    var conditions = library.render(Pages.rankConditions(), withTemplate: "rank-conditions") ?? ""
-    if conditions.last == "\n" { conditions.removeLast() }  // the page's line ends it
-    rankConditions = conditions
+    rankConditions = Self.fragment("rank-conditions", Pages.rankConditions(), in: library)
   }
 
   /// Renders one page from its context.
   public func render(_ template: String, _ context: [String: Any]) -> String {
+    Self.render(template, context, in: library)
+  }
+
+  private static func render(_ template: String, _ context: [String: Any], in library: MustacheLibrary) -> String {
     guard let html = library.render(context, withTemplate: template) else {
       preconditionFailure("template \(template) was checked at start-up")
     }
+    return html
+  }
+
+  /// A part of a page, without its last line break: the page's line that shows it ends it.
+  private static func fragment(_ template: String, _ context: [String: Any], in library: MustacheLibrary) -> String {
+    var html = render(template, context, in: library)
+    if html.last == "\n" { html.removeLast() }
     return html
   }
 
@@ -99,10 +108,10 @@ public struct PageRenderer: Sendable {
     let kept = self.questions.html(for: keys, from: questions)
     return questions.indices.map { index in
       let (question, number) = (questions[index], keys[index].number)
-      let shared = (draft[question.id] ?? []).isEmpty && errors[question.id] == nil && !question.shufflesChoices
+      let (answers, error) = (draft[question.id] ?? [], errors[question.id])
+      let shared = answers.isEmpty && error == nil && !question.shufflesChoices
       if shared, let html = kept[index] { return (number, html) }
-      var html = render("survey-question", Pages.question(question, number: number, draft: draft[question.id] ?? [], error: errors[question.id]))
-      if html.last == "\n" { html.removeLast() }
+      let html = Self.fragment("survey-question", Pages.question(question, number: number, draft: answers, error: error), in: library)
       if shared { self.questions.keep(html, as: keys[index], from: question) }
       return (number, html)
     }
