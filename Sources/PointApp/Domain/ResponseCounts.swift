@@ -56,8 +56,7 @@ public struct ResponseCounts: Codable, Equatable, Sendable {
     if let shownAt = response.shownAt {
       move(&seconds[max(0, Int(response.sentAt.timeIntervalSince(shownAt).rounded(.down)))])
     }
-    let parts = Calendar.tokyo.dateComponents([.year, .month, .day], from: response.sentAt)
-    move(&completesByDay[String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)])
+    move(&completesByDay[Day(response.sentAt, in: .tokyo).iso])
     for answer in response.answers {
       let question = answer.questionID.rawValue
       switch answer.value {

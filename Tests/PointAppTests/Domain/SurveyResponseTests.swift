@@ -100,6 +100,16 @@ struct SurveyResponseTests {
     counts.add(invalid)
     expectNoDifference(counts, onlyInvalid, "removing undoes adding, leaving no empty entries")
   }
+
+  /// A complete counts on its day in Tokyo, which begins at 15:00 UTC the day before.
+  @Test func aCompleteCountsOnItsDayInTokyo() {
+    let midnight = Date(timeIntervalSince1970: 1_795_359_600)  // 2026-11-23 00:00 in Tokyo
+    var counts = ResponseCounts()
+    for sentAt in [midnight - 1, midnight, midnight + 86_399] {
+      counts.add(SurveyResponse(surveyID: Survey.sweets.id, version: 1, respondent: "r", outcome: .completed, answers: [five], shownAt: nil, sentAt: sentAt, paid: 10))
+    }
+    #expect(counts.completesByDay == ["2026-11-22": 1, "2026-11-23": 2])
+  }
 }
 
 /// The export's dates: Tokyo's wall clock, counted without the calendar, the same as the calendar's.
@@ -110,6 +120,17 @@ struct ResponseTableDateTests {
     let parts = Calendar.tokyo.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
     let expected = String(format: "%04d-%02d-%02d %02d:%02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!)
     #expect(ResponseTable.format(date) == expected)
+  }
+
+  /// A day's name is the calendar's, zeros in front up to four digits of year and two of month
+  /// and day; the days of the proleptic calendar before year 1000 and after 9999 are named too.
+  @Test(arguments: [0.0, 1_795_316_400, 951_782_400, 4_107_542_399, -86_401, 1_709_164_800])
+  func aDayIsNamedAsTheCalendarNamesIt(_ seconds: Double) {
+    let date = Date(timeIntervalSince1970: seconds)
+    let parts = Calendar.tokyo.dateComponents([.year, .month, .day], from: date)
+    #expect(Day(date, in: .tokyo).iso == String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!))
+    #expect(Day(ordinal: -354_585).iso == "0999-03-07" && Day(ordinal: 2_932_896).iso == "9999-12-31")
+    #expect(Day(ordinal: 2_932_897).iso == "10000-01-01")
   }
 
   /// The last nanoseconds of a second (a clock can read one) are in that second, as the response's
