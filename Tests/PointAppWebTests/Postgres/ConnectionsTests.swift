@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import PointAppWeb
@@ -92,5 +94,23 @@ struct ConnectionsTests {
     let second = try await Self.backend(of: database)
     #expect(second != first)
     #expect(try await Self.backend(of: database) == second)
+  }
+
+  /// PostgresNIO logs what a statement brings at `debug` and below (its rows at `trace`): a server
+  /// logging at `trace` has those lines; one logging at `info` or above hands PostgresNIO a logger
+  /// that drops everything (`Database.quiet`), sparing each statement a copy of its metadata.
+  @Test(arguments: [Logger.Level.trace, .info])
+  func aStatementsRowsAreLoggedAtTrace(_ level: Logger.Level) async throws {
+    let lines = Mutex<[String]>([])
+    var logger = Logger(label: "pointapp") { label in JSONLogHandler(label: label, write: { line in lines.withLock { $0.append(line) } }) }
+    logger.logLevel = level
+    let created = try await TestDatabase.make(migrated: false, poolSize: 1)
+    await created.close()
+    let database = try Database(url: created.url, poolSize: 1, waitLimit: .seconds(10), logger: logger)
+    defer { Task { await database.close() } }
+    #expect(try await database.query("SELECT 41 + 1").first?.decode(Int.self) == 42)
+    // The statement's own line; the connection's lines (each message it reads) come at `trace` anyway.
+    let rows = lines.withLock { $0 }.filter { $0.contains("Row stream received rows") }
+    #expect(level == .trace ? rows.count == 1 : lines.withLock { $0 }.isEmpty, "\(lines.withLock { $0 })")
   }
 }
