@@ -73,7 +73,7 @@ public struct CodeKeys: GiftCodeSealing {
   /// A key of the moment: what a process uses until it is given its file (tests).
   static func ephemeral() -> CodeKeys { CodeKeys([("ephemeral", SymmetricKey(size: .bits256))]) }
 
-  /// The process's keys: `SavedJSON` and `SavedStateWriter` seal and open with them. One set
+  /// The process's keys: `SavedJSON` and `SavedJSONWriter` seal and open with them. One set
   /// per process, installed at start (`buildApplication`) from its file.
   public static var current: CodeKeys { installed.withLock { $0 } }
   private static let installed = Mutex(CodeKeys.ephemeral())

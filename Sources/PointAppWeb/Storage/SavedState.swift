@@ -16,7 +16,7 @@ public enum SavedState {
 
   /// The bytes of a user's file: those `SavedJSON.encode(File(state))` gives, written faster.
   public static func data(for state: AppFeature.State) -> Data {
-    SavedStateWriter.data(for: state)
+    SavedJSONWriter.data(for: state)
   }
 
   /// Reads a user's file of this or an older schema version into a state that has nothing else.
@@ -30,7 +30,7 @@ public enum SavedState {
     File(state).state
   }
 
-  /// The file as `Codable` reads it; `SavedStateWriter` writes the bytes `JSONEncoder` gives for it.
+  /// The file as `Codable` reads it; `SavedJSONWriter` writes the bytes `JSONEncoder` gives for it.
   struct File: Codable {
     var schemaVersion = SavedState.schemaVersion
     var progress: UserProgress
@@ -86,7 +86,15 @@ public enum SavedState {
 /// (second precision), so that the same value always gives the same bytes; gift codes sealed
 /// with the process's `CodeKeys`.
 enum SavedJSON {
+  /// `value`'s `Codable` form as JSON. The records every answer writes come from
+  /// `SavedJSONWriter` (`WrittenByHand`): the same bytes, faster.
   static func encode(_ value: some Encodable) throws -> Data {
+    if let written = value as? any WrittenByHand { return written.savedJSON }
+    return try encodeByCodable(value)
+  }
+
+  /// What `JSONEncoder` gives: the bytes `SavedJSONWriter` is held to.
+  static func encodeByCodable(_ value: some Encodable) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
@@ -100,4 +108,17 @@ enum SavedJSON {
     decoder.userInfo[.giftCodeSealing] = CodeKeys.current
     return try decoder.decode(type, from: data)
   }
+}
+
+/// A record `SavedJSONWriter` writes: `SavedJSON.encode` takes its bytes from there.
+protocol WrittenByHand {
+  var savedJSON: Data { get }
+}
+
+extension SurveyResponse: WrittenByHand {
+  var savedJSON: Data { SavedJSONWriter.data(for: self) }
+}
+
+extension ResponseStore.StoredCounts: WrittenByHand {
+  var savedJSON: Data { SavedJSONWriter.data(for: self) }
 }

@@ -1,17 +1,35 @@
 import Foundation
 import PointApp
 
-/// Writes a user's saved state as the bytes `SavedJSON.encode(SavedState.File(state))` gives
-/// (sorted keys, ISO 8601 dates to the second), without `JSONEncoder`, whose per-value cost made
-/// encoding the largest part of every POST. `SavedStateWriterTests` holds the two byte for byte
-/// equal; reading stays with `Decodable`.
-struct SavedStateWriter {
+/// Writes the records every answer writes (a user's saved state, the response, its survey's
+/// counts) as the bytes `JSONEncoder` gives for their `Codable` form (sorted keys, ISO 8601 dates
+/// to the second), without it: its per-value cost made encoding the largest part of every POST.
+/// `SavedJSONWriterTests` holds the two byte for byte equal; reading stays with `Decodable`.
+struct SavedJSONWriter {
   private var out: [UInt8] = []
 
+  /// The bytes of `SavedState.File(state)`.
   static func data(for state: AppFeature.State) -> Data {
-    var writer = SavedStateWriter()
-    writer.out.reserveCapacity(4_096)
-    writer.write(state)
+    written(reserving: 4_096) { $0.write(state) }
+  }
+
+  static func data(for response: SurveyResponse) -> Data {
+    written(reserving: 512) { $0.write(response) }
+  }
+
+  static func data(for counts: ResponseStore.StoredCounts) -> Data {
+    written(reserving: 512) { writer in
+      writer.byte("{")
+      writer.key("counts", first: true)
+      writer.write(counts.counts)
+      writer.byte("}")
+    }
+  }
+
+  private static func written(reserving capacity: Int, _ write: (inout Self) -> Void) -> Data {
+    var writer = SavedJSONWriter()
+    writer.out.reserveCapacity(capacity)
+    write(&writer)
     return Data(writer.out)
   }
 
@@ -139,6 +157,50 @@ struct SavedStateWriter {
         }
       }
     }
+    byte("}")
+  }
+
+  private mutating func write(_ response: SurveyResponse) {
+    byte("{")
+    if let ageBand = response.ageBand { key("ageBand", first: true); int(ageBand) }
+    key("answers", first: response.ageBand == nil)
+    array(response.answers) { $0.write($1) }
+    if let cell = response.cell { key("cell"); string(cell) }
+    key("flags"); array(response.flags) { $0.string($1.rawValue) }
+    if let gender = response.gender { key("gender"); string(gender.rawValue) }
+    if let order = response.order {
+      key("order")
+      byte("{")
+      key("choices", first: true)
+      dictionary(order.choices.map { ($0.key.rawValue, $0.value) }) { writer, choices in writer.array(choices) { $0.string($1.rawValue) } }
+      if let questions = order.questions { key("questions"); array(questions) { $0.string($1.rawValue) } }
+      byte("}")
+    }
+    key("outcome"); string(response.outcome.rawValue)
+    key("paid"); int(response.paid.value)
+    if let prefecture = response.prefecture { key("prefecture"); string(prefecture.rawValue) }
+    key("respondent"); string(response.respondent)
+    key("reviewed"); literal(response.reviewed ? "true" : "false")
+    key("screening"); array(response.screening) { $0.write($1) }
+    key("sentAt"); date(response.sentAt)
+    if let shownAt = response.shownAt { key("shownAt"); date(shownAt) }
+    key("surveyID"); string(response.surveyID.rawValue)
+    key("version"); int(response.version)
+    byte("}")
+  }
+
+  private mutating func write(_ counts: ResponseCounts) {
+    func numbers(_ entries: [(String, Int)]) { dictionary(entries) { $0.int($1) } }
+    byte("{")
+    key("byOutcome", first: true); numbers(counts.byOutcome.map { ($0.key.rawValue, $0.value) })
+    if let byVersion = counts.byVersion { key("byVersion"); numbers(byVersion.map { (String($0.key), $0.value) }) }
+    key("completesByDay"); numbers(counts.completesByDay.map { ($0.key, $0.value) })
+    key("picks")
+    dictionary(counts.picks.map { ($0.key, $0.value) }) { writer, picks in
+      writer.dictionary(picks.map { ($0.key, $0.value) }) { $0.int($1) }
+    }
+    key("reviewed"); int(counts.reviewed)
+    key("seconds"); numbers(counts.seconds.map { (String($0.key), $0.value) })
     byte("}")
   }
 
@@ -307,18 +369,13 @@ struct SavedStateWriter {
     let seconds = date.wholeSecondsSince1970
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let time = seconds - days * 86_400
-    let (year, month, day) = Day(ordinal: days).civil
     byte("\"")
-    padded(year, 4); byte("-"); padded(month, 2); byte("-"); padded(day, 2)
+    Day(ordinal: days).appendISO(to: &out)
     byte("T")
-    padded(time / 3_600, 2); byte(":"); padded(time / 60 % 60, 2); byte(":"); padded(time % 60, 2)
+    Day.append(time / 3_600, digits: 2, to: &out); byte(":")
+    Day.append(time / 60 % 60, digits: 2, to: &out); byte(":")
+    Day.append(time % 60, digits: 2, to: &out)
     byte("Z")
     byte("\"")
-  }
-
-  private mutating func padded(_ value: Int, _ width: Int) {
-    let digits = String(value)
-    for _ in digits.count..<max(width, digits.count) { byte("0") }
-    literal(digits)
   }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// `SavedState.data(for:)` writes its JSON by hand for speed; it must stay byte for byte what
 /// `JSONEncoder` gives for the file's `Codable` form, which is what reads it back.
-struct SavedStateWriterTests {
+struct SavedJSONWriterTests {
   static let today = Day(noon, in: .tokyo)
 
   static func survey(_ id: String, reward: PointAmount) -> Survey {
@@ -120,7 +120,7 @@ struct SavedStateWriterTests {
 
 /// The writer against `JSONEncoder` over many generated users: a hand-written encoder is most
 /// likely wrong in a combination nobody thought to write down.
-struct SavedStateWriterRandomTests {
+struct SavedJSONWriterRandomTests {
   static let count = 3_000
 
   @Test func generatedStatesAreWrittenAsJSONEncoderWritesThemAndReadBack() throws {
@@ -154,7 +154,7 @@ struct SavedStateWriterRandomTests {
     var unwritten: [String: Int] = [:]
     var seen: Set<String> = []
     for number in 0..<Self.count {
-      let state = number == 0 ? SavedStateWriterTests.owing : GeneratedHistory(&random).state()
+      let state = number == 0 ? SavedJSONWriterTests.owing : GeneratedHistory(&random).state()
       // A key as the writer writes it (in a string, a quote is escaped: `\"`).
       let written = String(decoding: SavedState.data(for: state), as: UTF8.self)
       var fields: [String: Bool] = [:]
@@ -168,7 +168,7 @@ struct SavedStateWriterRandomTests {
     let neverSet = unset.subtracting(seen).subtracting(notSaved).sorted()
     #expect(neverSet.isEmpty, "stored properties the generator never sets (generate them, or name them as not saved): \(neverSet)")
     let dropped = Set(unwritten.keys).subtracting(notSaved).sorted()
-    #expect(dropped.isEmpty, "stored properties set but not written (SavedStateWriter must write them): \(dropped)")
+    #expect(dropped.isEmpty, "stored properties set but not written (SavedJSONWriter must write them): \(dropped)")
     #expect(notSaved.isSubset(of: seen.union(unset)), "every exclusion names a stored property")
   }
 }
@@ -531,4 +531,73 @@ private func value(_ random: inout SplitMix64) -> SurveyAnswer.Value {
 private func uuid(_ random: inout SplitMix64) -> uuid_t {
   let (high, low) = (random.next(), random.next())
   return withUnsafeBytes(of: (high, low)) { $0.load(as: uuid_t.self) }
+}
+
+/// The response and the survey's counts every answer writes: `SavedJSON.encode` takes them from
+/// `SavedJSONWriter`, which must give `JSONEncoder`'s bytes, read back as the value written.
+struct SavedResponseWriterTests {
+  static let answers = [
+    SurveyAnswer(questionID: QuestionID("q1"), value: .choice(ChoiceID("c\"1"))),
+    SurveyAnswer(questionID: QuestionID("q2"), value: .choices([ChoiceID("a"), ChoiceID("b")])),
+    SurveyAnswer(questionID: QuestionID("q3"), value: .text("改行\nと \"引用\" \\ / \u{01}🎉")),
+    SurveyAnswer(questionID: QuestionID("q4"), value: .rating(5)),
+    SurveyAnswer(questionID: QuestionID("q5"), value: .number(-12)),
+    SurveyAnswer(questionID: QuestionID("q6"), value: .grid([GridCell(row: "r1", choice: ChoiceID("x")), GridCell(row: "行2", choice: ChoiceID("y"))])),
+  ]
+
+  /// Every property set, dates with fractions of a second and before 1970.
+  static let everything = SurveyResponse(
+    surveyID: SurveyID("s-1"), version: 3, respondent: "r\"x", outcome: .invalid, answers: answers,
+    screening: [SurveyAnswer(questionID: QuestionID("s1"), value: .choice(ChoiceID("yes")))],
+    shownAt: Date(timeIntervalSince1970: -0.5), sentAt: noon + 0.7, flags: [.speeding, .attention], reviewed: true, paid: 40,
+    ageBand: 30, gender: .noAnswer, prefecture: .okinawa,
+    order: ShownOrder(questions: [QuestionID("q2"), QuestionID("q1")], choices: [QuestionID("q2"): [ChoiceID("b"), ChoiceID("a")], QuestionID("q1"): []]),
+    cell: "女性 30代"
+  )
+
+  static let plain = SurveyResponse(
+    surveyID: SurveyID("s"), version: 1, respondent: "r", outcome: .completed, answers: [], shownAt: nil, sentAt: noon, paid: 10
+  )
+
+  static let shownInTheSurveysOrder = SurveyResponse(
+    surveyID: SurveyID("s"), version: 1, respondent: "r", outcome: .screenedOut, answers: [], shownAt: noon, sentAt: noon, paid: 0,
+    order: ShownOrder(questions: nil, choices: [:])
+  )
+
+  @Test(arguments: [everything, plain, shownInTheSurveysOrder])
+  func aResponseIsWrittenAsJSONEncoderWritesIt(_ response: SurveyResponse) throws {
+    let written = try SavedJSON.encode(response)
+    #expect(String(decoding: written, as: UTF8.self) == String(decoding: try SavedJSON.encodeByCodable(response), as: UTF8.self))
+    let read = try SavedJSON.decode(SurveyResponse.self, from: written)
+    #expect(try SavedJSON.encode(read) == written, "it reads back as written (to the second)")
+  }
+
+  /// A property added to the response and set here is written, or this fails.
+  @Test func everyPropertyOfTheResponseIsSetAndWritten() throws {
+    var fields: [String: Bool] = [:]
+    StoredProperties.collect(Self.everything, into: &fields, skipping: [])
+    let written = String(decoding: try SavedJSON.encode(Self.everything), as: UTF8.self)
+    #expect(fields.filter { !$0.value }.isEmpty, "set every property in `everything`: \(fields.filter { !$0.value }.keys.sorted())")
+    let unwritten = fields.keys.filter { !written.contains("\"\($0.split(separator: ".").last!)\":") }
+    #expect(unwritten.isEmpty, "not written: \(unwritten.sorted())")
+  }
+
+  @Test func aSurveysCountsAreWrittenAsJSONEncoderWritesThem() throws {
+    var counts = ResponseCounts()
+    for (index, response) in [Self.everything, Self.plain, Self.shownInTheSurveysOrder].enumerated() {
+      counts.add(response)
+      if index == 0 { counts.add(response.approved(paying: 40)) }
+    }
+    counts.seconds[2] = 1
+    counts.seconds[10] = 4  // "10" comes before "2"
+    var old = counts
+    old.byVersion = nil  // counts kept before versions were counted
+    for each in [ResponseCounts(), counts, old] {
+      let stored = ResponseStore.StoredCounts(counts: each)
+      let written = try SavedJSON.encode(stored)
+      #expect(String(decoding: written, as: UTF8.self) == String(decoding: try SavedJSON.encodeByCodable(stored), as: UTF8.self))
+      #expect(try SavedJSON.decode(ResponseStore.StoredCounts.self, from: written) == stored)
+    }
+    #expect(!counts.picks.isEmpty && !counts.completesByDay.isEmpty && counts.byVersion != nil && counts.reviewed > 0)
+  }
 }
