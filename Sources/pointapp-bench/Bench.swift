@@ -60,6 +60,20 @@ struct Micro: AsyncParsableCommand {
 
       let encoded = measure(seconds) { _ in _ = SavedState.data(for: state) }
       report("saved state: encode (10 answers)", encoded, unit: "encodes/s")
+      // An answer's response, as every answer writes it, and as `JSONEncoder` writes the same bytes.
+      let response = SurveyResponse(
+        surveyID: catalog[11].id, version: 1, respondent: "r-0123456789abcdef", outcome: .completed,
+        answers: [
+          SurveyAnswer(questionID: QuestionID("q1"), value: .choice(ChoiceID("daily"))),
+          SurveyAnswer(questionID: QuestionID("q2"), value: .choices([ChoiceID("rice"), ChoiceID("bread")])),
+          SurveyAnswer(questionID: QuestionID("q3"), value: .rating(4)), SurveyAnswer(questionID: QuestionID("q4"), value: .text("朝は和食です")),
+        ],
+        shownAt: .now - 120, sentAt: .now, paid: catalog[11].reward, ageBand: 30, gender: .female, prefecture: .tokyo
+      )
+      let written = measure(seconds) { _ in _ = try? SavedJSON.encode(response) }
+      report("response: encode (SavedJSONWriter)", written, unit: "encodes/s")
+      let byCodable = measure(seconds) { _ in _ = try? SavedJSON.encodeByCodable(response) }
+      report("response: encode (JSONEncoder, the same bytes)", byCodable, unit: "encodes/s")
 
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
       let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, fragments: renderer)) }

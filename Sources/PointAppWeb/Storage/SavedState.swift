@@ -85,16 +85,16 @@ public enum SavedState {
 /// How users' files (state and archive) are coded: JSON with sorted keys and ISO 8601 dates
 /// (second precision), so that the same value always gives the same bytes; gift codes sealed
 /// with the process's `CodeKeys`.
-enum SavedJSON {
+package enum SavedJSON {
   /// `value`'s `Codable` form as JSON. The records every answer writes come from
   /// `SavedJSONWriter` (`WrittenByHand`): the same bytes, faster.
-  static func encode(_ value: some Encodable) throws -> Data {
+  package static func encode(_ value: some Encodable) throws -> Data {
     if let written = value as? any WrittenByHand { return written.savedJSON }
     return try encodeByCodable(value)
   }
 
   /// What `JSONEncoder` gives: the bytes `SavedJSONWriter` is held to.
-  static func encodeByCodable(_ value: some Encodable) throws -> Data {
+  package static func encodeByCodable(_ value: some Encodable) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
