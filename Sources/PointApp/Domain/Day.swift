@@ -79,17 +79,18 @@ extension Day {
     Self.append(day, digits: 2, to: &text)
   }
 
-  /// A number in decimal, with zeros in front up to `count` digits.
+  /// A number in decimal, with zeros in front up to `count` digits (at least one); a negative
+  /// one's sign comes before them (-5 in four digits: `-0005`). Dates' numbers, written in their
+  /// fixed widths without `String(format:)`.
   public static func append(_ number: Int, digits count: Int, to text: inout [UInt8]) {
-    guard number >= 0 else {
-      text.append(UInt8(ascii: "-"))
-      return append(-number, digits: count, to: &text)
-    }
-    var divisor = 1
+    precondition(count >= 1, "at least one digit")
+    if number < 0 { text.append(UInt8(ascii: "-")) }
+    let magnitude = number.magnitude
+    var divisor: UInt = 1
     for _ in 1..<count { divisor *= 10 }
-    while number / divisor >= 10 { divisor *= 10 }
+    while magnitude / divisor >= 10 { divisor *= 10 }
     while divisor > 0 {
-      text.append(UInt8(ascii: "0") + UInt8(number / divisor % 10))
+      text.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
       divisor /= 10
     }
   }

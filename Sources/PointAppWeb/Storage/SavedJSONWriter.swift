@@ -4,7 +4,8 @@ import PointApp
 /// Writes the records every answer writes (a user's saved state, the response, its survey's
 /// counts) as the bytes `JSONEncoder` gives for their `Codable` form (sorted keys, ISO 8601 dates
 /// to the second), without it: its per-value cost made encoding the largest part of every POST.
-/// `SavedJSONWriterTests` holds the two byte for byte equal; reading stays with `Decodable`.
+/// `SavedJSONWriterTests` and `SavedResponseWriterTests` hold the two byte for byte equal. They are
+/// read by `Decodable` (an export's responses by `ResponseReader`, which falls back to it).
 struct SavedJSONWriter {
   private var out: [UInt8] = []
 
@@ -13,10 +14,12 @@ struct SavedJSONWriter {
     written(reserving: 4_096) { $0.write(state) }
   }
 
+  /// The bytes of a stored response (`ResponseStore`).
   static func data(for response: SurveyResponse) -> Data {
     written(reserving: 512) { $0.write(response) }
   }
 
+  /// The bytes of a survey's stored counts (`ResponseStore`).
   static func data(for counts: ResponseStore.StoredCounts) -> Data {
     written(reserving: 512) { writer in
       writer.byte("{")
@@ -303,7 +306,9 @@ struct SavedJSONWriter {
 
   private mutating func dictionary<Value>(_ entries: [(String, Value)], _ value: (inout Self, Value) -> Void) {
     byte("{")
-    for (index, entry) in entries.sorted(by: { $0.0 < $1.0 }).enumerated() {
+    // As `JSONEncoder` sorts keys: by their UTF-8 bytes (`String`'s `<` compares them normalized,
+    // which orders a key not in NFC elsewhere).
+    for (index, entry) in entries.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }).enumerated() {
       key(entry.0, first: index == 0)
       value(&self, entry.1)
     }

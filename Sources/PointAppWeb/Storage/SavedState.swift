@@ -82,9 +82,9 @@ public enum SavedState {
   }
 }
 
-/// How users' files (state and archive) are coded: JSON with sorted keys and ISO 8601 dates
-/// (second precision), so that the same value always gives the same bytes; gift codes sealed
-/// with the process's `CodeKeys`.
+/// How records are coded (users' states and archives, responses, counts, the other kinds of the
+/// record layer): JSON with sorted keys and ISO 8601 dates (second precision), so that the same
+/// value always gives the same bytes; gift codes sealed with the process's `CodeKeys`.
 package enum SavedJSON {
   /// `value`'s `Codable` form as JSON. The records every answer writes come from
   /// `SavedJSONWriter` (`WrittenByHand`): the same bytes, faster.

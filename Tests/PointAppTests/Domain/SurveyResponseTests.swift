@@ -129,8 +129,18 @@ struct ResponseTableDateTests {
     let date = Date(timeIntervalSince1970: seconds)
     let parts = Calendar.tokyo.dateComponents([.year, .month, .day], from: date)
     #expect(Day(date, in: .tokyo).iso == String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!))
+  }
+
+  @Test func aDaysNumbersAreWrittenInTheirWidths() {
     #expect(Day(ordinal: -354_585).iso == "0999-03-07" && Day(ordinal: 2_932_896).iso == "9999-12-31")
     #expect(Day(ordinal: 2_932_897).iso == "10000-01-01")
+    func written(_ number: Int, _ digits: Int) -> String {
+      var text: [UInt8] = []
+      Day.append(number, digits: digits, to: &text)
+      return String(decoding: text, as: UTF8.self)
+    }
+    #expect(written(0, 2) == "00" && written(7, 1) == "7" && written(-5, 4) == "-0005" && written(12_345, 2) == "12345")
+    #expect(written(.min, 1) == "-9223372036854775808" && written(.max, 3) == "9223372036854775807")
   }
 
   /// The last nanoseconds of a second (a clock can read one) are in that second, as the response's

@@ -98,19 +98,55 @@ struct ConnectionsTests {
 
   /// PostgresNIO logs what a statement brings at `debug` and below (its rows at `trace`): a server
   /// logging at `trace` has those lines; one logging at `info` or above hands PostgresNIO a logger
-  /// that drops everything (`Database.quiet`), sparing each statement a copy of its metadata.
+  /// that drops everything (`Database.quiet`), on which it sets the statement's connection
+  /// number rather than on a copy of the server's metadata.
   @Test(arguments: [Logger.Level.trace, .info])
   func aStatementsRowsAreLoggedAtTrace(_ level: Logger.Level) async throws {
     let lines = Mutex<[String]>([])
-    var logger = Logger(label: "pointapp") { label in JSONLogHandler(label: label, write: { line in lines.withLock { $0.append(line) } }) }
+    let metadataSet = Mutex(0)
+    var logger = Logger(label: "pointapp") { label in
+      CountingHandler(base: JSONLogHandler(label: label, write: { line in lines.withLock { $0.append(line) } })) {
+        metadataSet.withLock { $0 += 1 }
+      }
+    }
     logger.logLevel = level
     let created = try await TestDatabase.make(migrated: false, poolSize: 1)
     await created.close()
     let database = try Database(url: created.url, poolSize: 1, waitLimit: .seconds(10), logger: logger)
-    defer { Task { await database.close() } }
-    #expect(try await database.query("SELECT 41 + 1").first?.decode(Int.self) == 42)
-    // The statement's own line; the connection's lines (each message it reads) come at `trace` anyway.
-    let rows = lines.withLock { $0 }.filter { $0.contains("Row stream received rows") }
-    #expect(level == .trace ? rows.count == 1 : lines.withLock { $0 }.isEmpty, "\(lines.withLock { $0 })")
+    _ = try await database.query("SELECT 1")  // the connection made, its own metadata set
+    let (linesBefore, setBefore) = (lines.withLock { $0.count }, metadataSet.withLock { $0 })
+    let answer = try await database.query("SELECT 41 + 1").first?.decode(Int.self)
+    await database.close()
+    #expect(answer == 42)
+    // The statement's own line; the connection's lines (each message it reads) come at `trace` too.
+    let rows = lines.withLock { $0.dropFirst(linesBefore) }.filter { $0.contains("Row stream received rows") }
+    if level == .trace {
+      #expect(rows.count == 1, "\(lines.withLock { $0 })")
+    } else {
+      #expect(lines.withLock { $0 }.isEmpty && metadataSet.withLock { $0 } == setBefore, "nothing logged, no metadata set")
+    }
+  }
+
+  /// A log handler that counts the metadata set on it (PostgresNIO sets a statement's connection).
+  struct CountingHandler: LogHandler {
+    var base: JSONLogHandler
+    let metadataSet: @Sendable () -> Void
+
+    var logLevel: Logger.Level {
+      get { base.logLevel }
+      set { base.logLevel = newValue }
+    }
+    var metadata: Logger.Metadata {
+      get { base.metadata }
+      set { base.metadata = newValue }
+    }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+      get { base[metadataKey: key] }
+      set {
+        metadataSet()
+        base[metadataKey: key] = newValue
+      }
+    }
+    func log(event: LogEvent) { base.log(event: event) }
   }
 }
