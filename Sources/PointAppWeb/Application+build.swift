@@ -198,10 +198,10 @@ public func buildApplication(
   }
   let catalog = resolved.surveyClient
   resolved.surveyClient = catalog.counting(quotas)
-  // Users kept decoded: on PostgreSQL enough for a busy instance's writers (P2's 3,500), whose
-  // every write decodes its user's row unless it is kept (7 MB more in P4). On files the writes are
-  // bound by their fsyncs, and as many kept cost P4 14 MB (BENCHMARKS.md).
-  let cache = SavedStateCache(kept: configuration.databaseURL == nil ? 500 : 2000)
+  // Users kept decoded, on every store: enough for a busy instance's writers (P2's 3,500), whose
+  // every write decodes its user's state unless it is kept (9 % of the server's time an answer on
+  // files with 500; P4 some 2.5 MB more, BENCHMARKS.md).
+  let cache = SavedStateCache()
   let sessionSecret = if let secret { secret } else { try await Sessions.secret(in: stores.backend) }
   let throttle = LoginThrottle(stores.records(.loginLimits), attemptsPerMinute: configuration.loginsPerMinute)
   let sessions = Sessions(

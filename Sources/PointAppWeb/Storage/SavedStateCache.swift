@@ -33,7 +33,7 @@ final class SavedStateCache: Sendable {
   private let kept: Mutex<Kept>
 
   /// Keeps the states of the last `kept` to twice `kept` users seen.
-  init(kept: Int = 500) {
+  init(kept: Int = 2000) {
     self.kept = Mutex(Kept(entries: RecentlyUsed(generation: kept)))
   }
 
