@@ -39,6 +39,8 @@ public struct AppConfiguration: Sendable {
   public var databaseURL: String?
   /// The most connections an instance opens to the database.
   public var databasePoolSize = 20
+  /// The longest a request waits for a connection before it is answered 503.
+  public var databaseWaitLimit = Duration.seconds(3)
   /// How often the fulfiller looks at the exchange requests waiting for their code.
   public var exchangeSweepInterval = Duration.seconds(1)
   /// How long a fulfiller's claim on a request lasts (a killed process's runs out), and (`nil`:
@@ -128,7 +130,7 @@ public func buildApplication(
   let stores: Stores
   var feed: ChangeFeed?
   if let url = configuration.databaseURL {
-    let database = try Database(url: url, poolSize: configuration.databasePoolSize, logger: logger)
+    let database = try Database(url: url, poolSize: configuration.databasePoolSize, waitLimit: configuration.databaseWaitLimit, logger: logger)
     // First among the services, so that it stops after the HTTP server.
     services.append(database)
     do {

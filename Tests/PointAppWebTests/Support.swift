@@ -71,6 +71,9 @@ struct TestServer {
     // With a database, every store is the database's: an instance of several.
     configuration.databaseURL = databaseURL
     configuration.databasePoolSize = poolSize  // the tests' cluster serves many pools at once
+    // Many tests' instances share one cluster, and a slow machine's whole suite keeps it busy:
+    // a request waits, as the tests' pools do, rather than being answered 503.
+    configuration.databaseWaitLimit = TestDatabase.waitLimit
     configuration.secureCookies = secureCookies
     configuration.trustedProxies = trustedProxies
     configuration.loginsPerMinute = loginsPerMinute

@@ -79,8 +79,13 @@ enum TestDatabase {
     return try Database(url: url, poolSize: 2, waitLimit: .seconds(60), logger: logger)
   }
 
+  /// How long the tests' pools wait for a connection: the whole suite's tests share one cluster,
+  /// and on a slow machine (2 cores, `/healthz` at a third of the usual rate) their pools waited
+  /// more than 10 s for one another's statements.
+  static let waitLimit = Duration.seconds(60)
+
   /// A new, empty database (migrated unless `migrated` is false), with a pool of its own.
-  static func make(migrated: Bool = true, poolSize: Int = 4, waitLimit: Duration = .seconds(10)) async throws -> Database {
+  static func make(migrated: Bool = true, poolSize: Int = 4, waitLimit: Duration = TestDatabase.waitLimit) async throws -> Database {
     let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     try await admin.value.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
     let database = try Database(url: url(of: name), poolSize: poolSize, waitLimit: waitLimit, logger: logger)
