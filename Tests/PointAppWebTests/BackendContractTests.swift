@@ -260,14 +260,15 @@ struct BackendContractTests {
   /// Commits that a crash cut short once they were durable in their process's log (some records
   /// written, some not) are finished by the next start: records still at their version before
   /// the commit are written; one written already, or changed since, is left. A commit marked
-  /// applied is left whole (a record it deleted was made again since), and a frame cut short
-  /// ends the log.
+  /// applied is left whole (a record it deleted was made again since), so is one whose blanking
+  /// the crash tore (marked or not, its checksum fails), and a frame cut short ends the log.
   @Test func onFilesCommitsInALogLeftByACrashAreFinishedAtStart() async throws {
     let folder = Kind.folder()
     let backend = try FileBackend(folder)
     let sessions = backend.table(.sessions)
     #expect(try await sessions.create("kept", Self.record(1)))
     #expect(try await sessions.create("made-again", Self.record(5)))
+    #expect(try await sessions.create("made-again-too", Self.record(6)))
     typealias Change = FileBackend.Intended
     func frame(_ changes: [Change], applied: Bool = false) throws -> Data {
       var frame = CommitLog.frame(try JSONEncoder().encode(changes))
@@ -275,6 +276,9 @@ struct BackendContractTests {
       return frame
     }
     var log = try frame([Change(folder: "sessions", name: "made-again", base: 1, version: nil, data: nil)], applied: true)
+    var blanking = try frame([Change(folder: "sessions", name: "made-again-too", base: 1, version: nil, data: nil)])
+    blanking.replaceSubrange((blanking.startIndex + 20)..<blanking.endIndex, with: Data(count: blanking.count - 20))
+    log += blanking
     log += try frame([
       Change(folder: "sessions", name: "kept", base: 1, version: 2, data: Self.record(2)),
       Change(folder: "accounts", name: "new", base: nil, version: 1, data: Self.record(3)),
@@ -286,6 +290,7 @@ struct BackendContractTests {
     #expect(try await Self.number(restarted.table(.sessions).read("kept")?.data) == 2)
     #expect(try await Self.number(restarted.table(.accounts).read("new")?.data) == 3)
     #expect(try await Self.number(restarted.table(.sessions).read("made-again")?.data) == 5, "an applied commit is not applied again")
+    #expect(try await Self.number(restarted.table(.sessions).read("made-again-too")?.data) == 6, "nor one half blanked")
     #expect(try await restarted.table(.sessions).read("torn") == nil)
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".commits/crashed.log").path))
   }

@@ -14,7 +14,8 @@ import Synchronization
 ///    written). Then the commit, each record's folder, name, version before and after and bytes,
 ///    is appended to the process's log (`CommitLog`, `.commits/<id>.log`) and made durable there,
 ///    with one fsync shared by the commits of the same moment; then each record is written (its
-///    file replaced, nothing synced: the log holds it) and the commit marked applied in the log.
+///    file replaced, nothing synced: the log holds it) and the commit marked applied in the log,
+///    its bytes there overwritten.
 /// 3. At start, a log that no live process holds is finished: each of its commits not marked
 ///    applied has its records still at their version before the commit written, those already
 ///    written or changed since left; the file system synced, the log goes.
@@ -120,6 +121,11 @@ public final class FileBackend: RecordBackend {
     var base: Int64?
     var version: Int64?
     var data: Data?
+  }
+
+  /// A commit as its log frame (or an earlier program's intent) holds it; nil if it is not one.
+  static func changes(in body: Data) -> [Intended]? {
+    try? JSONDecoder().decode([Intended].self, from: body)
   }
 
   private func commit(_ changes: [PendingWrites.Change]) async throws {
@@ -228,7 +234,7 @@ public final class FileBackend: RecordBackend {
       let bytes = try DurableFile.read(path) ?? Data()
       // An intent empty or torn: its process died before it was durable, and wrote nothing.
       let frames = name.hasSuffix(".log") ? CommitLog.unapplied(in: bytes) : [bytes]
-      for changes in frames.compactMap({ try? JSONDecoder().decode([Intended].self, from: $0) }) {
+      for changes in frames.compactMap(changes(in:)) {
         let locks = try Set(changes.map(\.folder)).sorted().map { try FileLock(path: "\(root)/\($0)/.lock") }
         defer { locks.forEach { $0.unlock() } }
         try finish(changes, in: root)
@@ -247,11 +253,17 @@ public final class FileBackend: RecordBackend {
 /// megabytes, once every commit in it is applied, the file system is synced and the log starts
 /// again from empty.
 ///
-/// A frame: its state (0 written, 1 applied), the body's length (4 bytes) and checksum (8 bytes,
-/// FNV-1a), little-endian, then the body (the commit as JSON). A frame cut short or damaged by a
-/// crash ends the log: its commit was never acknowledged.
+/// A frame: its state (0 written, 1 applied, 2 never durable), the body's length (4 bytes) and
+/// checksum (8 bytes, FNV-1a), little-endian, then the body (the commit as JSON). An applied
+/// frame is blanked (its checksum and body zeros): the log keeps no record's bytes longer than
+/// their commit takes. A frame whose checksum fails is left (blanked, or damaged by a crash
+/// before it was durable: its commit was never acknowledged); one cut short ends the log.
 final class CommitLog: @unchecked Sendable {
-  struct Frame: Equatable, Sendable { let offset: Int }
+  struct Frame: Equatable, Sendable {
+    let offset: Int
+    /// Its length, header included.
+    let count: Int
+  }
 
   private let path: String
   private let root: String
@@ -340,43 +352,56 @@ final class CommitLog: @unchecked Sendable {
       condition.broadcast()
       if let failed {
         // Not known to be durable: never applied, by this process or a start.
-        mark(Frame(offset: offset), 2)
+        blank(Frame(offset: offset, count: frame.count), 2)
         open -= 1
         throw failed
       }
       synced = max(synced, target)
     }
-    return Frame(offset: offset)
+    return Frame(offset: offset, count: frame.count)
   }
 
   /// The frame's commit is written: a start leaves it.
   func applied(_ frame: Frame) {
     condition.lock()
     defer { condition.unlock() }
-    mark(frame, 1)
+    blank(frame, 1)
     open -= 1
     if open == 0 { condition.broadcast() }
   }
 
-  private func mark(_ frame: Frame, _ state: UInt8) {
-    var state = state
-    _ = pwrite(fd, &state, 1, off_t(frame.offset))
+  /// Marks a frame that a start must leave, and writes zeros over its checksum and body: the
+  /// records it held (a member's address among them, who may since have left) stay only in
+  /// their own files. Its length stays as it was, so the frames after it are found. Not synced:
+  /// a crash may leave it marked or not, blank or not, or torn between (then its checksum fails
+  /// and a start leaves it as well).
+  private func blank(_ frame: Frame, _ state: UInt8) {
+    var bytes = Data(count: frame.count)
+    bytes[0] = state
+    bytes.replaceSubrange(1..<5, with: Swift.withUnsafeBytes(of: UInt32(frame.count - 13).littleEndian) { Data($0) })
+    _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(frame.offset)) }
   }
 
-  /// The bodies of a log's frames not marked applied, in order, up to the first one cut short.
+  /// The bodies of a log's frames not marked applied, in order; a frame that its checksum finds
+  /// damaged is left (it was never durable, or it was blanked), one cut short ends the log.
   static func unapplied(in bytes: Data) -> [Data] {
-    var bodies: [Data] = []
+    frames(in: bytes).filter { $0.whole && $0.state == 0 }.map(\.body)
+  }
+
+  /// A log's frames as they lie, up to one whose length runs past the end; whether each one's
+  /// body is as its checksum says.
+  static func frames(in bytes: Data) -> [(state: UInt8, body: Data, whole: Bool)] {
+    var frames: [(state: UInt8, body: Data, whole: Bool)] = []
     var offset = bytes.startIndex
     while bytes.endIndex - offset >= 13 {
       let count = Int(bytes.littleEndian(UInt32.self, at: offset + 1))
       let start = offset + 13
       guard count <= bytes.endIndex - start else { break }
       let body = Data(bytes[start..<(start + count)])
-      guard checksum(body) == bytes.littleEndian(UInt64.self, at: offset + 5) else { break }
-      if bytes[offset] == 0 { bodies.append(body) }
+      frames.append((bytes[offset], body, checksum(body) == bytes.littleEndian(UInt64.self, at: offset + 5)))
       offset = start + count
     }
-    return bodies
+    return frames
   }
 
   /// A commit's frame, as written (not applied yet).
