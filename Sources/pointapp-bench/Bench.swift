@@ -75,6 +75,18 @@ struct Micro: AsyncParsableCommand {
       let byCodable = measure(seconds) { _ in _ = try? SavedJSON.encodeByCodable(response) }
       report("response: encode (JSONEncoder, the same bytes)", byCodable, unit: "encodes/s")
 
+      // An answer's commit as the file store's log keeps it: the user's state, the response and
+      // its survey's counts, as they are written.
+      let commit = [
+        FileBackend.Intended(folder: "users", name: "u-0123456789abcdef", base: 11, version: 12, data: SavedState.data(for: state)),
+        FileBackend.Intended(folder: "responses", name: "\(catalog[11].id.rawValue)~r-0123456789abcdef", base: nil, version: 1, data: try SavedJSON.encode(response)),
+        FileBackend.Intended(folder: "responses", name: "#counts~\(catalog[11].id.rawValue)", base: 40, version: 41, data: Data(repeating: UInt8(ascii: "1"), count: 600)),
+      ]
+      let packed = measure(seconds) { _ in _ = FileBackend.Intended.body(commit) }
+      report("commit log: an answer's commit (packed)", packed, unit: "commits/s")
+      let asJSON = measure(seconds) { _ in _ = try? JSONEncoder().encode(commit) }
+      report("commit log: an answer's commit (JSONEncoder, as before)", asJSON, unit: "commits/s")
+
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
       let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, fragments: renderer)) }
       report("render: survey list (\(state.surveyListPage.surveys.count) rows)", list, unit: "pages/s")

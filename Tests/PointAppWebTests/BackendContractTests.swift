@@ -270,12 +270,14 @@ struct BackendContractTests {
     #expect(try await sessions.create("made-again", Self.record(5)))
     #expect(try await sessions.create("made-again-too", Self.record(6)))
     typealias Change = FileBackend.Intended
-    func frame(_ changes: [Change], applied: Bool = false) throws -> Data {
-      var frame = CommitLog.frame(try JSONEncoder().encode(changes))
+    /// As this program writes it, or as an earlier one did (JSON).
+    func frame(_ changes: [Change], applied: Bool = false, json: Bool = false) throws -> Data {
+      var frame = CommitLog.frame(json ? try JSONEncoder().encode(changes) : Change.body(changes))
       if applied { frame[frame.startIndex] = 1 }
       return frame
     }
     var log = try frame([Change(folder: "sessions", name: "made-again", base: 1, version: nil, data: nil)], applied: true)
+    log += try frame([Change(folder: "accounts", name: "earlier", base: nil, version: 1, data: Self.record(7))], json: true)
     var blanking = try frame([Change(folder: "sessions", name: "made-again-too", base: 1, version: nil, data: nil)])
     blanking.replaceSubrange((blanking.startIndex + 20)..<blanking.endIndex, with: Data(count: blanking.count - 20))
     log += blanking
@@ -289,10 +291,29 @@ struct BackendContractTests {
     let restarted = try FileBackend(folder)
     #expect(try await Self.number(restarted.table(.sessions).read("kept")?.data) == 2)
     #expect(try await Self.number(restarted.table(.accounts).read("new")?.data) == 3)
+    #expect(try await Self.number(restarted.table(.accounts).read("earlier")?.data) == 7, "an earlier program's frame")
     #expect(try await Self.number(restarted.table(.sessions).read("made-again")?.data) == 5, "an applied commit is not applied again")
     #expect(try await Self.number(restarted.table(.sessions).read("made-again-too")?.data) == 6, "nor one half blanked")
     #expect(try await restarted.table(.sessions).read("torn") == nil)
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".commits/crashed.log").path))
+  }
+
+  /// A commit's body as the log keeps it reads back as the same changes, whichever of base,
+  /// version and data each has; a body cut short or with a byte it does not know is refused.
+  @Test func aCommitsBodyReadsBackAsItsChanges() throws {
+    typealias Change = FileBackend.Intended
+    let changes = [
+      Change(folder: "users", name: "u-1", base: 3, version: 4, data: Data("{\"e\":\"たろう@example.jp\"}".utf8)),
+      Change(folder: "responses", name: "s~r-1", base: nil, version: 1, data: Data()),
+      Change(folder: "sessions", name: "gone", base: 9, version: nil, data: nil),
+    ]
+    let body = Change.body(changes)
+    #expect(try Change.changes(from: body) == changes)
+    #expect(try Change.changes(from: JSONEncoder().encode(changes)) == changes, "an earlier program's")
+    #expect(throws: FileError.self) { try Change.changes(from: body.dropLast()) }
+    var unknown = body
+    unknown[unknown.startIndex + 5 + 4 + 5 + 4 + 3] = 8
+    #expect(throws: FileError.self) { try Change.changes(from: unknown) }
   }
 
   /// An earlier program's commit that a crash cut short after its intent was durable (its intent

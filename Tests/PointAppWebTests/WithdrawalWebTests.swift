@@ -67,7 +67,7 @@ struct WithdrawalWebTests {
     for case let file as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! where !file.path.contains("/mail-outbox/") {
       guard let data = try? Data(contentsOf: file) else { continue }
       // A commit log's records are read as its start would read them, not as its bytes.
-      let logged = file.pathExtension == "log" ? CommitLog.frames(in: data).flatMap { FileBackend.changes(in: $0.body) ?? [] }.compactMap(\.data) : []
+      let logged = file.pathExtension == "log" ? CommitLog.frames(in: data).flatMap { (try? FileBackend.Intended.changes(from: $0.body)) ?? [] }.compactMap(\.data) : []
       let texts = ([data] + logged).map { String(decoding: $0, as: UTF8.self) }
       if texts.contains(where: { $0.contains(Self.address) || $0.contains("okinawa") || $0.contains("\"birthYear\"") }) {
         found.append(file.path.replacingOccurrences(of: root.path, with: ""))
