@@ -40,7 +40,7 @@ public struct AppConfiguration: Sendable {
   /// The most connections an instance opens to the database.
   public var databasePoolSize = 20
   /// The longest a request waits for a connection before it is answered 503.
-  public var databaseWaitLimit = Duration.seconds(3)
+  public var databaseWaitLimit = Database.defaultWaitLimit
   /// How often the fulfiller looks at the exchange requests waiting for their code.
   public var exchangeSweepInterval = Duration.seconds(1)
   /// How long a fulfiller's claim on a request lasts (a killed process's runs out), and (`nil`:
@@ -202,7 +202,7 @@ public func buildApplication(
   resolved.surveyClient = catalog.counting(quotas)
   // Users kept decoded, on every store: enough for a busy instance's writers (P2's 3,500), whose
   // every write decodes its user's state unless it is kept (9 % of the server's time an answer on
-  // files with 500; P4 some 2.5 MB more, BENCHMARKS.md).
+  // files with 500; P4 some 1.5 MB more, BENCHMARKS.md).
   let cache = SavedStateCache()
   let sessionSecret = if let secret { secret } else { try await Sessions.secret(in: stores.backend) }
   let throttle = LoginThrottle(stores.records(.loginLimits), attemptsPerMinute: configuration.loginsPerMinute)

@@ -76,7 +76,7 @@ enum TestDatabase {
   static let admin = Task {
     // Starting the cluster waits for a child process: on a thread of its own, not the pool's.
     let url = try await offThePool { TestDatabase.url }
-    return try Database(url: url, poolSize: 2, waitLimit: .seconds(60), logger: logger)
+    return try Database(url: url, poolSize: 2, waitLimit: waitLimit, logger: logger)
   }
 
   /// How long the tests' pools wait for a connection: the whole suite's tests share one cluster,

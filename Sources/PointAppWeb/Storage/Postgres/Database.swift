@@ -17,8 +17,10 @@ public final class Database: Service, Sendable {
   let url: String
   let logger: Logger
   let waitLimit: Duration
+  /// The longest a request waits for a connection unless told otherwise.
+  public static let defaultWaitLimit = Duration.seconds(3)
 
-  public init(url: String, poolSize: Int = 20, waitLimit: Duration = .seconds(3), logger: Logger) throws {
+  public init(url: String, poolSize: Int = 20, waitLimit: Duration = Database.defaultWaitLimit, logger: Logger) throws {
     var configuration = try Self.configuration(url)
     configuration.options.connectTimeout = waitLimit.timeAmount
     connections = Connections(configuration, size: poolSize, logger: logger)
