@@ -19,6 +19,7 @@ refuses mail before it."""
 import argparse
 import asyncio
 import email
+import logging
 import os
 import signal
 import socket
@@ -112,6 +113,8 @@ def main():
     parser.add_argument("--smtputf8", action="store_true", help="take addresses beyond ASCII (RFC 6531)")
     args = parser.parse_args()
     os.makedirs(args.folder, exist_ok=True)
+    # What it sees, connection by connection, on standard error (the tests keep it beside the mail).
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s")
     options = {"enable_SMTPUTF8": args.smtputf8}
     if args.tls:
         cert, key = os.path.join(args.folder, "cert.pem"), os.path.join(args.folder, "key.pem")

@@ -141,7 +141,7 @@ struct BackendContractTests {
   @Test(arguments: Kind.allCases)
   func aHoldingInsideAHoldingJoinsIt(kind: Kind) async throws {
     let backend = try await kind.backend()
-    let table = try backend.table(.sessions)
+    let table = backend.table(.sessions)
     let id = UUID().uuidString.lowercased()
     final class Events: Sendable { let list = Mutex<[String]>([]) }
     let log = Events()
@@ -215,7 +215,7 @@ struct BackendContractTests {
   @Test func onFilesAnotherProcessesChangeMeanwhileFailsTheCommitWhole() async throws {
     let folder = Kind.folder()
     let (here, there) = (try FileBackend(folder), try FileBackend(folder))
-    let (mine, shared) = (try here.table(.accounts), try here.table(.sessions))
+    let (mine, shared) = (here.table(.accounts), here.table(.sessions))
     #expect(try await shared.create("shared", Self.record(0)))
     await #expect(throws: RecordConflict.self) {
       try await here.holding("k") { () async throws in
@@ -322,7 +322,7 @@ struct BackendContractTests {
   @Test func onFilesAnInterruptedCommitIsFinishedAtStart() async throws {
     let folder = Kind.folder()
     let backend = try FileBackend(folder)
-    let (sessions, accounts) = (try backend.table(.sessions), try backend.table(.accounts))
+    let (sessions, accounts) = (backend.table(.sessions), backend.table(.accounts))
     #expect(try await sessions.create("written", Self.record(2)))  // the commit's write, made: version 1
     #expect(try await accounts.create("moved", Self.record(9)))
     #expect(try await accounts.replace("moved", Self.record(9), at: 1))  // changed since: version 2

@@ -288,8 +288,13 @@ final class ScriptServer: Sendable {
     process.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/" + script).path, "--folder", folder.path] + options
     let output = Pipe()
     process.standardOutput = output
-    // Not the test run's: `swift test` reads that to its end, which a server still running holds off.
-    process.standardError = FileHandle.nullDevice
+    // Not the test run's: `swift test` reads that to its end, which a server still running holds
+    // off. A file of its own, for a failing test to show (`errors`).
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    guard FileManager.default.createFile(atPath: folder.appendingPathComponent("stderr").path, contents: nil) else {
+      throw ScriptServerFailure(description: "\(script): no file for its standard error in \(folder.path)")
+    }
+    process.standardError = try FileHandle(forWritingTo: folder.appendingPathComponent("stderr"))
     try process.run()
     // Its first line, read on a thread of its own (a blocking read on the test library's threads
     // would hold up other tests); past 30 s it is stopped, which ends the read.
@@ -309,6 +314,11 @@ final class ScriptServer: Sendable {
       throw ScriptServerFailure(description: "\(script) did not start: \(text)")
     }
     return ScriptServer(folder: folder, port: port, process: process)
+  }
+
+  /// What it wrote to its standard error so far (its log, where it keeps one).
+  var errors: String {
+    (try? String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8)) ?? ""
   }
 
   deinit {
