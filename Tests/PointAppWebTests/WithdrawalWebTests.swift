@@ -66,7 +66,8 @@ struct WithdrawalWebTests {
     let root = server.dataDirectory
     for case let file as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! where !file.path.contains("/mail-outbox/") {
       guard let data = try? Data(contentsOf: file) else { continue }
-      // A commit log's records are read as its start would read them, not as its bytes.
+      // A commit log's records decoded from every frame, applied or not (base64 in an earlier
+      // program's JSON hid them from a search of the bytes).
       let logged = file.pathExtension == "log" ? CommitLog.frames(in: data).flatMap { (try? FileBackend.Intended.changes(from: $0.body)) ?? [] }.compactMap(\.data) : []
       let texts = ([data] + logged).map { String(decoding: $0, as: UTF8.self) }
       if texts.contains(where: { $0.contains(Self.address) || $0.contains("okinawa") || $0.contains("\"birthYear\"") }) {

@@ -437,9 +437,9 @@ final class CommitLog: @unchecked Sendable {
   /// a crash may leave it marked or not, blank or not, or torn between (then its checksum fails
   /// and a start leaves it as well).
   private func blank(_ frame: Frame, _ state: UInt8) {
-    var bytes = Data(count: frame.count)
-    bytes[0] = state
-    bytes.replaceSubrange(1..<5, with: Swift.withUnsafeBytes(of: UInt32(frame.count - 13).littleEndian) { Data($0) })
+    var bytes = Data([state])
+    bytes.append(littleEndian: UInt32(frame.count - Self.header))
+    bytes.append(Data(count: frame.count - bytes.count))
     _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(frame.offset)) }
   }
 
@@ -454,9 +454,9 @@ final class CommitLog: @unchecked Sendable {
   static func frames(in bytes: Data) -> [(state: UInt8, body: Data, whole: Bool)] {
     var frames: [(state: UInt8, body: Data, whole: Bool)] = []
     var offset = bytes.startIndex
-    while bytes.endIndex - offset >= 13 {
+    while bytes.endIndex - offset >= header {
       let count = Int(bytes.littleEndian(UInt32.self, at: offset + 1))
-      let start = offset + 13
+      let start = offset + header
       guard count <= bytes.endIndex - start else { break }
       let body = Data(bytes[start..<(start + count)])
       frames.append((bytes[offset], body, checksum(body) == bytes.littleEndian(UInt64.self, at: offset + 5)))
@@ -464,6 +464,9 @@ final class CommitLog: @unchecked Sendable {
     }
     return frames
   }
+
+  /// A frame's state, length and checksum, before its body.
+  static let header = 13
 
   /// A commit's frame, as written (not applied yet).
   static func frame(_ body: Data) -> Data {
