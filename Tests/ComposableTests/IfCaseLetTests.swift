@@ -75,8 +75,11 @@ struct IfCaseLetTests {
     let store = TestStore(initialState: Session.State.signedOut) { Session() } withDependencies: { $0.continuousClock = clock }
     await store.send(.signInTapped) { $0 = .signedIn(SignedIn.State()) }
     await store.send(.signedIn(.startTimerTapped))
-    await clock.advanceOnceSleeping(by: .seconds(2))
+    // A second at a time, each once the timer sleeps: one advance of two seconds could pass the
+    // second tick's deadline before a busy machine has the timer sleeping again.
+    await clock.advanceOnceSleeping(by: .seconds(1))
     await store.receive(.signedIn(.tick)) { $0 = .signedIn(SignedIn.State(ticks: 1)) }
+    await clock.advanceOnceSleeping(by: .seconds(1))
     await store.receive(.signedIn(.tick)) { $0 = .signedIn(SignedIn.State(ticks: 2)) }
     // Signing out leaves the case: the timer is cancelled, no tick follows.
     await store.send(.signedIn(.signOutTapped)) { $0 = .signedOut }
