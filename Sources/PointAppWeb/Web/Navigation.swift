@@ -131,7 +131,7 @@ extension Pages {
   /// A page's template and context, from the user's state.
   static func render(_ page: Navigation.Page, _ state: AppFeature.State, csrf: () -> String, renderer: PageRenderer) -> String {
     switch page {
-    case .surveys: renderer.render("surveys", surveys(state, fragments: renderer))
+    case .surveys: renderer.surveysPage(state)
     case let .survey(survey): renderer.render("survey", self.survey(state, survey: survey, csrf: csrf(), fragments: renderer))
     case let .surveyIneligible(survey, eligibility): renderer.render("survey-ineligible", surveyIneligible(state, survey: survey, eligibility))
     case let .complete(survey, answered): renderer.render("complete", complete(state, survey: survey, answered: answered))

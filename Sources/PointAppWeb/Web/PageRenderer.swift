@@ -14,8 +14,10 @@ public struct PageRenderer: Sendable {
   ]
 
   private let library: MustacheLibrary
-  private let cards = Kept<CardKey, Survey>()
-  private let questions = Kept<QuestionKey, SurveyQuestion>()
+  private let cards = Kept<CardKey, Survey, String>(capacity: 1_000)
+  private let questions = Kept<QuestionKey, SurveyQuestion, String>(capacity: 1_000)
+  /// The list page with the member's own values left out (`surveysPage`): some 20 kB each.
+  private let lists = Kept<ListKey, [Survey], Holed>(capacity: 64)
   private let filters: [Filter: String]
   /// The points page's list of every rank and what it takes (`rank-conditions`), the same for
   /// everyone: rendered at start-up.
@@ -72,6 +74,96 @@ public struct PageRenderer: Sendable {
   /// new URL, so browsers may keep each version for as long as they like.
   public static func versionedURL(_ path: String, of contents: Data) -> String {
     "\(path)?v=" + hex(SHA256.hash(data: contents).prefix(6))
+  }
+
+  /// The list page (`surveys`). Everything on it but the member's own address and balance is the
+  /// same for every member shown the same cards (the same filters, the same surveys, answered and
+  /// new alike), so it is rendered once per such list with those two left as holes (`Holed`), and
+  /// each view fills them in: the template engine's name look-ups were a fifth of a list view's
+  /// time. A page with a message (flash) on it is rendered whole.
+  public func surveysPage(_ state: AppFeature.State) -> String {
+    guard state.flash == nil else { return render("surveys", Pages.surveys(state, fragments: self)) }
+    let list = state.surveyList
+    let page = list.page
+    let key = ListKey(
+      filter: Filter(category: page.category, sort: page.sort),
+      open: page.surveys.map { CardKey(id: $0.id, answered: list.isAnswered($0), isNew: page.newSurveys.contains($0.id), closed: false) },
+      closed: page.closedSurveys.map { CardKey(id: $0.id, answered: list.isAnswered($0), isNew: false, closed: true) },
+      loadFailed: page.loadFailed, needsProfile: page.surveysNeedProfile, signedIn: state.account != nil
+    )
+    let sources = page.surveys + page.closedSurveys
+    let own = Holed.Values(account: state.account.map { HTMLEscaping.escape($0.value) }, balance: "\(state.progress.ledger.balance)")
+    if let holed = lists.html(for: [key], from: [sources])[0] { return holed.filled(with: own) }
+    var context = Pages.surveys(state, fragments: self)
+    if state.account != nil { context["account"] = Holed.Hole.account.mark }
+    context["balance"] = Holed.Hole.balance.mark
+    // A hole more than the layout makes is a mark in the catalog's text: that list is rendered whole.
+    guard let holed = Holed(render("surveys", context), expecting: state.account != nil ? [.account: 2, .balance: 1] : [.balance: 1]) else {
+      return render("surveys", Pages.surveys(state, fragments: self))
+    }
+    lists.keep(holed, as: key, from: sources)
+    return holed.filled(with: own)
+  }
+
+  /// A page rendered with marks where a member's own values go, cut at them: its text is the
+  /// pieces with each member's values between them.
+  struct Holed: Sendable {
+    enum Hole: CaseIterable, Sendable {
+      case account, balance
+
+      /// What the page is rendered with in its place: a Unicode noncharacter, which no text
+      /// exchanged is meant to hold, and which HTML escaping leaves as it is.
+      var mark: String {
+        // (A literal may not hold one.)
+        String(Character(Unicode.Scalar(self == .account ? 0xFDD0 : 0xFDD1 as UInt16)!))
+      }
+    }
+
+    /// A member's own values, escaped as the template would.
+    struct Values {
+      let account: String?
+      let balance: String
+    }
+
+    let pieces: [String]
+    let holes: [Hole]
+
+    /// `nil` unless the page has exactly the holes expected of each kind.
+    init?(_ page: String, expecting expected: [Hole: Int]) {
+      let bytes = Array(page.utf8)
+      let marks = Hole.allCases.map { Array($0.mark.utf8) }
+      var pieces: [String] = []
+      var holes: [Hole] = []
+      var start = 0
+      var index = 0
+      while index < bytes.count {
+        if bytes[index] == marks[0][0], let kind = marks.firstIndex(where: { bytes[index...].starts(with: $0) }) {
+          pieces.append(String(decoding: bytes[start..<index], as: UTF8.self))
+          holes.append(Hole.allCases[kind])
+          index += marks[kind].count
+          start = index
+        } else {
+          index += 1
+        }
+      }
+      pieces.append(String(decoding: bytes[start...], as: UTF8.self))
+      guard Dictionary(holes.map { ($0, 1) }, uniquingKeysWith: +) == expected else { return nil }
+      (self.pieces, self.holes) = (pieces, holes)
+    }
+
+    func filled(with values: Values) -> String {
+      var page = ""
+      page.reserveCapacity(pieces.reduce(64) { $0 + $1.utf8.count } + (values.account?.utf8.count ?? 0) * 2)
+      for (index, piece) in pieces.enumerated() {
+        page += piece
+        guard index < holes.count else { break }
+        switch holes[index] {
+        case .account: page += values.account ?? ""
+        case .balance: page += values.balance
+        }
+      }
+      return page
+    }
   }
 
   /// The list's cards (list items), joined. A card depends on its survey and on whether it was
@@ -138,32 +230,47 @@ public struct PageRenderer: Sendable {
     let closed: Bool
   }
 
+  /// What a list page shows besides the member's own values.
+  private struct ListKey: Hashable {
+    let filter: Filter
+    let open: [CardKey]
+    let closed: [CardKey]
+    let loadFailed: Bool
+    let needsProfile: Bool
+    let signedIn: Bool
+  }
+
   private struct QuestionKey: Hashable {
     let survey: SurveyID
     let question: QuestionID
     let number: Int
   }
 
-  /// Rendered fragments (the list's cards, a survey's questions), each kept with what it was
-  /// rendered from, so that a survey edited in the catalog, or a draft in the editor, gets a new
-  /// one.
-  private final class Kept<Key: Hashable & Sendable, Source: Equatable & Sendable>: Sendable {
-    private let kept = Mutex<[Key: (source: Source, html: String)]>([:])
+  /// Rendered fragments (the list's cards, a survey's questions, list pages), each kept with what
+  /// it was rendered from, so that a survey edited in the catalog, or a draft in the editor, gets
+  /// a new one.
+  private final class Kept<Key: Hashable & Sendable, Source: Equatable & Sendable, Value: Sendable>: Sendable {
+    private let kept = Mutex<[Key: (source: Source, value: Value)]>([:])
+    private let capacity: Int
+
+    /// Keeps at most `capacity` (a catalog is a few dozen surveys of a few questions); past that,
+    /// starts again.
+    init(capacity: Int) {
+      self.capacity = capacity
+    }
 
     /// The kept fragment of each key rendered from the source beside it, `nil` where none is
     /// kept (one lock for a whole list).
-    func html(for keys: [Key], from sources: [Source]) -> [String?] {
+    func html(for keys: [Key], from sources: [Source]) -> [Value?] {
       kept.withLock { kept in
-        zip(keys, sources).map { key, source in kept[key].flatMap { $0.source == source ? $0.html : nil } }
+        zip(keys, sources).map { key, source in kept[key].flatMap { $0.source == source ? $0.value : nil } }
       }
     }
 
-    /// Keeps at most 1,000 (a catalog is a few dozen surveys of a few questions); past that,
-    /// starts again.
-    func keep(_ html: String, as key: Key, from source: Source) {
+    func keep(_ value: Value, as key: Key, from source: Source) {
       kept.withLock { kept in
-        if kept.count >= 1_000 { kept.removeAll() }
-        kept[key] = (source, html)
+        if kept.count >= capacity { kept.removeAll() }
+        kept[key] = (source, value)
       }
     }
   }
