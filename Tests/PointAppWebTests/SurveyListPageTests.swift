@@ -1,6 +1,6 @@
 import Foundation
 import PointApp
-import PointAppWeb
+@testable import PointAppWeb
 import Testing
 
 /// The list page is rendered once for every member shown the same cards, with their own address
@@ -101,5 +101,18 @@ struct SurveyListPageTests {
       #expect(page == whole)
       #expect(page.contains(title) && page.components(separatedBy: account).count == 3)
     }
+  }
+
+  /// A name added to the list page or its layout is one the kept page would show every member as
+  /// the first had it: the key (`PageRenderer.ListKey`) or a hole must take it in first.
+  @Test func everyNameOnTheListPageIsOneTheKeptPageAccountsFor() async throws {
+    let renderer = try await Self.renderer()
+    var state = Self.member("hanako@example.jp", answered: [Self.catalog[0]])
+    state.surveyListPage.closedSurveys = [Self.survey("tea", titled: "お茶の調査")]
+    state.surveyListPage.surveysNeedProfile = true
+    state.flash = Flash(.success, "保存しました")
+    let names = Set(Pages.surveys(state, fragments: renderer).keys)
+    #expect(names.isSuperset(of: ["filters", "list", "closedList", "account", "balance", "flash"]))
+    #expect(names.isSubset(of: PageRenderer.listNames))
   }
 }

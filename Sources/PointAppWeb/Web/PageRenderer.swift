@@ -94,12 +94,16 @@ public struct PageRenderer: Sendable {
     let sources = page.surveys + page.closedSurveys
     let own = Holed.Values(account: state.account.map { HTMLEscaping.escape($0.value) }, balance: "\(state.progress.ledger.balance)")
     if let holed = lists.html(for: [key], from: [sources])[0] { return holed.filled(with: own) }
-    var context = Pages.surveys(state, fragments: self)
-    if state.account != nil { context["account"] = Holed.Hole.account.mark }
-    context["balance"] = Holed.Hole.balance.mark
+    let context = Pages.surveys(state, fragments: self)
+    // A name that neither the key nor a hole accounts for (one added to the page or its layout)
+    // would show the first member's value to the others: such a page is rendered whole.
+    guard Set(context.keys).isSubset(of: Self.listNames) else { return render("surveys", context) }
+    var marked = context
+    if state.account != nil { marked["account"] = Holed.Hole.account.mark }
+    marked["balance"] = Holed.Hole.balance.mark
     // A hole more than the layout makes is a mark in the catalog's text: that list is rendered whole.
-    guard let holed = Holed(render("surveys", context), expecting: state.account != nil ? [.account: 2, .balance: 1] : [.balance: 1]) else {
-      return render("surveys", Pages.surveys(state, fragments: self))
+    guard let holed = Holed(render("surveys", marked), expecting: state.account != nil ? [.account: 2, .balance: 1] : [.balance: 1]) else {
+      return render("surveys", context)
     }
     lists.keep(holed, as: key, from: sources)
     return holed.filled(with: own)
@@ -229,6 +233,14 @@ public struct PageRenderer: Sendable {
     let isNew: Bool
     let closed: Bool
   }
+
+  /// The names of a list page's context that its key (`ListKey`) and holes account for; the page
+  /// (`Pages.surveys`) and its layout (`Pages.layout`) give no other.
+  static let listNames: Set<String> = [
+    "filters", "list", "closedList", "hasSurveys", "loadFailed", "needsProfile",  // the key
+    "account", "balance",  // the holes
+    "flash",  // rendered whole
+  ]
 
   /// What a list page shows besides the member's own values.
   private struct ListKey: Hashable {
