@@ -90,6 +90,26 @@ struct Micro: AsyncParsableCommand {
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
       let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, fragments: renderer)) }
       report("render: survey list (\(state.surveyListPage.surveys.count) rows)", list, unit: "pages/s")
+      // As a view gets it (`surveysPage`): a list already kept, filled in with the member's own;
+      // lists each new to the renderer (more of them than it keeps: rendered whole, noted); and
+      // each list seen twice (the second view cuts it).
+      let kept = measure(seconds) { _ in _ = renderer.surveysPage(state) }
+      report("render: survey list, kept (a member's view)", kept, unit: "pages/s")
+      let surveys = state.surveyListPage.surveys
+      let lists = surveys.indices.flatMap { index in
+        [false, true].flatMap { needsProfile in
+          [1, 2].map { count in
+            var each = state
+            each.surveyListPage.newSurveys = Set((0..<count).map { surveys[(index + $0) % surveys.count].id })
+            each.surveyListPage.surveysNeedProfile = needsProfile
+            return each
+          }
+        }
+      }
+      let notKept = measure(seconds) { index in _ = renderer.surveysPage(lists[index % lists.count]) }
+      report("render: survey list, each list new (\(lists.count) lists in turn)", notKept, unit: "pages/s")
+      let twice = measure(seconds) { index in _ = renderer.surveysPage(lists[index / 2 % lists.count]) }
+      report("render: survey list, each list seen twice in a row (\(lists.count) lists)", twice, unit: "pages/s")
       let detail = measure(seconds) { _ in _ = renderer.render("survey", Pages.survey(state, survey: catalog[11], csrf: "token", fragments: renderer)) }
       report("render: survey detail with its form (its questions kept)", detail, unit: "pages/s")
       var answering = state

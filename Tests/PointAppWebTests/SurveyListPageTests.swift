@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import PointApp
 @testable import PointAppWeb
 import Testing
@@ -34,6 +35,11 @@ struct SurveyListPageTests {
     try await PageRenderer(directory: repositoryRoot.appendingPathComponent("Templates"))
   }
 
+  /// The page as the list's renderer writes it.
+  static func page(_ renderer: PageRenderer, _ state: AppFeature.State) -> String {
+    String(buffer: renderer.surveysPage(state))
+  }
+
   /// The page as the template makes it, nothing kept.
   static func whole(_ state: AppFeature.State) async throws -> String {
     let renderer = try await renderer()
@@ -46,46 +52,46 @@ struct SurveyListPageTests {
     let taro = Self.member("taro+list@example.jp")
     let guest = Self.member(nil)
     let (wholeHanako, wholeTaro, wholeGuest) = (try await Self.whole(hanako), try await Self.whole(taro), try await Self.whole(guest))
-    let first = renderer.surveysPage(hanako)
+    let first = Self.page(renderer, hanako)
     #expect(first == wholeHanako)
     #expect(first.contains("hanako@example.jp") && first.contains("飲み物の調査"))
     // Taro is shown the same cards: his page is the kept one, filled in with his own.
-    let second = renderer.surveysPage(taro)
+    let second = Self.page(renderer, taro)
     #expect(second == wholeTaro)
     #expect(second.contains("taro+list@example.jp") && !second.contains("hanako"))
-    #expect(renderer.surveysPage(guest) == wholeGuest)
-    #expect(renderer.surveysPage(hanako) == first)
+    #expect(Self.page(renderer, guest) == wholeGuest)
+    #expect(Self.page(renderer, hanako) == first)
   }
 
   @Test func anAnsweredSurveyAndItsPointsShowOnTheMembersList() async throws {
     let renderer = try await Self.renderer()
-    _ = renderer.surveysPage(Self.member("hanako@example.jp"))
+    _ = Self.page(renderer, Self.member("hanako@example.jp"))
     let answered = Self.member("hanako@example.jp", answered: [Self.catalog[0]])
     let whole = try await Self.whole(answered)
-    let page = renderer.surveysPage(answered)
+    let page = Self.page(renderer, answered)
     #expect(page == whole)
     #expect(page.contains("<span>保有</span>20pt</a>"))
-    #expect(page != renderer.surveysPage(Self.member("hanako@example.jp")))
+    #expect(page != Self.page(renderer, Self.member("hanako@example.jp")))
   }
 
   @Test func aSurveyEditedInTheCatalogShowsItsNewTitle() async throws {
     let renderer = try await Self.renderer()
-    _ = renderer.surveysPage(Self.member("hanako@example.jp"))
+    _ = Self.page(renderer, Self.member("hanako@example.jp"))
     let edited = [Self.survey("drinks", titled: "飲み物の調査（改訂）"), Self.catalog[1]]
     let whole = try await Self.whole(Self.member("hanako@example.jp", surveys: edited))
-    let page = renderer.surveysPage(Self.member("hanako@example.jp", surveys: edited))
+    let page = Self.page(renderer, Self.member("hanako@example.jp", surveys: edited))
     #expect(page.contains("飲み物の調査（改訂）") && page == whole)
   }
 
   @Test func aMessageIsShownOnTheMembersPage() async throws {
     let renderer = try await Self.renderer()
-    _ = renderer.surveysPage(Self.member("hanako@example.jp"))
+    _ = Self.page(renderer, Self.member("hanako@example.jp"))
     var state = Self.member("hanako@example.jp")
     state.flash = Flash(.success, "プロフィールを保存しました")
     let whole = try await Self.whole(state)
-    let page = renderer.surveysPage(state)
+    let page = Self.page(renderer, state)
     #expect(page.contains("プロフィールを保存しました") && page == whole)
-    #expect(!renderer.surveysPage(Self.member("hanako@example.jp")).contains("プロフィールを保存しました"))
+    #expect(!Self.page(renderer, Self.member("hanako@example.jp")).contains("プロフィールを保存しました"))
   }
 
   /// The holes are marked with Unicode noncharacters: one in a survey's own text stays text.
@@ -97,7 +103,7 @@ struct SurveyListPageTests {
     for account in ["hanako@example.jp", "taro@example.jp"] {
       let state = Self.member(account, surveys: marked)
       let whole = try await Self.whole(state)
-      let page = renderer.surveysPage(state)
+      let page = Self.page(renderer, state)
       #expect(page == whole)
       #expect(page.contains(title) && page.components(separatedBy: account).count == 3)
     }
@@ -114,5 +120,30 @@ struct SurveyListPageTests {
     let names = Set(Pages.surveys(state, fragments: renderer).keys)
     #expect(names.isSuperset(of: ["filters", "list", "closedList", "account", "balance", "flash"]))
     #expect(names.isSubset(of: PageRenderer.listNames))
+  }
+
+  /// What changes a list for everyone (places taken, a survey closed, the notices) gives a new
+  /// page, the template's for that list.
+  @Test func aListWhosePlacesClosedSurveysOrNoticesChangedIsRenderedAnew() async throws {
+    let renderer = try await Self.renderer()
+    let limited = Survey(
+      id: SurveyID("drinks"), title: "飲み物の調査", description: "ふだんの暮らしについて", category: .food,
+      questions: Self.catalog[0].questions, reward: 20, estimatedMinutes: 1, publishedAt: Self.noon, expiresAt: nil,
+      quota: Quota(target: 100)
+    )
+    var state = Self.member("hanako@example.jp", surveys: [limited.counting(taken: 10), Self.catalog[1]])
+    _ = Self.page(renderer, state)
+    var changes: [(String, (inout AppFeature.State) -> Void)] = [
+      ("あと3件", { $0.surveyListPage.surveys[0] = limited.counting(taken: 97) }),
+      ("受付を終了したアンケート", { $0.surveyListPage.closedSurveys = [limited.counting(taken: 100)] }),
+      ("プロフィールを登録", { $0.surveyListPage.surveysNeedProfile = true }),
+    ]
+    changes.append(("アンケートを読み込めませんでした", { $0.surveyListPage = SurveyList.Page(loadFailed: true) }))
+    for (shown, change) in changes {
+      change(&state)
+      let whole = try await Self.whole(state)
+      let page = Self.page(renderer, state)
+      #expect(page == whole && page.contains(shown), "\(shown)")
+    }
   }
 }

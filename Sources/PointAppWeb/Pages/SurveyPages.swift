@@ -3,7 +3,10 @@ import PointApp
 
 extension Pages {
   /// The list page. Its parts that many users share are rendered once by `fragments` and kept:
-  /// the category and sort links (`survey-filters`) and each survey's card (`survey-row`).
+  /// the category and sort links (`survey-filters`) and each survey's card (`survey-row`), and the
+  /// whole page with the member's address and balance left out (`PageRenderer.surveysPage`).
+  /// Anything else of the member's that it or a card shows must be in their keys
+  /// (`PageRenderer.ListKey`, `CardKey`), or every member would see the first one's.
   public static func surveys(_ state: AppFeature.State, fragments: PageRenderer) -> [String: Any] {
     let list = state.surveyList
     let page = list.page

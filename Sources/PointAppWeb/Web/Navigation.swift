@@ -128,10 +128,16 @@ enum Navigation {
 }
 
 extension Pages {
+  /// A page's bytes, from the user's state.
+  static func render(_ page: Navigation.Page, _ state: AppFeature.State, csrf: () -> String, renderer: PageRenderer) -> ByteBuffer {
+    if case .surveys = page { return renderer.surveysPage(state) }  // kept in pieces of bytes
+    return ByteBuffer(string: html(page, state, csrf: csrf, renderer: renderer))
+  }
+
   /// A page's template and context, from the user's state.
-  static func render(_ page: Navigation.Page, _ state: AppFeature.State, csrf: () -> String, renderer: PageRenderer) -> String {
+  private static func html(_ page: Navigation.Page, _ state: AppFeature.State, csrf: () -> String, renderer: PageRenderer) -> String {
     switch page {
-    case .surveys: renderer.surveysPage(state)
+    case .surveys: String(buffer: renderer.surveysPage(state))
     case let .survey(survey): renderer.render("survey", self.survey(state, survey: survey, csrf: csrf(), fragments: renderer))
     case let .surveyIneligible(survey, eligibility): renderer.render("survey-ineligible", surveyIneligible(state, survey: survey, eligibility))
     case let .complete(survey, answered): renderer.render("complete", complete(state, survey: survey, answered: answered))

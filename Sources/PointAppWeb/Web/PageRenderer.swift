@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Hummingbird
 import Mustache
 import PointApp
 import Synchronization
@@ -17,7 +18,7 @@ public struct PageRenderer: Sendable {
   private let cards = Kept<CardKey, Survey, String>(capacity: 1_000)
   private let questions = Kept<QuestionKey, SurveyQuestion, String>(capacity: 1_000)
   /// The list page with the member's own values left out (`surveysPage`): some 20 kB each.
-  private let lists = Kept<ListKey, [Survey], Holed>(capacity: 64)
+  private let lists = Kept<ListKey, [Survey], KeptList>(capacity: 64)
   private let filters: [Filter: String]
   /// The points page's list of every rank and what it takes (`rank-conditions`), the same for
   /// everyone: rendered at start-up.
@@ -80,9 +81,11 @@ public struct PageRenderer: Sendable {
   /// same for every member shown the same cards (the same filters, the same surveys, answered and
   /// new alike), so it is rendered once per such list with those two left as holes (`Holed`), and
   /// each view fills them in: the template engine's name look-ups were a fifth of a list view's
-  /// time. A page with a message (flash) on it is rendered whole.
-  public func surveysPage(_ state: AppFeature.State) -> String {
-    guard state.flash == nil else { return render("surveys", Pages.surveys(state, fragments: self)) }
+  /// time. A list is cut the second time it is seen (`KeptList`). A page with a message (flash) on
+  /// it is rendered whole. Its bytes, as they are sent: a kept page's pieces are bytes too, copied
+  /// once and never checked again as text.
+  public func surveysPage(_ state: AppFeature.State) -> ByteBuffer {
+    guard state.flash == nil else { return ByteBuffer(string: render("surveys", Pages.surveys(state, fragments: self))) }
     let list = state.surveyList
     let page = list.page
     let key = ListKey(
@@ -92,21 +95,42 @@ public struct PageRenderer: Sendable {
       loadFailed: page.loadFailed, needsProfile: page.surveysNeedProfile, signedIn: state.account != nil
     )
     let sources = page.surveys + page.closedSurveys
-    let own = Holed.Values(account: state.account.map { HTMLEscaping.escape($0.value) }, balance: "\(state.progress.ledger.balance)")
-    if let holed = lists.html(for: [key], from: [sources])[0] { return holed.filled(with: own) }
+    let own = Holed.Values(account: state.account.map { HTMLEscaping.escape($0.value) }, balance: HTMLEscaping.escape("\(state.progress.ledger.balance)"))
+    let kept = lists.html(for: [key], from: [sources])[0]
+    if case let .cut(holed)? = kept { return holed.filled(with: own) }
     let context = Pages.surveys(state, fragments: self)
+    let whole = { ByteBuffer(string: self.render("surveys", context)) }
+    // Seen for the first time, a list is only noted: most lists are one member's, and cutting
+    // one costs as much again as rendering it. Seen again, it is cut.
+    guard let kept else {
+      lists.keep(.seen, as: key, from: sources)
+      return whole()
+    }
+    guard case .seen = kept else { return whole() }
     // A name that neither the key nor a hole accounts for (one added to the page or its layout)
-    // would show the first member's value to the others: such a page is rendered whole.
-    guard Set(context.keys).isSubset(of: Self.listNames) else { return render("surveys", context) }
+    // would show the first member's value to the others; a hole more than the layout makes is a
+    // mark in the catalog's text. Either list is rendered whole from then on.
     var marked = context
     if state.account != nil { marked["account"] = Holed.Hole.account.mark }
     marked["balance"] = Holed.Hole.balance.mark
-    // A hole more than the layout makes is a mark in the catalog's text: that list is rendered whole.
-    guard let holed = Holed(render("surveys", marked), expecting: state.account != nil ? [.account: 2, .balance: 1] : [.balance: 1]) else {
-      return render("surveys", context)
+    guard Set(context.keys).isSubset(of: Self.listNames),
+      let holed = Holed(render("surveys", marked), expecting: state.account != nil ? [.account: 2, .balance: 1] : [.balance: 1])
+    else {
+      lists.keep(.whole, as: key, from: sources)
+      return whole()
     }
-    lists.keep(holed, as: key, from: sources)
+    lists.keep(.cut(holed), as: key, from: sources)
     return holed.filled(with: own)
+  }
+
+  /// What is kept of a list page (`surveysPage`).
+  enum KeptList: Sendable {
+    /// Seen once, not cut.
+    case seen
+    /// Cut at its holes.
+    case cut(Holed)
+    /// Not to be cut: always rendered whole.
+    case whole
   }
 
   /// A page rendered with marks where a member's own values go, cut at them: its text is the
@@ -115,12 +139,14 @@ public struct PageRenderer: Sendable {
     enum Hole: CaseIterable, Sendable {
       case account, balance
 
-      /// What the page is rendered with in its place: a Unicode noncharacter, which no text
-      /// exchanged is meant to hold, and which HTML escaping leaves as it is.
-      var mark: String {
-        // (A literal may not hold one.)
-        String(Character(Unicode.Scalar(self == .account ? 0xFDD0 : 0xFDD1 as UInt16)!))
-      }
+      /// What the page is rendered with in its place: a Unicode noncharacter (U+FDD0, U+FDD1),
+      /// which no text exchanged is meant to hold, and which HTML escaping leaves as it is.
+      var mark: String { String(decoding: Self.lead + [last], as: UTF8.self) }
+
+      /// The mark's UTF-8: the two bytes both start with (the first only ever starts a
+      /// character), then its own.
+      static let lead: [UInt8] = [0xEF, 0xB7]
+      var last: UInt8 { self == .account ? 0x90 : 0x91 }
     }
 
     /// A member's own values, escaped as the template would.
@@ -129,41 +155,40 @@ public struct PageRenderer: Sendable {
       let balance: String
     }
 
-    let pieces: [String]
+    let pieces: [ByteBuffer]
     let holes: [Hole]
 
     /// `nil` unless the page has exactly the holes expected of each kind.
     init?(_ page: String, expecting expected: [Hole: Int]) {
-      let bytes = Array(page.utf8)
-      let marks = Hole.allCases.map { Array($0.mark.utf8) }
-      var pieces: [String] = []
-      var holes: [Hole] = []
-      var start = 0
-      var index = 0
-      while index < bytes.count {
-        if bytes[index] == marks[0][0], let kind = marks.firstIndex(where: { bytes[index...].starts(with: $0) }) {
-          pieces.append(String(decoding: bytes[start..<index], as: UTF8.self))
-          holes.append(Hole.allCases[kind])
-          index += marks[kind].count
-          start = index
-        } else {
-          index += 1
+      var page = page
+      let cut: (pieces: [ByteBuffer], holes: [Hole]) = page.withUTF8 { bytes in
+        var (pieces, holes, start, index) = ([ByteBuffer](), [Hole](), 0, 0)
+        while let lead = bytes[index...].firstIndex(of: Hole.lead[0]) {
+          index = lead + 1
+          guard lead + 2 < bytes.count, bytes[lead + 1] == Hole.lead[1],
+            let hole = Hole.allCases.first(where: { $0.last == bytes[lead + 2] })
+          else { continue }
+          pieces.append(ByteBuffer(bytes: UnsafeBufferPointer(rebasing: bytes[start..<lead])))
+          holes.append(hole)
+          start = lead + 3
+          index = start
         }
+        pieces.append(ByteBuffer(bytes: UnsafeBufferPointer(rebasing: bytes[start...])))
+        return (pieces, holes)
       }
-      pieces.append(String(decoding: bytes[start...], as: UTF8.self))
-      guard Dictionary(holes.map { ($0, 1) }, uniquingKeysWith: +) == expected else { return nil }
-      (self.pieces, self.holes) = (pieces, holes)
+      guard Dictionary(cut.holes.map { ($0, 1) }, uniquingKeysWith: +) == expected else { return nil }
+      (pieces, holes) = cut
     }
 
-    func filled(with values: Values) -> String {
-      var page = ""
-      page.reserveCapacity(pieces.reduce(64) { $0 + $1.utf8.count } + (values.account?.utf8.count ?? 0) * 2)
+    func filled(with values: Values) -> ByteBuffer {
+      var page = ByteBuffer()
+      page.reserveCapacity(pieces.reduce(64) { $0 + $1.readableBytes } + (values.account?.utf8.count ?? 0) * 2)
       for (index, piece) in pieces.enumerated() {
-        page += piece
+        page.writeImmutableBuffer(piece)
         guard index < holes.count else { break }
         switch holes[index] {
-        case .account: page += values.account ?? ""
-        case .balance: page += values.balance
+        case .account: page.writeString(values.account ?? "")
+        case .balance: page.writeString(values.balance)
         }
       }
       return page
