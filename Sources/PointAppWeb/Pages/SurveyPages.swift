@@ -8,12 +8,16 @@ extension Pages {
   /// Anything else of the member's that it or a card shows must be in their keys
   /// (`PageRenderer.ListKey`, `CardKey`), or every member would see the first one's.
   public static func surveys(_ state: AppFeature.State, fragments: PageRenderer) -> [String: Any] {
-    let list = state.surveyList
-    let page = list.page
+    surveys(state, fragments: fragments, key: PageRenderer.ListKey(state))
+  }
+
+  /// The list page of `state`, whose list `key` describes (worked out once by the caller).
+  static func surveys(_ state: AppFeature.State, fragments: PageRenderer, key: PageRenderer.ListKey) -> [String: Any] {
+    let page = state.surveyList.page
     return layout(state, body: [
       "filters": fragments.surveyFilters(category: page.category, sort: page.sort),
-      "list": fragments.surveyRows(page.surveys, answered: list.isAnswered, isNew: { page.newSurveys.contains($0.id) }),
-      "closedList": page.closedSurveys.isEmpty ? false : fragments.surveyRows(page.closedSurveys, answered: list.isAnswered, closed: true),
+      "list": fragments.surveyRows(page.surveys, keys: key.open),
+      "closedList": page.closedSurveys.isEmpty ? false : fragments.surveyRows(page.closedSurveys, keys: key.closed),
       // An empty list says why; a failed load leaves it empty.
       "hasSurveys": !page.surveys.isEmpty, "loadFailed": page.loadFailed,
       "needsProfile": page.surveysNeedProfile,

@@ -17,7 +17,7 @@ public struct PageRenderer: Sendable {
   private let library: MustacheLibrary
   private let cards = Kept<CardKey, Survey, String>(capacity: 1_000)
   private let questions = Kept<QuestionKey, SurveyQuestion, String>(capacity: 1_000)
-  /// The list page with the member's own values left out (`surveysPage`): some 20 kB each.
+  /// The list page with the member's own values left out (`surveysPage`): some 15 kB each.
   private let lists = Kept<ListKey, [Survey], KeptList>(capacity: 64)
   private let filters: [Filter: String]
   /// The points page's list of every rank and what it takes (`rank-conditions`), the same for
@@ -86,19 +86,14 @@ public struct PageRenderer: Sendable {
   /// once and never checked again as text.
   public func surveysPage(_ state: AppFeature.State) -> ByteBuffer {
     guard state.flash == nil else { return ByteBuffer(string: render("surveys", Pages.surveys(state, fragments: self))) }
-    let list = state.surveyList
-    let page = list.page
-    let key = ListKey(
-      filter: Filter(category: page.category, sort: page.sort),
-      open: page.surveys.map { CardKey(id: $0.id, answered: list.isAnswered($0), isNew: page.newSurveys.contains($0.id), closed: false) },
-      closed: page.closedSurveys.map { CardKey(id: $0.id, answered: list.isAnswered($0), isNew: false, closed: true) },
-      loadFailed: page.loadFailed, needsProfile: page.surveysNeedProfile, signedIn: state.account != nil
-    )
+    let page = state.surveyList.page
+    let key = ListKey(state)
     let sources = page.surveys + page.closedSurveys
     let own = Holed.Values(account: state.account.map { HTMLEscaping.escape($0.value) }, balance: HTMLEscaping.escape("\(state.progress.ledger.balance)"))
-    let kept = lists.html(for: [key], from: [sources])[0]
+    let kept = lists.value(for: [key], from: [sources])[0]
     if case let .cut(holed)? = kept { return holed.filled(with: own) }
-    let context = Pages.surveys(state, fragments: self)
+    // The cards' keys are the list's: worked out once.
+    let context = Pages.surveys(state, fragments: self, key: key)
     let whole = { ByteBuffer(string: self.render("surveys", context)) }
     // Seen for the first time, a list is only noted: most lists are one member's, and cutting
     // one costs as much again as rendering it. Seen again, it is cut.
@@ -195,21 +190,20 @@ public struct PageRenderer: Sendable {
     }
   }
 
-  /// The list's cards (list items), joined. A card depends on its survey and on whether it was
-  /// answered only, so each is rendered once and kept (the list page would otherwise spend most of
-  /// its time in the template engine, rendering the same cards for every user).
-  public func surveyRows(_ surveys: [Survey], answered: (Survey) -> Bool, closed: Bool = false, isNew: (Survey) -> Bool = { _ in false }) -> String {
-    let answered = surveys.map(answered)
-    let isNew = surveys.map(isNew)
-    let keys = surveys.indices.map { CardKey(id: surveys[$0].id, answered: answered[$0], isNew: isNew[$0], closed: closed) }
-    let kept = cards.html(for: keys, from: surveys)
+  /// The list's cards (list items), joined; `keys` are the cards' (`ListKey`'s). A card depends on
+  /// its survey and on its marks only (answered, new, closed), so each is rendered once and kept
+  /// (the list page would otherwise spend most of its time in the template engine, rendering the
+  /// same cards for every user).
+  func surveyRows(_ surveys: [Survey], keys: [CardKey]) -> String {
+    let kept = cards.value(for: keys, from: surveys)
     var list = ""
     list.reserveCapacity(kept.reduce(0) { $0 + ($1?.utf8.count ?? 1_024) })
     for index in surveys.indices {
       if let html = kept[index] {
         list += html
       } else {
-        let html = render("survey-row", Pages.surveyRow(surveys[index], answered: answered[index], closed: closed, isNew: isNew[index]))
+        let key = keys[index]
+        let html = render("survey-row", Pages.surveyRow(surveys[index], answered: key.answered, closed: key.closed, isNew: key.isNew))
         cards.keep(html, as: keys[index], from: surveys[index])
         list += html
       }
@@ -226,7 +220,7 @@ public struct PageRenderer: Sendable {
     _ questions: [SurveyQuestion], of survey: SurveyID, numberedFrom first: Int, draft: AnswerDraft, errors: [QuestionID: AnswerError]
   ) -> [(number: Int, html: String)] {
     let keys = questions.indices.map { QuestionKey(survey: survey, question: questions[$0].id, number: first + $0) }
-    let kept = self.questions.html(for: keys, from: questions)
+    let kept = self.questions.value(for: keys, from: questions)
     return questions.indices.map { index in
       let (question, number) = (questions[index], keys[index].number)
       let (answers, error) = (draft[question.id] ?? [], errors[question.id])
@@ -252,7 +246,7 @@ public struct PageRenderer: Sendable {
     let sort: SurveySort
   }
 
-  private struct CardKey: Hashable {
+  struct CardKey: Hashable {
     let id: SurveyID
     let answered: Bool
     let isNew: Bool
@@ -268,13 +262,24 @@ public struct PageRenderer: Sendable {
   ]
 
   /// What a list page shows besides the member's own values.
-  private struct ListKey: Hashable {
-    let filter: Filter
+  struct ListKey: Hashable {
+    private let filter: Filter
     let open: [CardKey]
     let closed: [CardKey]
-    let loadFailed: Bool
-    let needsProfile: Bool
-    let signedIn: Bool
+    private let loadFailed: Bool
+    private let needsProfile: Bool
+    private let signedIn: Bool
+
+    init(_ state: AppFeature.State) {
+      let list = state.surveyList
+      let page = list.page
+      filter = Filter(category: page.category, sort: page.sort)
+      open = page.surveys.map { CardKey(id: $0.id, answered: list.isAnswered($0), isNew: page.newSurveys.contains($0.id), closed: false) }
+      closed = page.closedSurveys.map { CardKey(id: $0.id, answered: list.isAnswered($0), isNew: false, closed: true) }
+      loadFailed = page.loadFailed
+      needsProfile = page.surveysNeedProfile
+      signedIn = state.account != nil
+    }
   }
 
   private struct QuestionKey: Hashable {
@@ -296,9 +301,9 @@ public struct PageRenderer: Sendable {
       self.capacity = capacity
     }
 
-    /// The kept fragment of each key rendered from the source beside it, `nil` where none is
+    /// The kept value of each key made from the source beside it, `nil` where none is
     /// kept (one lock for a whole list).
-    func html(for keys: [Key], from sources: [Source]) -> [Value?] {
+    func value(for keys: [Key], from sources: [Source]) -> [Value?] {
       kept.withLock { kept in
         zip(keys, sources).map { key, source in kept[key].flatMap { $0.source == source ? $0.value : nil } }
       }
