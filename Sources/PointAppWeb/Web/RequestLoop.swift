@@ -156,7 +156,11 @@ struct RequestLoop: Sendable {
     audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
   ) async throws -> (save: UserSave?, result: Outcome) {
     let catalogNow = (try? await catalog.fetchAll()) ?? []
-    let (store, initial) = try await load(user, from: saved, catalog: catalogNow, visit: visit, locked: locked)
+    // The catalog as a list shows it (places counted), read before the store runs: the list is
+    // then made in the action's own step. One that cannot be read is left to the list's effect,
+    // which reports it.
+    let listed = action.readsCatalog ? try? await dependencies.surveyClient.fetchAll() : nil
+    let (store, initial) = try await load(user, from: saved, catalog: catalogNow, listed: listed, visit: visit, locked: locked)
     guard await store.send(action, deadline: effectDeadline) == .finished else {
       metrics.deadlineOverruns.increment()
       throw HTTPError(.serviceUnavailable, message: "effects timed out")
@@ -181,12 +185,13 @@ struct RequestLoop: Sendable {
   }
 
   /// The user's store on their saved state, with what a request's forms reach (their accounts,
-  /// quotas) and the ledger's archive.
+  /// quotas), the catalog a list is made from (`listed`) and the ledger's archive.
   private func load(
-    _ user: UserID, from saved: Data?, catalog: [Survey], visit: Visit?, locked: Bool
+    _ user: UserID, from saved: Data?, catalog: [Survey], listed: [Survey]?, visit: Visit?, locked: Bool
   ) async throws -> (Store<AppFeature.State, AppFeature.Action>, AppFeature.State) {
     let surveys = catalog.map(\.id)
     var initial = try await UserFiles.load(saved, of: user, surveys: surveys, from: users, cache: cache)
+    initial.surveyListPage.catalog = listed
     var dependencies = dependencies
     dependencies.respondents = RespondentClient { [sessions] survey in sessions.respondent(user, in: survey) }
     // Places are claimed in the user's update, which holds them to its commit (by their forms,

@@ -59,6 +59,28 @@ struct SurveyListTests {
     }
   }
 
+  /// A catalog handed in with the state (as the web layer reads it before the store runs) makes
+  /// the list in the action's own step: no effect, no catalog fetched.
+  @Test func aCatalogHandedInIsListedAtOnce() async {
+    var state = SurveyList.State()
+    state.page.catalog = catalog
+    let store = TestStore(initialState: state) {
+      SurveyList()
+    } withDependencies: {
+      $0.date.now = noon  // the survey client left unimplemented: reaching it fails the test
+    }
+    await store.send(.pageRequested(category: nil, sort: .newest)) {
+      $0.page.surveys = [.sweets, .breakfast, .travel]
+      $0.page.closedSurveys = [.expired]
+      $0.page.newSurveys = [Survey.sweets.id]
+    }
+    await store.send(.pageRequested(category: .food, sort: .reward)) {
+      $0.page.category = .food
+      $0.page.sort = .reward
+      $0.page.surveys = [.sweets, .breakfast]
+    }
+  }
+
   @Test func filtersByCategoryAndSortsByReward() async {
     let store = makeStore()
     await store.send(.pageRequested(category: .food, sort: .reward)) {

@@ -179,6 +179,15 @@ public struct AppFeature: Reducer, Sendable {
     case support(SupportAction)
     /// Whether an answer the desk approves got its place in the survey's quota.
     case supportPlaceClaimed(Survey, Result<Bool, QuotaError>)
+
+    /// Whether the action makes its page from the catalog, which its sender may then read
+    /// beforehand and hand in with the state (`SurveyList.Page.catalog`): the list is made in the
+    /// action's own step rather than by an effect and a second one. (The web layer reads the
+    /// catalog before every request anyway, outside the user's lock.)
+    public var readsCatalog: Bool {
+      if case .surveyList(.pageRequested) = self { return true }
+      return false
+    }
   }
 
   @Dependency(\.date.now) var now

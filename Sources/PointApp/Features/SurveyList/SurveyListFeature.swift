@@ -31,6 +31,10 @@ public struct SurveyList: Reducer, Sendable {
     public var surveysNeedProfile = false
     /// Open surveys published within `newFor` that the user has not answered: marked 新着.
     public var newSurveys: Set<SurveyID> = []
+    /// The catalog as the request found it (places counted), when whoever sends the action read
+    /// it beforehand (the web layer does, `AppFeature.Action.readsCatalog`): the list is then made
+    /// from it at once. `nil`: an effect fetches it.
+    public var catalog: [Survey]?
 
     public init(category: SurveyCategory? = nil, sort: SurveySort = .newest, surveys: [Survey] = [], loadFailed: Bool = false) {
       self.category = category
@@ -62,6 +66,10 @@ public struct SurveyList: Reducer, Sendable {
       case let .pageRequested(category, sort):
         state.page.category = category
         state.page.sort = sort
+        if let catalog = state.page.catalog {
+          list(category.map { category in catalog.filter { $0.category == category } } ?? catalog, in: &state)
+          return .none
+        }
         return .run { send in
           do {
             let surveys = if let category {
@@ -75,32 +83,7 @@ public struct SurveyList: Reducer, Sendable {
           }
         }
       case let .surveysLoaded(.success(surveys)):
-        let now = now  // one clock reading for the whole list
-        let profile = state.progress.profile
-        var open: [Survey] = []
-        var closed: [Survey] = []
-        var needsProfile = false
-        for survey in surveys where survey.isPublished(at: now) {
-          let closure = survey.closure(at: now)
-          switch survey.eligibility(of: profile, at: now) {
-          case .eligible:
-            switch closure {
-            case nil: open.append(survey)
-            case .full?: closed.append(survey)
-            case .deadlinePassed?:
-              if let expiresAt = survey.expiresAt, now.timeIntervalSince(expiresAt) < Self.closedShownFor { closed.append(survey) }
-            }
-          case .needsProfile:
-            needsProfile = needsProfile || closure == nil
-          case .outsideTarget:
-            break
-          }
-        }
-        state.page.surveys = state.page.sort.sorted(open)
-        state.page.newSurveys = Set(open.filter { now.timeIntervalSince($0.publishedAt) < Self.newFor && !state.isAnswered($0) }.map(\.id))
-        state.page.closedSurveys = closed.isEmpty ? [] : state.page.sort.sorted(closed)
-        state.page.surveysNeedProfile = needsProfile
-        state.page.loadFailed = false
+        list(surveys, in: &state)
         return .none
       case .surveysLoaded(.failure):
         state.page.surveys = []
@@ -111,6 +94,36 @@ public struct SurveyList: Reducer, Sendable {
         return .none
       }
     }
+  }
+
+  /// The page's lists, from the catalog's `surveys`.
+  private func list(_ surveys: [Survey], in state: inout State) {
+    let now = now  // one clock reading for the whole list
+    let profile = state.progress.profile
+    var open: [Survey] = []
+    var closed: [Survey] = []
+    var needsProfile = false
+    for survey in surveys where survey.isPublished(at: now) {
+      let closure = survey.closure(at: now)
+      switch survey.eligibility(of: profile, at: now) {
+      case .eligible:
+        switch closure {
+        case nil: open.append(survey)
+        case .full?: closed.append(survey)
+        case .deadlinePassed?:
+          if let expiresAt = survey.expiresAt, now.timeIntervalSince(expiresAt) < Self.closedShownFor { closed.append(survey) }
+        }
+      case .needsProfile:
+        needsProfile = needsProfile || closure == nil
+      case .outsideTarget:
+        break
+      }
+    }
+    state.page.surveys = state.page.sort.sorted(open)
+    state.page.newSurveys = Set(open.filter { now.timeIntervalSince($0.publishedAt) < Self.newFor && !state.isAnswered($0) }.map(\.id))
+    state.page.closedSurveys = closed.isEmpty ? [] : state.page.sort.sorted(closed)
+    state.page.surveysNeedProfile = needsProfile
+    state.page.loadFailed = false
   }
 }
 
