@@ -182,8 +182,7 @@ public struct AppFeature: Reducer, Sendable {
 
     /// Whether the action makes its page from the catalog, which its sender may then read
     /// beforehand and hand in with the state (`SurveyList.Page.catalog`): the list is made in the
-    /// action's own step rather than by an effect and a second one. (The web layer reads the
-    /// catalog before every request anyway, outside the user's lock.)
+    /// action's own step rather than by an effect and a second step.
     public var readsCatalog: Bool {
       if case .surveyList(.pageRequested) = self { return true }
       return false
