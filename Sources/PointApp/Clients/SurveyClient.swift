@@ -19,7 +19,7 @@ extension SurveyClient {
     let byID = Dictionary(uniqueKeysWithValues: surveys.map { ($0.id, $0) })
     return SurveyClient(
       fetchAll: { surveys },
-      fetchByCategory: { category in surveys.filter { $0.category == category } },
+      fetchByCategory: { category in surveys.filtered(by: category) },
       fetch: { id in byID[id] }
     )
   }

@@ -162,6 +162,15 @@ public enum SurveyCategory: String, Codable, CaseIterable, Sendable {
   }
 }
 
+extension Array where Element == Survey {
+  /// The surveys of `category`; all of them when there is none. The one filter behind every
+  /// catalog's `fetchByCategory` and the list a request hands in.
+  public func filtered(by category: SurveyCategory?) -> [Survey] {
+    guard let category else { return self }
+    return filter { $0.category == category }
+  }
+}
+
 /// How the survey list is ordered.
 public enum SurveySort: String, Codable, CaseIterable, Sendable {
   case newest, reward, efficiency

@@ -134,7 +134,7 @@ public final class CatalogStore: Sendable {
   public var client: SurveyClient {
     SurveyClient(
       fetchAll: { [self] in surveys },
-      fetchByCategory: { [self] category in surveys.filter { $0.category == category } },
+      fetchByCategory: { [self] category in surveys.filtered(by: category) },
       fetch: { [self] id in loaded.withLock { $0?.byID[id] } }
     )
   }

@@ -204,7 +204,7 @@ public struct PageRenderer: Sendable {
       } else {
         let key = keys[index]
         let html = render("survey-row", Pages.surveyRow(surveys[index], answered: key.answered, closed: key.closed, isNew: key.isNew))
-        cards.keep(html, as: keys[index], from: surveys[index])
+        cards.keep(html, as: key, from: surveys[index])
         list += html
       }
     }

@@ -155,11 +155,13 @@ struct RequestLoop: Sendable {
     _ user: UserID, from saved: Data?, _ action: AppFeature.Action, _ visit: Visit?, locked: Bool,
     audit: (@Sendable (AppFeature.State, AppFeature.State) async throws -> Void)? = nil
   ) async throws -> (save: UserSave?, result: Outcome) {
-    let catalogNow = (try? await catalog.fetchAll()) ?? []
-    // The catalog as a list shows it (places counted), read before the store runs: the list is
-    // then made in the action's own step. One that cannot be read is left to the list's effect,
-    // which reports it.
-    let listed = action.readsCatalog ? try? await dependencies.surveyClient.fetchAll() : nil
+    let read = try? await catalog.fetchAll()
+    let catalogNow = read ?? []
+    // The catalog as a list shows it (places counted), before the store runs: the list is then
+    // made in the action's own step. One that cannot be read or counted is left to the list's
+    // effect, which reports it.
+    var listed: [Survey]?
+    if action.readsCatalog, let read { listed = try? await quotas.counted(read) }
     let (store, initial) = try await load(user, from: saved, catalog: catalogNow, listed: listed, visit: visit, locked: locked)
     guard await store.send(action, deadline: effectDeadline) == .finished else {
       metrics.deadlineOverruns.increment()

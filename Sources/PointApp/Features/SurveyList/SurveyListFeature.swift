@@ -67,7 +67,7 @@ public struct SurveyList: Reducer, Sendable {
         state.page.category = category
         state.page.sort = sort
         if let catalog = state.page.catalog {
-          list(category.map { category in catalog.filter { $0.category == category } } ?? catalog, in: &state)
+          list(catalog.filtered(by: category), in: &state)
           return .none
         }
         return .run { send in
