@@ -44,6 +44,18 @@ struct DurabilityTests {
     #expect(syncs >= 1 && syncs < 32, "\(syncs) syncs of the log for 64 commits")
   }
 
+  /// A temporary file lies beside its file, named as a start's clean-up looks for them.
+  @Test func aTemporaryFileIsBesideItsFile() throws {
+    let folder = try folder()
+    let temporary = try DurableFile.writeTemporary(Data("x".utf8), for: folder.appendingPathComponent("user.json").path, sync: false)
+    defer { unlink(temporary) }
+    let (into, name) = DurableFile.split(temporary)
+    #expect(into == folder.path[...])
+    #expect(name.hasPrefix(".user.json.") && name.hasSuffix(".tmp"))
+    #expect(DurableFile.split("user.json") == (".", "user.json"))
+    #expect(DurableFile.split("/user.json") == ("/", "user.json"))
+  }
+
   @Test func aFirstWriteThatFailsLeavesNoFile() throws {
     let folder = try folder()
     let path = folder.appendingPathComponent("user.json").path

@@ -72,8 +72,16 @@ public enum DurableFile {
     let temporary = try writeTemporary(data, for: path, failBefore: failBefore)
     guard try place(temporary, at: path, exclusive: exclusive, failBefore: failBefore) else { return false }
     if failBefore == .syncFolder { throw FileError("injected failure before syncFolder", path, code: EIO) }
-    if syncFolder { try Self.syncFolder((path as NSString).deletingLastPathComponent) }
+    if syncFolder { try Self.syncFolder(String(split(path).folder)) }
     return true
+  }
+
+  /// A path's folder and name, split at its last `/` ("." for a bare name, "/" for one at the
+  /// root). Our paths are built as folder and name, never with a trailing `/`. (`NSString`'s path
+  /// methods took 1.8 % of the server's time during P2 on files, for every record written.)
+  static func split(_ path: String) -> (folder: Substring, name: Substring) {
+    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return (".", path[...]) }
+    return (slash == path.startIndex ? "/" : path[..<slash], path[path.utf8.index(after: slash)...])
   }
 
   /// A write's first half: `data` in a new temporary file beside `path`, synced unless `sync`
@@ -81,8 +89,7 @@ public enum DurableFile {
   /// caller with other writes to wait for before the file takes its name (`place`) does them
   /// meanwhile.
   static func writeTemporary(_ data: Data, for path: String, sync: Bool = true, failBefore: Step? = nil) throws -> String {
-    let folder = (path as NSString).deletingLastPathComponent
-    let name = (path as NSString).lastPathComponent
+    let (folder, name) = split(path)
     let temporary = "\(folder)/.\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw FileError("create", temporary) }

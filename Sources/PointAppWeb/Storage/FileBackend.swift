@@ -403,7 +403,7 @@ final class CommitLog: @unchecked Sendable {
       #endif
       var failed: (any Error)?
       if !alreadyNamed {
-        do { try DurableFile.syncFolder((path as NSString).deletingLastPathComponent) } catch { failed = error }
+        do { try DurableFile.syncFolder(String(DurableFile.split(path).folder)) } catch { failed = error }
       }
       if failed == nil, fsync(fd) != 0 { failed = FileError("fsync", path) }
       condition.lock()
