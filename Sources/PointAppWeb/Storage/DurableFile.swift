@@ -85,9 +85,9 @@ public enum DurableFile {
   }
 
   /// A write's first half: `data` in a new temporary file beside `path`, synced unless `sync`
-  /// says not (the caller then syncs it before it takes its name: `GroupSync`); its name. A
-  /// caller with other writes to wait for before the file takes its name (`place`) does them
-  /// meanwhile.
+  /// says not (a commit's records, which its log holds durably already: `FileBackend.apply`);
+  /// its name. A caller with other writes to wait for before the file takes its name (`place`)
+  /// does them meanwhile.
   static func writeTemporary(_ data: Data, for path: String, sync: Bool = true, failBefore: Step? = nil) throws -> String {
     let (folder, name) = split(path)
     let temporary = "\(folder)/.\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
