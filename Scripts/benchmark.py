@@ -7,6 +7,8 @@ run on the same machine (the machine is shared and noisy: absolute numbers drift
       the usual way in Python (Scripts/peer: Flask + Jinja2 on JSON files,
       gunicorn with 2 sync workers), both with wrk, ours before and after it;
       on files only; without flask and gunicorn it fails, never skips          target ≥ 20
+      Beside it, the ceiling: our page's bytes served as they are by the same
+      HTTP stack, nothing behind them (pointapp-bench fixed-page), ÷ the peer
   P2  POST /surveys/{id}/answers (durable writes) ÷ the raw write+fsync+rename
       +folder-fsync loop of the same byte count in the same folder            target ≥ 0.70
   P3  p50 latency of GET /points and of a POST for a user with 10,000 ledger
@@ -143,12 +145,15 @@ PEER = os.path.join(ROOT, "Scripts/peer")
 PEER_TARGET = 20
 
 
-def p1_peer(server, seconds):
+def p1_peer(server, bench, seconds):
     """P1-peer: GET /surveys for an existing user on our server ÷ the same page from the peer
     (Scripts/peer/app.py: Flask + Jinja2 on JSON files, under gunicorn with 2 sync workers, on a
     fresh data folder of its own), both with wrk as P1. Ours is measured right before and right
     after the peer, and the ratio takes the mean of the two (the machine is shared). The two
-    pages are compared first: the same cards in the same order, their sizes side by side."""
+    pages are compared first: the same cards in the same order, their sizes side by side.
+    Beside it, the ceiling: our page's bytes served as they are by the same HTTP stack with
+    nothing behind them (`pointapp-bench fixed-page`), ÷ the peer: no page of that size, from any
+    code of ours, goes faster on this machine."""
     def missed(reason):
         record("P1-peer", "—", "≥ %d" % PEER_TARGET, False, reason)
 
@@ -189,6 +194,7 @@ def p1_peer(server, seconds):
         before, bad, errors = wrk(base, seconds, 32, ["-H", "Cookie: " + user.cookie])
         rate, peer_bad, peer_errors = wrk("http://127.0.0.1:%d/surveys" % port, seconds, 32, ["-H", "Cookie: " + cookie])
         after, bad_after, errors_after = wrk(base, seconds, 32, ["-H", "Cookie: " + user.cookie])
+        ceiling = fixed_page(bench, ours_page, data, seconds)
     finally:
         peer.terminate()
         try:
@@ -204,10 +210,40 @@ def p1_peer(server, seconds):
     record("P1-peer", "%.1f" % ratio, "≥ %d" % PEER_TARGET, ratio >= PEER_TARGET and same and bad + peer_bad + bad_after == 0,
            "GET /surveys for an existing user: ours %.0f req/s (%.0f before, %.0f after) vs the peer %.0f req/s (Flask + Jinja2 "
            "on JSON files, gunicorn with 2 sync workers, a connection per request); pages %d B vs %d B, %s (%d cards); "
-           "%d/%d/%d non-2xx%s"
+           "%d/%d/%d non-2xx%s; the ceiling, our page's bytes served as they are by the same HTTP stack with nothing "
+           "behind them (pointapp-bench fixed-page), %.0f req/s: %.1f× the peer, ours %.2f of it"
            % (ours, before, after, rate, len(ours_page), len(peer_page),
               "byte for byte the same" if ours_page == peer_page else "the same cards in the same order" if same else "THE CARDS DIFFER",
-              len(cards(ours_page)), bad, peer_bad, bad_after, "; " + socket_errors if socket_errors else ""))
+              len(cards(ours_page)), bad, peer_bad, bad_after, "; " + socket_errors if socket_errors else "",
+              ceiling, ceiling / rate, ours / ceiling))
+
+
+def fixed_page(bench, page, folder, seconds):
+    """Requests a second of `page`'s bytes served by `pointapp-bench fixed-page`, with wrk as P1."""
+    path = os.path.join(folder, "page.html")
+    with open(path, "wb") as f:
+        f.write(page)
+    port = crash.free_port()
+    server = subprocess.Popen([bench, "fixed-page", "--file", path, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                status, served, _ = get_page(port, "/surveys", None)
+                break
+            except OSError:
+                if server.poll() is not None or time.time() > deadline:
+                    raise SystemExit("pointapp-bench fixed-page did not start: %s" % server.stderr.read().decode(errors="replace"))
+                time.sleep(0.1)
+        if status != 200 or served != page:
+            raise SystemExit("pointapp-bench fixed-page served status %d, %d bytes, not the page" % (status, len(served)))
+        rate, bad, _ = wrk("http://127.0.0.1:%d/surveys" % port, seconds, 32)
+        if bad:
+            raise SystemExit("pointapp-bench fixed-page: %d non-2xx" % bad)
+        return rate
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
 
 
 def get_page(port, path, cookie):
@@ -946,7 +982,7 @@ def main():
                 if "p1" in only:
                     p1(server, args.seconds, store)
                 if peer:
-                    p1_peer(server, args.seconds)
+                    p1_peer(server, bench, args.seconds)
                 if "p2" in only:
                     p2(server, bench, args.seconds, args.post_users, store, surveys)
                 if "p3" in only:
