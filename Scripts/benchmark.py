@@ -171,12 +171,7 @@ def p1_peer(server, bench, seconds):
                             env=dict(os.environ, PEER_DATA=os.path.join(data, "data")), stdout=log, stderr=subprocess.STDOUT)
     try:
         # A new visitor's first page gives them the cookie; the next is an existing user's.
-        deadline, first = time.time() + 30, None
-        while first is None and peer.poll() is None and time.time() < deadline:
-            try:
-                first = get_page(port, "/surveys", None)
-            except OSError:
-                time.sleep(0.1)
+        first = first_page(peer, port, "/surveys")
         if first is None or first[0] != 200 or not first[2]:
             log.seek(0)
             tail = " | ".join(log.read().strip().splitlines()[-3:])
@@ -226,15 +221,11 @@ def fixed_page(bench, page, folder, seconds):
     port = crash.free_port()
     server = subprocess.Popen([bench, "fixed-page", "--file", path, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                status, served, _ = get_page(port, "/surveys", None)
-                break
-            except OSError:
-                if server.poll() is not None or time.time() > deadline:
-                    raise SystemExit("pointapp-bench fixed-page did not start: %s" % server.stderr.read().decode(errors="replace"))
-                time.sleep(0.1)
+        first = first_page(server, port, "/surveys")
+        if first is None:
+            server.terminate()
+            raise SystemExit("pointapp-bench fixed-page did not start: %s" % server.communicate()[1].decode(errors="replace"))
+        status, served, _ = first
         if status != 200 or served != page:
             raise SystemExit("pointapp-bench fixed-page served status %d, %d bytes, not the page" % (status, len(served)))
         rate, bad, _ = wrk("http://127.0.0.1:%d/surveys" % port, seconds, 32)
@@ -244,6 +235,18 @@ def fixed_page(bench, page, folder, seconds):
     finally:
         server.terminate()
         server.wait(timeout=15)
+
+
+def first_page(process, port, path, seconds=30):
+    """`get_page` of `path` without a cookie, tried until `process`'s server answers it, while the
+    process runs and for `seconds` at most; None if it never did."""
+    deadline = time.time() + seconds
+    while process.poll() is None and time.time() < deadline:
+        try:
+            return get_page(port, path, None)
+        except OSError:
+            time.sleep(0.1)
+    return None
 
 
 def get_page(port, path, cookie):
