@@ -98,6 +98,27 @@ struct Micro: AsyncParsableCommand {
       let asJSON = measure(seconds) { _ in _ = try? JSONEncoder().encode(commit) }
       report("commit log: an answer's commit (JSONEncoder, as before)", asJSON, unit: "commits/s")
 
+      // The export's work for each stored response (read, filtered, its CSV line written), on
+      // food-001 as E1 exports it: a choice, three picks of six, a rating.
+      let food = catalog.first { $0.id == SurveyID("food-001") } ?? Catalog.shipped(seededAt: Date()).first { $0.id == SurveyID("food-001") }!
+      let table = ResponseTable(survey: food)
+      let storedResponses = try (0..<2000).map { n in
+        let respondent = "r-" + String(format: "%016x", n)
+        let answers = SurveyResponse(
+          surveyID: food.id, version: food.version, respondent: respondent, outcome: .completed,
+          answers: [
+            SurveyAnswer(questionID: QuestionID("q1"), value: .choice(ChoiceID("q1-2"))),
+            SurveyAnswer(questionID: QuestionID("q2"), value: .choices([ChoiceID("q2-1"), ChoiceID("q2-2"), ChoiceID("q2-5")])),
+            SurveyAnswer(questionID: QuestionID("q3"), value: .rating(4)),
+          ],
+          shownAt: .now - 120, sentAt: .now, paid: food.reward, ageBand: 30, gender: .female, prefecture: .tokyo
+        )
+        return (name: "\(food.id.rawValue)~\(respondent)", data: try SavedJSON.encode(answers))
+      }
+      let export = ResponseExport(format: .csv).cut(at: .now + 60)
+      let exported = measure(seconds) { _ in _ = try? ResponseExporter.lines(storedResponses[...], export, table) } * Double(storedResponses.count)
+      report("export: a stored response read and written as its CSV line", exported, unit: "rows/s")
+
       let renderer = try await PageRenderer(directory: URL(fileURLWithPath: templates))
       let list = measure(seconds) { _ in _ = renderer.render("surveys", Pages.surveys(state, fragments: renderer)) }
       report("render: survey list (\(state.surveyListPage.surveys.count) rows)", list, unit: "pages/s")

@@ -145,6 +145,31 @@ struct ResponseExportTests {
     #expect(CSVFormat.field(.text("a,b")) == "\"a,b\"")
   }
 
+  /// The fields are written as bytes: a field is quoted for a comma, a quote or any line break
+  /// (NEL, LS and PS too, by their UTF-8), never for a byte of those inside another character,
+  /// and every quote in it is doubled.
+  @Test func fieldsAreQuotedForTheirCharactersNotForBytesInsideOthers() {
+    let expected: [(String, String)] = [
+      ("a\"b", "\"a\"\"b\""),
+      ("\"\"", "\"\"\"\"\"\""),
+      ("改行\r\nあり", "\"改行\r\nあり\""),
+      ("次\u{85}行", "\"次\u{85}行\""),
+      ("行\u{2028}区切り", "\"行\u{2028}区切り\""),
+      ("段落\u{2029}", "\"段落\u{2029}\""),
+      ("\u{C5}", "\u{C5}"),  // Å, C3 85: an 85 after another lead byte
+      ("\u{2027}", "\u{2027}"),  // E2 80 A7: next to LS, not a break
+      ("-5", "'-5"),
+      ("=1,2", "\"'=1,2\""),
+      ("", ""),
+    ]
+    for (text, field) in expected {
+      #expect(CSVFormat.field(.text(text)) == field, "\(text.debugDescription)")
+    }
+    #expect(CSVFormat.field(.number(Int.min)) == String(Int.min))
+    #expect(CSVFormat.field(.number(0)) == "0")
+    #expect(CSVFormat.line([.text("a"), .empty, .number(12), .text("b\"")]) == "a,,12,\"b\"\"\"\r\n")
+  }
+
   /// Whether the spreadsheet is here: Debian's `libreoffice-calc-nogui` and Python's `openpyxl`.
   /// Where it is not, the case is left out, visibly; CI sets `POINTAPP_TEST_SPREADSHEET=required`,
   /// which makes it run, and fail, whatever is installed.

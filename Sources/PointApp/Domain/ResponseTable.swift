@@ -36,42 +36,68 @@ public struct ResponseTable: Sendable {
   }
 
   public let columns: [Column]
-  /// Each question's option and scale labels, a screening question apart from the survey's own.
-  private let labels: [Place: [ChoiceID: String]]
   /// The versions by number, the one now among them.
   private let byVersion: [Int: Version]
   private let current: Int
   /// The number of each option in its question's columns (`Q2_3`: 3), and each question's code.
   private let optionNumbers: [QuestionID: [ChoiceID: Int]]
   private let codes: [QuestionID: String]
-  /// What each column holds, without its code and heading, and the place of the answer it reads
-  /// (or -1): a row reads only these (copying the columns, long headings and all, took a tenth of
-  /// a row's time).
-  private let reads: [(value: Column.Value, place: Int)]
+  /// What each column reads, column by column, found when the table is made so that a row looks
+  /// nothing up by hashing but its answers' labels (a row's look-ups by question and option, each
+  /// hashing its ids, took a third of its time).
+  private let reads: [Read]
   /// Where a row keeps the answers the columns read: a place per question (a screening question
-  /// apart from the survey's own of the same id), found by one look-up per answer. (A dictionary
-  /// of the answers made per response, and looked up per column, took a tenth of a row's time.)
+  /// apart from the survey's own of the same id). (A dictionary of the answers made per response,
+  /// and looked up per column, took a tenth of a row's time.)
   private let places: [Place: Int]
+  /// The places of the version now's own and screening questions in its order, as a response
+  /// lists its answers: each answer is looked for at its own index first, then in `places`.
+  private let ownPlaces: [(question: QuestionID, place: Int)]
+  private let screeningPlaces: [(question: QuestionID, place: Int)]
 
   private struct Place: Hashable {
     let question: QuestionID
     let screening: Bool
   }
 
+  /// A column's value, the place of the answer it reads (or -1), and its question's option and
+  /// scale labels by id (a text, option or row column's; empty for the others). Without the
+  /// column's code and heading: copying the columns, long headings and all, took a tenth of a
+  /// row's time.
+  private struct Read: Sendable {
+    let value: Column.Value
+    let place: Int
+    let labels: [ChoiceID: String]
+  }
+
   /// What a version asked: to tell "not shown" from "not picked".
   private struct Version: Sendable {
     let survey: Survey
-    let screeningQuestions: Set<QuestionID>
     /// Its own questions, when no condition decides which are shown.
     let always: Set<QuestionID>?
-    let options: [QuestionID: Set<ChoiceID>]
+    /// By column: whether this version asks the column's question (for a question of its own,
+    /// when no condition decides; a screening question is asked of those screened) and offers
+    /// its option.
+    let asks: [Bool]
+    let offers: [Bool]
     let cells: QuotaCells?
 
-    init(_ survey: Survey) {
+    init(_ survey: Survey, reads: [Read]) {
       self.survey = survey
-      screeningQuestions = Set(survey.screening?.questions.map(\.id) ?? [])
-      always = survey.questions.contains { $0.condition != nil } ? nil : Set(survey.questions.map(\.id))
-      options = Dictionary(survey.allQuestions.map { ($0.id, Set($0.choices.map(\.id))) }) { first, _ in first }
+      let screeningQuestions = Set(survey.screening?.questions.map(\.id) ?? [])
+      let ownQuestions = Set(survey.questions.map(\.id))
+      always = survey.questions.contains { $0.condition != nil } ? nil : ownQuestions
+      let options = Dictionary(survey.allQuestions.map { ($0.id, Set($0.choices.map(\.id))) }) { first, _ in first }
+      asks = reads.map { read in
+        switch read.value {
+        case let .answer(question, screening), let .option(question, _, screening), let .row(question, _, screening):
+          screening ? screeningQuestions.contains(question) : ownQuestions.contains(question)
+        default: false
+        }
+      }
+      offers = reads.map { read in
+        if case let .option(question, choice, _) = read.value { options[question]?.contains(choice) == true } else { false }
+      }
       cells = survey.cells
     }
   }
@@ -161,23 +187,27 @@ public struct ResponseTable: Sendable {
     for (index, merged) in merge(\.questions).enumerated() { add(merged, code: "Q\(index + 1)", screening: false) }
     self.columns = columns
     var places: [Place: Int] = [:]
-    self.reads = columns.map { column in
+    let reads = columns.map { column in
       let place: Place? =
         switch column.value {
         case let .answer(question, screening), let .option(question, _, screening), let .row(question, _, screening):
           Place(question: question, screening: screening)
         default: nil
         }
-      guard let place else { return (column.value, -1) }
-      if let at = places[place] { return (column.value, at) }
-      places[place] = places.count
-      return (column.value, places.count - 1)
+      guard let place else { return Read(value: column.value, place: -1, labels: [:]) }
+      let at = places[place] ?? places.count
+      places[place] = at
+      return Read(value: column.value, place: at, labels: labels[place] ?? [:])
     }
+    self.reads = reads
     self.places = places
-    self.labels = labels
+    self.ownPlaces = survey.questions.compactMap { question in places[Place(question: question.id, screening: false)].map { (question.id, $0) } }
+    self.screeningPlaces = (survey.screening?.questions ?? []).compactMap { question in
+      places[Place(question: question.id, screening: true)].map { (question.id, $0) }
+    }
     self.optionNumbers = optionNumbers
     self.codes = codes
-    self.byVersion = Dictionary(all.map { ($0.version, Version($0)) }) { first, _ in first }
+    self.byVersion = Dictionary(all.map { ($0.version, Version($0, reads: reads)) }) { first, _ in first }
     self.current = survey.version
   }
 
@@ -188,80 +218,86 @@ public struct ResponseTable: Sendable {
   public func row(_ response: SurveyResponse) -> [Cell] {
     // Each question's first answer in its place.
     var given = [SurveyAnswer.Value?](repeating: nil, count: places.count)
-    func keep(_ answers: [SurveyAnswer], screening: Bool) {
-      for answer in answers {
-        if let at = places[Place(question: answer.questionID, screening: screening)], given[at] == nil { given[at] = answer.value }
+    func keep(_ answers: [SurveyAnswer], _ expected: [(question: QuestionID, place: Int)], screening: Bool) {
+      for (index, answer) in answers.enumerated() {
+        let at =
+          index < expected.count && expected[index].question == answer.questionID
+          ? expected[index].place : places[Place(question: answer.questionID, screening: screening)]
+        if let at, given[at] == nil { given[at] = answer.value }
       }
     }
-    keep(response.answers, screening: false)
-    keep(response.screening, screening: true)
+    keep(response.answers, ownPlaces, screening: false)
+    keep(response.screening, screeningPlaces, screening: true)
     let version = byVersion[response.version] ?? byVersion[current]!
     // Its own questions were shown to a respondent who answered them (completed, or invalid).
     let ownShown = response.outcome == .completed || response.outcome == .invalid
     let shown: Set<QuestionID> = !ownShown ? [] : version.always ?? version.survey.shownQuestions(given: response.screening + response.answers)
-    /// The options picked: a single choice (the question's kind in an earlier version) its one.
-    func picks(_ value: SurveyAnswer.Value?) -> [ChoiceID]? {
-      switch value {
-      case let .choices(picked)?: picked
-      case let .choice(choice)?: [choice]
-      default: nil
-      }
+    func isShown(_ question: QuestionID, column: Int, screening: Bool) -> Bool {
+      if screening { return !response.screening.isEmpty && version.asks[column] }
+      return ownShown && (version.always == nil ? shown.contains(question) : version.asks[column])
     }
-    func isShown(_ question: QuestionID, _ choice: ChoiceID, screening isScreening: Bool) -> Bool {
-      let asked = isScreening ? !response.screening.isEmpty && version.screeningQuestions.contains(question) : shown.contains(question)
-      return asked && version.options[question]?.contains(choice) == true
-    }
-    return reads.map { value, place in
-      switch value {
-      case .respondent: .text(response.respondent)
-      case .outcome: .text(response.outcome.title)
-      case .version: .number(response.version)
-      case .shownAt: response.shownAt.map { .text(Self.format($0)) } ?? .empty
-      case .sentAt: .text(Self.format(response.sentAt))
-      case .seconds: response.shownAt.map { .number(Int(response.sentAt.timeIntervalSince($0).rounded(.down))) } ?? .empty
-      case .flags: .text(response.flags.map(\.rawValue).joined(separator: " "))
-      case .paid: .number(response.paid.value)
-      case .ageBand: response.ageBand.map { .text("\($0)代") } ?? .empty
-      case .gender: response.gender.map { .text($0.title) } ?? .empty
-      case .prefecture: response.prefecture.map { .text($0.title) } ?? .empty
-      case .cell:
-        if let name = response.cell, let cells = version.cells, let cell = cells.cells.first(where: { $0.name == name }) {
-          .text(cells.label(of: cell, in: version.survey))
-        } else {
-          .empty
-        }
-      case .questionOrder:
-        response.order?.questions.map { .text($0.map { codes[$0] ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
-      case let .choiceOrder(question) where !shown.contains(question):
-        .empty  // not shown to them: no order to tell
-      case let .choiceOrder(question):
-        response.order?.choices[question].map { order in .text(order.map { optionNumbers[question]?[$0].map(String.init) ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
-      case let .answer(question, screening):
-        switch given[place] {
-        case let .choice(choice)?: .text(labels[Place(question: question, screening: screening)]?[choice] ?? choice.rawValue)
-        case let .text(text)?: .text(text)
-        case let .rating(value)?, let .number(value)?: .number(value)
-        // Answered as a multiple choice in an earlier version: its picks, by label.
-        case let .choices(picked)?:
-          Cell.text(picked.map { labels[Place(question: question, screening: screening)]?[$0] ?? $0.rawValue }.joined(separator: "、"))
-        case .grid?, nil: .empty
-        }
-      case let .option(question, choice, isScreening):
-        if let picked = picks(given[place]) {
-          // An option their version did not offer is blank, not 0.
-          picked.contains(choice) ? .number(1) : version.options[question]?.contains(choice) == true ? .number(0) : .empty
-        } else {
+    var cells: [Cell] = []
+    cells.reserveCapacity(reads.count)
+    for (column, read) in reads.enumerated() {
+      let cell: Cell =
+        switch read.value {
+        case .respondent: .text(response.respondent)
+        case .outcome: .text(response.outcome.title)
+        case .version: .number(response.version)
+        case .shownAt: response.shownAt.map { .text(Self.format($0)) } ?? .empty
+        case .sentAt: .text(Self.format(response.sentAt))
+        case .seconds: response.shownAt.map { .number(Int(response.sentAt.timeIntervalSince($0).rounded(.down))) } ?? .empty
+        case .flags: .text(response.flags.isEmpty ? "" : response.flags.map(\.rawValue).joined(separator: " "))
+        case .paid: .number(response.paid.value)
+        case .ageBand: response.ageBand.map { .text(Self.ageBand($0)) } ?? .empty
+        case .gender: response.gender.map { .text($0.title) } ?? .empty
+        case .prefecture: response.prefecture.map { .text($0.title) } ?? .empty
+        case .cell:
+          if let name = response.cell, let cells = version.cells, let cell = cells.cells.first(where: { $0.name == name }) {
+            .text(cells.label(of: cell, in: version.survey))
+          } else {
+            .empty
+          }
+        case .questionOrder:
+          response.order?.questions.map { .text($0.map { codes[$0] ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
+        case let .choiceOrder(question) where !shown.contains(question):
+          .empty  // not shown to them: no order to tell
+        case let .choiceOrder(question):
+          response.order?.choices[question].map { order in .text(order.map { optionNumbers[question]?[$0].map(String.init) ?? $0.rawValue }.joined(separator: " ")) } ?? .empty
+        case .answer:
+          switch given[read.place] {
+          case let .choice(choice)?: .text(read.labels[choice] ?? choice.rawValue)
+          case let .text(text)?: .text(text)
+          case let .rating(value)?, let .number(value)?: .number(value)
+          // Answered as a multiple choice in an earlier version: its picks, by label.
+          case let .choices(picked)?: .text(picked.map { read.labels[$0] ?? $0.rawValue }.joined(separator: "、"))
+          case .grid?, nil: .empty
+          }
+        case let .option(question, choice, screening):
+          switch given[read.place] {
+          // The options picked (a single choice, the question's kind in an earlier version: its
+          // one); an option their version did not offer is blank, not 0.
+          case let .choices(picked)?: picked.contains(choice) ? .number(1) : version.offers[column] ? .number(0) : .empty
+          case let .choice(picked)?: picked == choice ? .number(1) : version.offers[column] ? .number(0) : .empty
           // Shown and left empty (an optional question) picked nothing; not shown is blank.
-          isShown(question, choice, screening: isScreening) ? .number(0) : .empty
+          default: isShown(question, column: column, screening: screening) && version.offers[column] ? .number(0) : .empty
+          }
+        case let .row(_, row, _):
+          if case let .grid(cells)? = given[read.place], let cell = cells.first(where: { $0.row == row }) {
+            .text(read.labels[cell.choice] ?? cell.choice.rawValue)
+          } else {
+            .empty
+          }
         }
-      case let .row(question, row, screening):
-        if case let .grid(cells)? = given[place], let cell = cells.first(where: { $0.row == row }) {
-          .text(labels[Place(question: question, screening: screening)]?[cell.choice] ?? cell.choice.rawValue)
-        } else {
-          .empty
-        }
-      }
+      cells.append(cell)
     }
+    return cells
+  }
+
+  /// `30代`, made once for each band a person can be in.
+  private static let ageBands = (0...12).map { "\($0 * 10)代" }
+  private static func ageBand(_ band: Int) -> String {
+    band >= 0 && band % 10 == 0 && band / 10 < ageBands.count ? ageBands[band / 10] : "\(band)代"
   }
 
   /// Tokyo time to the second, as a spreadsheet reads a date: `2026-11-22 12:00:00`. Counted from

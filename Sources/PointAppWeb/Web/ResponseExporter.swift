@@ -8,7 +8,7 @@ import PointApp
 /// next read while one is written), so that memory stays the same for any number of rows, and a
 /// client that goes away stops the work (its next write fails). CSV as `CSVFormat` writes it; JSON Lines, one object per response with
 /// the same columns, by their codes.
-struct ResponseExporter: Sendable {
+public struct ResponseExporter: Sendable {
   let responses: ResponseStore
   /// Where the survey's earlier versions are kept: each one answered has its columns.
   let versions: @Sendable (_ version: Int, _ survey: SurveyID) async throws -> Survey?
@@ -79,8 +79,8 @@ struct ResponseExporter: Sendable {
         let current = page, half = page.count / 2
         async let first = NIOThreadPool.singleton.runIfActive { try Self.lines(current[..<half], export, table) }
         async let second = NIOThreadPool.singleton.runIfActive { try Self.lines(current[half...], export, table) }
-        for (text, count) in try await [first, second] where count > 0 {
-          try await send(ByteBuffer(string: text))
+        for (bytes, count) in try await [first, second] where count > 0 {
+          try await send(bytes)
           rows += count
         }
       } catch {
@@ -93,17 +93,18 @@ struct ResponseExporter: Sendable {
     return rows
   }
 
-  /// The lines of the stored responses the export includes, and how many.
-  private static func lines(_ stored: ArraySlice<(name: String, data: Data)>, _ export: ResponseExport, _ table: ResponseTable) throws -> (String, Int) {
-    var text = ""
+  /// The lines of the stored responses the export includes, and how many (public for
+  /// `pointapp-bench micro`, which measures it).
+  public static func lines(_ stored: ArraySlice<(name: String, data: Data)>, _ export: ResponseExport, _ table: ResponseTable) throws -> (ByteBuffer, Int) {
+    var bytes = ByteBuffer()
     var count = 0
     for record in stored {
       let response = try ResponseStore.response(from: record.data)
       guard export.includes(response) else { continue }
-      if export.format == .csv { CSVFormat.append(table.row(response), to: &text) } else { text += jsonLine(table, response) }
+      if export.format == .csv { CSVFormat.append(table.row(response), to: &bytes) } else { bytes.writeString(jsonLine(table, response)) }
       count += 1
     }
-    return (text, count)
+    return (bytes, count)
   }
 
   /// One response as a JSON object on one line: the table's columns by code, in order; numbers as
