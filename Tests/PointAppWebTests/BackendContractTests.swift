@@ -20,7 +20,7 @@ struct BackendContractTests {
     }
 
     static func folder() -> URL {
-      FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-backend-\(UUID().uuidString)")
+      scratch("backend")
     }
   }
 

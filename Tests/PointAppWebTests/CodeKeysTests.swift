@@ -11,7 +11,7 @@ struct CodeKeysTests {
   let code = GiftCode("7K3M-Q9PZ-2HXD-W4RA")
 
   func keysFile(_ lines: [String]) throws -> URL {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-code-keys-\(UUID().uuidString)")
+    let file = scratch("code-keys")
     try Data(lines.joined(separator: "\n").utf8).write(to: file)
     return file
   }
@@ -19,7 +19,7 @@ struct CodeKeysTests {
   static func secret() -> String { SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() } }
 
   @Test func aMissingFileIsMadeOnceReadableByItsOwnerOnly() throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-\(UUID().uuidString)/data.code-keys")
+    let file = scratch("keys").appendingPathComponent("data.code-keys")
     let first = try CodeKeys.load(file)
     let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
     #expect(mode == 0o600)

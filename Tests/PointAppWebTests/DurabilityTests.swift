@@ -6,7 +6,7 @@ import Testing
 /// A write interrupted between any two of its steps leaves the old file or the new one, whole.
 struct DurabilityTests {
   func folder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("durable-\(UUID().uuidString)")
+    let url = scratch("durable")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
@@ -100,7 +100,7 @@ struct RecentReadTests {
   let user = UserID("0123456789abcdef0123456789abcdef")!
 
   func store() throws -> (Store, path: String) {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("recent-\(UUID().uuidString)")
+    let folder = scratch("recent")
     let store = try FileRecordStorage(folder)
     return (Store(records: store, user: user), store.path(user.rawValue))
   }

@@ -539,7 +539,7 @@ struct ProviderExchangeTests {
   /// A provider's address or credentials that cannot work stop the server at start, saying why.
   @Test func aProviderThatCannotBeCalledStopsTheStart() async throws {
     let server = try TestServer()
-    let key = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-no-such-key-\(UUID().uuidString)")
+    let key = scratch("no-such-key")
     for (url, file, says) in [
       ("http://127.0.0.1:9", key.path, "cannot read the provider's credentials"),
       ("ftp://gifts.example.jp", key.path, "must be http(s)://host[:port]"),

@@ -14,7 +14,7 @@ final class SandboxProvider: Sendable {
   private init(server: ScriptServer, credentials: URL) { (self.server, self.credentials) = (server, credentials) }
 
   static func start(_ options: [String] = []) async throws -> SandboxProvider {
-    let credentials = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-provider-key-\(UUID().uuidString)")
+    let credentials = scratch("provider-key")
     try Data("pointapp-test:\(hex(randomBytes(16)))".utf8).write(to: credentials)
     let server = try await ScriptServer.start("sandbox-gift-provider.py", ["--credentials", credentials.path] + options)
     return SandboxProvider(server: server, credentials: credentials)

@@ -12,7 +12,7 @@ extension StoreKind {
     case .memory:
       return (LoginThrottle(InMemoryRecordStorage()), nil)
     case .files:
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-limits-\(UUID().uuidString)")
+      let folder = scratch("limits")
       return (LoginThrottle(try FileRecordStorage(folder)), LoginThrottle(try FileRecordStorage(folder)))
     case .cachedPostgres:
       preconditionFailure("a kind of the record layer's only (StoreKind.testedRecords)")

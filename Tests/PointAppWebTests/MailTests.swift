@@ -316,7 +316,7 @@ struct MailTests {
   }
 
   @Test func theOutboxFolderHoldsEachMessageOnceAsRFC5322() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-outbox-\(UUID().uuidString)")
+    let folder = scratch("outbox")
     defer { try? FileManager.default.removeItem(at: folder) }
     let outbox = try OutboxFolder(folder, settings: MailSettings())
     let message = Self.message()

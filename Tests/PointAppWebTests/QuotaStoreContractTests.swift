@@ -13,7 +13,7 @@ extension StoreKind {
       let backend = MemoryBackend()
       return (Quotas(backend), UserStates(backend), nil)
     case .files:
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-quotas-\(UUID().uuidString)")
+      let folder = scratch("quotas")
       let open = { let backend = try FileBackend(folder); return (Quotas(backend), UserStates(backend)) }
       let (quotas, users) = try open()
       return (quotas, users, open)

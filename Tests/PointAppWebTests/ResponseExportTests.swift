@@ -180,7 +180,7 @@ struct ResponseExportTests {
   /// back: Japanese intact, formulas shown as their text, numbers as numbers, one row per response.
   @Test(.enabled(if: spreadsheetAvailable, "needs LibreOffice Calc (apt-get install libreoffice-calc-nogui) and openpyxl"))
   func aSpreadsheetOpensTheCSVAsItIs() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-csv-\(UUID().uuidString)")
+    let folder = scratch("csv")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("responses.csv")

@@ -14,7 +14,7 @@ extension StoreKind {
       let backend = MemoryBackend()
       return (ResponseStore(backend.table(.responses)), UserStates(backend), { ResponseStore(backend.table(.responses)) })
     case .files:
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-responses-\(UUID().uuidString)")
+      let folder = scratch("responses")
       let backend = try FileBackend(folder)
       return (ResponseStore(backend.table(.responses)), UserStates(backend), { ResponseStore(try FileBackend(folder).table(.responses)) })
     case .cachedPostgres:

@@ -37,7 +37,7 @@ struct SessionTests {
   /// Two processes starting on a new data folder: both read the key one of them made (each
   /// keeping its own, found by running two, refused the other's cookies).
   @Test func processesStartingTogetherShareOneSessionKey() async throws {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-key-\(UUID().uuidString)")
+    let url = scratch("key")
     let keys = try await withThrowingTaskGroup(of: Data.self) { group in
       for _ in 0..<8 { group.addTask { try await Sessions.secret(in: FileBackend(url)) } }
       return try await group.reduce(into: Set<Data>()) { $0.insert($1) }

@@ -24,7 +24,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case .memory:
       return InMemoryRecordStorage()
     case .files:
-      return try FileRecordStorage(FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)"))
+      return try FileRecordStorage(scratch("records"))
     case .postgres:
       return PostgresRecordStorage(try await TestDatabase.database(), table: table)
     case .cachedPostgres:
@@ -244,7 +244,7 @@ struct RecordStoreContractTests {
   /// Records read before are answered from memory, never once another process wrote the file;
   /// and a write by one process over a version the other moved on is refused.
   @Test func aRecordChangedByAnotherProcessIsSeenAndItsVersionHolds() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-sessions-\(UUID().uuidString)")
+    let folder = scratch("sessions")
     let here = SessionRecords(try FileRecordStorage(folder))
     let there = SessionRecords(try FileRecordStorage(folder))
     let id = SessionID.random()
@@ -265,7 +265,7 @@ struct RecordStoreContractTests {
   /// reads; the files earlier programs wrote (a version line then the record, or the record
   /// alone) are read as the versions they hold.
   @Test func aRecordFileIsJSONAndOlderFilesAreRead() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-records-\(UUID().uuidString)")
+    let folder = scratch("records")
     let storage = try FileRecordStorage(folder)
     let record = Data(#"{"note":"ポイ活 \"quoted\"","n":[1,2]}"#.utf8)
     #expect(try await storage.create("plain", record))

@@ -43,6 +43,20 @@ let testCatalog: [Survey] = [
   ),
 ]
 
+/// A fresh path for a test's files, `<name>-<UUID>`, in a folder of this test run's own
+/// (`pointapp-tests-<pid>` in the temporary directory), which goes when the run ends: a test
+/// run used to leave every data folder it made behind, gigabytes over a few runs.
+func scratch(_ name: String) -> URL {
+  scratchRoot.appendingPathComponent("\(name)-\(UUID().uuidString)")
+}
+
+private let scratchRoot: URL = {
+  let root = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-tests-\(ProcessInfo.processInfo.processIdentifier)")
+  try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+  atexit { try? FileManager.default.removeItem(at: scratchRoot) }
+  return root
+}()
+
 /// A server on a fresh temporary data folder with fixed boundaries.
 struct TestServer {
   let dataDirectory: URL
@@ -53,7 +67,7 @@ struct TestServer {
   static let hasher = PasswordHasher(cost: 4)
 
   init() throws {
-    dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-tests-\(UUID().uuidString)")
+    dataDirectory = scratch("data")
     users = UserStates(try FileBackend(dataDirectory))
   }
 
@@ -282,7 +296,7 @@ final class ScriptServer: Sendable {
 
   /// Starts `script` with `options`, within 30 s or it throws.
   static func start(_ script: String, _ options: [String]) async throws -> ScriptServer {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-\(script.prefix { $0 != "." })-\(UUID().uuidString)")
+    let folder = scratch("\(script.prefix { $0 != "." })")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/" + script).path, "--folder", folder.path] + options

@@ -12,7 +12,7 @@ struct UpgradeTests {
   let survey = SurveyID("ten")
 
   @Test func aDataFolderOfTheEarlierShapeIsMovedIntoRecordsAtStart() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-upgrade-\(UUID())")
+    let folder = scratch("upgrade")
     let users = folder.appendingPathComponent("users")
     let archive = users.appendingPathComponent("\(user.rawValue).archive")
     let quota = folder.appendingPathComponent("quotas/ten")
@@ -83,7 +83,7 @@ struct UpgradeTests {
   /// crashed are settled by the users' states at the first start: kept (and counted) where the
   /// state holds the answer, dropped where it does not; the folder goes.
   @Test func responsesAnEarlierProgramLeftPendingAreSettledByTheUsersStates() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-upgrade-\(UUID())")
+    let folder = scratch("upgrade")
     let backend = try FileBackend(folder)
     let users = UserStates(backend)
     let (saved, unsaved) = (UserID.random(), UserID.random())

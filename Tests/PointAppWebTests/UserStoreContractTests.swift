@@ -24,7 +24,7 @@ extension StoreKind {
     case .memory:
       return (UserStates(MemoryBackend()), nil)
     case .files:
-      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-users-\(UUID().uuidString)")
+      let folder = scratch("users")
       return (UserStates(try FileBackend(folder)), UserStates(try FileBackend(folder)))
     case .postgres:
       let database = try await TestDatabase.database()

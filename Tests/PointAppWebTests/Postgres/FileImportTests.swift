@@ -12,7 +12,7 @@ struct FileImportTests {
   /// A data folder with a user of 10,000 movements, 1,000 users of three, an account, a session
   /// and the cookie key.
   static func dataFolder() async throws -> (URL, long: UserID, small: [UserID]) {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let folder = scratch("import")
     let users = UserStates(try FileBackend(folder))
     let long = UserID.random()
     try await users.replace(long, with: LongHistoryTests.longHistory(10_000))
@@ -82,7 +82,7 @@ struct FileImportTests {
   /// who changed in the database since is left as the database has them.
   /// Places in quotas move with their users, counted in the database's quota.
   @Test func placesInQuotasMoveWithTheirUsers() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let folder = scratch("import")
     let backend = try FileBackend(folder)
     let (files, quotas) = (UserStates(backend), Quotas(backend))
     let survey = QuotaFlowTests.tenPlaces
@@ -116,7 +116,7 @@ struct FileImportTests {
   }
 
   @Test func anInterruptedImportIsFinishedByRunningItAgain() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let folder = scratch("import")
     let files = UserStates(try FileBackend(folder))
     let users = (0..<6).map { _ in UserID.random() }
     for user in users { try await files.replace(user, with: LongHistoryTests.longHistory(45)) }
@@ -139,7 +139,7 @@ struct FileImportTests {
 
   /// A user whose saved balance is not their ledger's sum is reported, not hidden.
   @Test func aBalanceThatIsNotItsLedgersSumIsReported() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-import-\(UUID())")
+    let folder = scratch("import")
     let files = UserStates(try FileBackend(folder))
     let (good, bad) = (UserID.random(), UserID.random())
     try await files.replace(good, with: LongHistoryTests.longHistory(30))

@@ -56,7 +56,7 @@ struct PostgresTests {
     let socket = try ServerSocketPort.free()
     let database = try Database(url: "postgres://pointapp@127.0.0.1:\(socket)/pointapp?sslmode=disable", poolSize: 2, waitLimit: .milliseconds(500), logger: TestDatabase.logger)
     await #expect(throws: DatabaseUnavailable.self) { try await UserStates(PostgresBackend(database)).read(.random()) }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pointapp-down-\(UUID())")
+    let folder = scratch("down")
     let app = try await buildApplication(
       {
         var configuration = AppConfiguration()

@@ -65,6 +65,7 @@ enum TestDatabase {
       stop.arguments = ["python3", repositoryRoot.appendingPathComponent("Scripts/pgcluster.py").path, "stop", clusterFolder]
       try? stop.run()
       stop.waitUntilExit()
+      try? FileManager.default.removeItem(atPath: clusterFolder)  // its data: 600 MB a run
     }
     return url
   }()
