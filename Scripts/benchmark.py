@@ -102,6 +102,13 @@ def answerable(users):
     return [s for s in crash.open_surveys() if not s.get("quota") or crash.places(s) >= max(1000, users)]
 
 
+def remove_data(data):
+    """A run's data folder, and the code keys the server made beside it (`DATA.code-keys`)."""
+    shutil.rmtree(data, ignore_errors=True)
+    if os.path.exists(data.rstrip("/") + ".code-keys"):
+        os.remove(data.rstrip("/") + ".code-keys")
+
+
 def p1(server, seconds, store):
     user = crash.User(server.port)
     base = "http://127.0.0.1:%d" % server.port
@@ -133,7 +140,7 @@ def p1_alternating(binaries, seconds, rounds):
                 surveys, bad, _ = wrk(base + "/surveys", seconds, 32, ["-H", "Cookie: " + user.cookie])
             finally:
                 server.stop()
-                shutil.rmtree(server.data)
+                remove_data(server.data)
             ratios[label].append(surveys / health)
             print("P1 round %d, %s: %.3f (GET /surveys %.0f req/s vs /healthz %.0f req/s; %d non-2xx)"
                   % (round + 1, label, surveys / health, surveys, health, bad), flush=True)
@@ -405,7 +412,7 @@ def login_burst(binary, store, logins=60, browsers=12):
                   ordered[len(ordered) // 2] * 1000 if ordered else 0, p99))
     finally:
         server.stop()
-        shutil.rmtree(server.data)
+        remove_data(server.data)
 
 
 def exchange_burst(binary, store, exchangers=20, browsers=12, provider_seconds=2):
@@ -503,7 +510,8 @@ def exchange_burst(binary, store, exchangers=20, browsers=12, provider_seconds=2
     finally:
         server.stop()
         sandbox.stop()
-        shutil.rmtree(server.data)
+        remove_data(server.data)
+        shutil.rmtree(os.path.dirname(sandbox.ledger), ignore_errors=True)
 
 
 class Files:
@@ -843,7 +851,7 @@ def p4(binary, users, store):
     after, peak = rss(server.process.pid), hwm(server.process.pid)
     files = store.p4_detail(data, counts)
     server.stop()
-    shutil.rmtree(data)
+    remove_data(data)
     record("P4", "%.1f MB" % (after / 1024), "≤ %d MB" % P4_LIMIT_MB, after / 1024 <= P4_LIMIT_MB,
            "RSS after %d distinct users (%s) = %.1f MB; %.1f MB at start, peak %.1f MB; %.2f of the limit"
            % (users, files, after / 1024, before / 1024, peak / 1024, after / 1024 / P4_LIMIT_MB))
@@ -896,7 +904,7 @@ def e1(binary, store, rows):
     limit = (limit_before + limit_after) / 2
     limit_detail += " at %.0f a second (%.0f before the export, %.0f after)" % (limit, limit_before, limit_after)
     server.stop()
-    shutil.rmtree(data, ignore_errors=True)
+    remove_data(data)
     rate = exported / elapsed
     growth = (peak[0] - before) / 1024
     if exported != total:
@@ -966,6 +974,7 @@ def main():
             cleanup.append(drop)
         if args.postgres or args.database_url:
             store = Postgres(url)
+            cleanup.append(lambda: shutil.rmtree(os.path.dirname(store.extra[-1]), ignore_errors=True))
             print("database: PostgreSQL %s, %s" % (store.psql("SHOW server_version")[0][0], where), flush=True)
         else:
             store = Files()
@@ -992,7 +1001,7 @@ def main():
                     p3(server, bench, 200, store, surveys)
             finally:
                 server.stop()
-                shutil.rmtree(server.data)
+                remove_data(server.data)
         if "l1" in only:
             login_burst(binary, store)
         if "x1" in only:

@@ -29,7 +29,7 @@
 Prints its figures and exits non-zero on any violation. Loopback only; bounded in time.
 """
 import argparse
-import collections, base64, datetime, email, hashlib, hmac, html.parser, http.client, json, os, random, re, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
+import collections, base64, datetime, email, hashlib, hmac, html.parser, http.client, json, os, random, re, shutil, signal, struct, socket, subprocess, sys, tempfile, threading, time, urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -1002,12 +1002,33 @@ def exchange_survey(console):
         {"id": "q1", "kind": {"singleChoice": {"choices": [{"id": "c1"}, {"id": "c2"}]}}}]}
 
 
+# The folders a run makes (`scratch`): removed when the run passes, with the code keys each
+# server made beside its data folder; kept, and named, when it fails, to be looked into.
+MADE = []
+
+
+def scratch(prefix):
+    folder = tempfile.mkdtemp(prefix=prefix)
+    MADE.append(folder)
+    return folder
+
+
+def tidy(ok):
+    if not ok:
+        print("crash test: its folders are kept for a look: %s" % " ".join(MADE))
+        return
+    for folder in MADE:
+        shutil.rmtree(folder, ignore_errors=True)
+        if os.path.exists(folder + ".code-keys"):
+            os.remove(folder + ".code-keys")
+
+
 def crash_safety(binary, kills, users_count, threads, provider=True):
     """`provider`: exchanges are ordered from the sandbox provider (`Sandbox`), misbehaving and
     killed in every third round; otherwise from the built-in issuer, itself slowed and failing."""
-    data = tempfile.mkdtemp(prefix="pointapp-crash-")
+    data = scratch("pointapp-crash-")
     Console.create(binary, data)
-    sandbox = Sandbox(tempfile.mkdtemp(prefix="pointapp-provider-")) if provider else None
+    sandbox = Sandbox(scratch("pointapp-provider-")) if provider else None
     if sandbox:
         sandbox.start()
     server = Server(binary, data, free_port(), extra=sandbox.options() if sandbox else (), env=EXCHANGE_KNOBS)
@@ -1354,7 +1375,7 @@ def crash_safety(binary, kills, users_count, threads, provider=True):
 
 
 def two_processes(binary):
-    data = tempfile.mkdtemp(prefix="pointapp-two-")
+    data = scratch("pointapp-two-")
     a, b = Server(binary, data, free_port()), Server(binary, data, free_port())
     a.start(); b.start()
     surveys = open_surveys()
@@ -1417,7 +1438,7 @@ def mail_once(binary, kills):
     all of it. The SMTP server's log is the witness: no Message-ID twice, every message the
     server logged as delivered there, nothing there it did not log, and each member got each
     message it was owed once."""
-    data, inbox = tempfile.mkdtemp(prefix="pointapp-mail-"), tempfile.mkdtemp(prefix="pointapp-inbox-")
+    data, inbox = scratch("pointapp-mail-"), scratch("pointapp-inbox-")
     # A quarter of a second between keeping a message and saying so: kills land there, after
     # the server has a message and before the sender hears it (the hand-over).
     smtp, smtp_port = start_smtp(inbox, 0.25)
@@ -1609,7 +1630,7 @@ def unapplied_commits(path):
 
 
 def backend_kills(bench, kills):
-    data = tempfile.mkdtemp(prefix="pointapp-churn-")
+    data = scratch("pointapp-churn-")
     rng, acknowledged, intents, problems = random.Random(20261126), 0, 0, []
     for _ in range(kills):
         churn = subprocess.Popen([bench, "churn", "--data", data], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -1649,10 +1670,13 @@ def main():
                         help="exchange through the server's built-in issuer instead of the sandbox provider")
     args = parser.parse_args()
     if args.only_mail:
-        sys.exit(0 if mail_once(args.binary, max(6, args.kills // 2)) else 1)
+        ok = mail_once(args.binary, max(6, args.kills // 2))
+        tidy(ok)
+        sys.exit(0 if ok else 1)
     ok = crash_safety(args.binary, args.kills, args.users, args.threads, provider=not args.built_in_issuer) and two_processes(args.binary) \
         and backend_kills(args.bench, max(5, args.kills // 2)) and mail_once(args.binary, max(6, args.kills // 2))
     print("crash test: %s" % ("passed" if ok else "FAILED"))
+    tidy(ok)
     sys.exit(0 if ok else 1)
 
 
