@@ -212,10 +212,11 @@ struct Serve: AsyncParsableCommand {
     // in each what its thread freed: the file threads, the event loops and the tasks' pool spread
     // the same work over a dozen. Measured with 30,000 invitations: RSS growth 51.6 MB with the
     // default, 14.7 MB with two arenas, and the pass faster (BENCHMARKS.md, issue 38).
-    // And each arena keeps a megabyte free at its top when it gives memory back: with the
-    // default, none, a page's buffer (16 KB) freed after each view was handed back to the kernel
-    // (`madvise`) and faulted in again by the next view's, 4 % of a `/surveys` view's time
-    // (BENCHMARKS.md, issue 41, sixteenth session). At most 2 MB more resident, with two arenas.
+    // And each arena keeps a megabyte free at its top when it gives memory back. With none kept
+    // (the default), a page's buffer (16 KB) freed after each view was handed back to the kernel
+    // (`madvise`) and faulted in again by the next view's: on PostgreSQL, 4 % of a `/surveys`
+    // view's samples (BENCHMARKS.md, issue 41, sixteenth session). At most 2 MB more resident,
+    // with two arenas.
     // (`mallopt` is not in Swift's Glibc module; M_ARENA_MAX is -8 in <malloc.h>, M_TOP_PAD -2.)
     if let mallopt = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") {
       let set = unsafeBitCast(mallopt, to: (@convention(c) (Int32, Int32) -> Int32).self)

@@ -44,7 +44,7 @@ public struct ResponseTable: Sendable {
   private let codes: [QuestionID: String]
   /// What each column reads, column by column, found when the table is made so that a row looks
   /// nothing up by hashing but its answers' labels (a row's look-ups by question and option, each
-  /// hashing its ids, took a third of its time).
+  /// hashing its ids, took two fifths of its time).
   private let reads: [Read]
   /// Where a row keeps the answers the columns read: a place per question (a screening question
   /// apart from the survey's own of the same id). (A dictionary of the answers made per response,

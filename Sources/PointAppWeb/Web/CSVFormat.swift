@@ -8,7 +8,7 @@ import PointApp
 /// page says: a `'` before it, so that it is shown as the text it is.
 ///
 /// Written as bytes, straight into the buffer sent (an export's lines appended to a `String` took
-/// a third of its time, and were copied once more into a buffer to be sent).
+/// about a quarter of its time, and were copied once more into a buffer to be sent).
 enum CSVFormat {
   static let byteOrderMark = "\u{FEFF}"
 
