@@ -102,13 +102,6 @@ def answerable(users):
     return [s for s in crash.open_surveys() if not s.get("quota") or crash.places(s) >= max(1000, users)]
 
 
-def remove_data(data):
-    """A run's data folder, and the code keys the server made beside it (`DATA.code-keys`)."""
-    shutil.rmtree(data, ignore_errors=True)
-    if os.path.exists(data.rstrip("/") + ".code-keys"):
-        os.remove(data.rstrip("/") + ".code-keys")
-
-
 def p1(server, seconds, store):
     user = crash.User(server.port)
     base = "http://127.0.0.1:%d" % server.port
@@ -140,7 +133,7 @@ def p1_alternating(binaries, seconds, rounds):
                 surveys, bad, _ = wrk(base + "/surveys", seconds, 32, ["-H", "Cookie: " + user.cookie])
             finally:
                 server.stop()
-                remove_data(server.data)
+                crash.remove_data(server.data)
             ratios[label].append(surveys / health)
             print("P1 round %d, %s: %.3f (GET /surveys %.0f req/s vs /healthz %.0f req/s; %d non-2xx)"
                   % (round + 1, label, surveys / health, surveys, health, bad), flush=True)
@@ -412,7 +405,7 @@ def login_burst(binary, store, logins=60, browsers=12):
                   ordered[len(ordered) // 2] * 1000 if ordered else 0, p99))
     finally:
         server.stop()
-        remove_data(server.data)
+        crash.remove_data(server.data)
 
 
 def exchange_burst(binary, store, exchangers=20, browsers=12, provider_seconds=2):
@@ -510,7 +503,7 @@ def exchange_burst(binary, store, exchangers=20, browsers=12, provider_seconds=2
     finally:
         server.stop()
         sandbox.stop()
-        remove_data(server.data)
+        crash.remove_data(server.data)
         shutil.rmtree(os.path.dirname(sandbox.ledger), ignore_errors=True)
 
 
@@ -851,7 +844,7 @@ def p4(binary, users, store):
     after, peak = rss(server.process.pid), hwm(server.process.pid)
     files = store.p4_detail(data, counts)
     server.stop()
-    remove_data(data)
+    crash.remove_data(data)
     record("P4", "%.1f MB" % (after / 1024), "≤ %d MB" % P4_LIMIT_MB, after / 1024 <= P4_LIMIT_MB,
            "RSS after %d distinct users (%s) = %.1f MB; %.1f MB at start, peak %.1f MB; %.2f of the limit"
            % (users, files, after / 1024, before / 1024, peak / 1024, after / 1024 / P4_LIMIT_MB))
@@ -904,7 +897,7 @@ def e1(binary, store, rows):
     limit = (limit_before + limit_after) / 2
     limit_detail += " at %.0f a second (%.0f before the export, %.0f after)" % (limit, limit_before, limit_after)
     server.stop()
-    remove_data(data)
+    crash.remove_data(data)
     rate = exported / elapsed
     growth = (peak[0] - before) / 1024
     if exported != total:
@@ -1001,7 +994,7 @@ def main():
                     p3(server, bench, 200, store, surveys)
             finally:
                 server.stop()
-                remove_data(server.data)
+                crash.remove_data(server.data)
         if "l1" in only:
             login_burst(binary, store)
         if "x1" in only:

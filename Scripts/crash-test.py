@@ -1013,14 +1013,20 @@ def scratch(prefix):
     return folder
 
 
+def remove_data(data):
+    """A data folder (or any folder `scratch` made), and the code keys a server made beside it
+    (`DATA.code-keys`)."""
+    shutil.rmtree(data, ignore_errors=True)
+    if os.path.exists(data.rstrip("/") + ".code-keys"):
+        os.remove(data.rstrip("/") + ".code-keys")
+
+
 def tidy(ok):
     if not ok:
         print("crash test: its folders are kept for a look: %s" % " ".join(MADE))
         return
     for folder in MADE:
-        shutil.rmtree(folder, ignore_errors=True)
-        if os.path.exists(folder + ".code-keys"):
-            os.remove(folder + ".code-keys")
+        remove_data(folder)
 
 
 def crash_safety(binary, kills, users_count, threads, provider=True):

@@ -100,7 +100,7 @@ struct Micro: AsyncParsableCommand {
 
       // The export's work for each stored response (read, filtered, its CSV line written), on
       // food-001 as E1 exports it: a choice, three picks of six, a rating.
-      let food = catalog.first { $0.id == SurveyID("food-001") } ?? Catalog.shipped(seededAt: Date()).first { $0.id == SurveyID("food-001") }!
+      let food = Catalog.shipped(seededAt: Date()).first { $0.id == SurveyID("food-001") }!
       let table = ResponseTable(survey: food)
       let storedResponses = try (0..<2000).map { n in
         let respondent = "r-" + String(format: "%016x", n)

@@ -42,7 +42,7 @@ enum CSVFormat {
   private static func append(_ cell: ResponseTable.Cell, to buffer: inout ByteBuffer) {
     switch cell {
     case .empty: return
-    case let .number(value): appendDecimal(value, to: &buffer)
+    case let .number(value): buffer.writeString(String(value))
     case let .text(text):
       if let done = text.utf8.withContiguousStorageIfAvailable({ append(utf8: $0, to: &buffer) }) { return done }
       Array(text.utf8).withUnsafeBufferPointer { append(utf8: $0, to: &buffer) }
@@ -84,21 +84,5 @@ enum CSVFormat {
     }
     buffer.writeBytes(UnsafeBufferPointer(rebasing: text[start...]))
     buffer.writeInteger(UInt8(ascii: "\""))
-  }
-
-  /// A number in decimal digits, as `String(value)` writes it.
-  private static func appendDecimal(_ value: Int, to buffer: inout ByteBuffer) {
-    if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
-    var magnitude = value.magnitude
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-    withUnsafeMutableBytes(of: &digits) { room in
-      var at = room.count
-      repeat {
-        at -= 1
-        room[at] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-        magnitude /= 10
-      } while magnitude > 0
-      buffer.writeBytes(UnsafeRawBufferPointer(rebasing: room[at...]))
-    }
   }
 }
