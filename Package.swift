@@ -1,6 +1,11 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// Our code's `async` functions run on their caller's executor unless marked `@concurrent`
+/// (SE-0461): a request's task stays on its event loop through our calls instead of being queued
+/// again at each one. Measured in BENCHMARKS.md, "Issue 41, seventeenth session".
+let ours: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
   name: "PointApp",
   platforms: [.macOS(.v15)],
@@ -38,7 +43,8 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
-      ]
+      ],
+      swiftSettings: ours
     ),
     .target(
       name: "ComposableTesting",
@@ -47,7 +53,8 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
-      ]
+      ],
+      swiftSettings: ours
     ),
     .target(
       name: "PointApp",
@@ -55,7 +62,8 @@ let package = Package(
         "Composable",
         .product(name: "DependenciesMacros", package: "swift-dependencies"),
       ],
-      resources: [.copy("Resources/catalog.json"), .copy("Resources/common-passwords.txt")]
+      resources: [.copy("Resources/catalog.json"), .copy("Resources/common-passwords.txt")],
+      swiftSettings: ours
     ),
     .target(
       name: "PointAppWeb",
@@ -75,7 +83,8 @@ let package = Package(
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
-      ]
+      ],
+      swiftSettings: ours
     ),
     .executableTarget(
       name: "pointapp",
@@ -84,7 +93,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
-      ]
+      ],
+      swiftSettings: ours
     ),
     .executableTarget(
       name: "pointapp-bench",
@@ -96,7 +106,8 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
-      ]
+      ],
+      swiftSettings: ours
     ),
     .testTarget(
       name: "ComposableTests",
@@ -104,7 +115,8 @@ let package = Package(
         "Composable", "ComposableTesting",
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
-      ]
+      ],
+      swiftSettings: ours
     ),
     .testTarget(
       name: "PointAppTests",
@@ -113,7 +125,8 @@ let package = Package(
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
-      ]
+      ],
+      swiftSettings: ours
     ),
     .testTarget(
       name: "PointAppWebTests",
@@ -128,7 +141,8 @@ let package = Package(
         .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
       ],
       exclude: ["__Snapshots__"],
-      resources: [.copy("Fixtures")]
+      resources: [.copy("Fixtures")],
+      swiftSettings: ours
     ),
   ],
   swiftLanguageModes: [.v6]

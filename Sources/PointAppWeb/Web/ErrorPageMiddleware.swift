@@ -6,7 +6,7 @@ import Logging
 struct ErrorPageMiddleware<Context: RequestContext>: RouterMiddleware {
   let renderer: PageRenderer
 
-  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+  @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
     do {
       return try await next(request, context)
     } catch let error as HTTPResponseError {

@@ -123,7 +123,7 @@ struct OperatorGate: RouterMiddleware {
   let sessions: OperatorSessions
   let now: @Sendable () -> Date
 
-  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+  @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
     let session = try await sessions.session(for: request, now: now())
     guard session.email != nil || !sessions.carriesUserSession(request) && ["/admin", "/admin/login"].contains(request.uri.path) else {
       throw HTTPError(.notFound)

@@ -9,7 +9,7 @@ import Metrics
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
   let serverErrors: Counter
 
-  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+  @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
     let start = ContinuousClock.now
     do {
       let response = try await next(request, context)

@@ -61,7 +61,7 @@ public struct ResponseExporter: Sendable {
   /// Writes the file a page of responses at a time through `send` (the next page read while one
   /// is written); the number of responses written.
   private func write(
-    _ survey: Survey, _ export: ResponseExport, table: ResponseTable, to send: (ByteBuffer) async throws -> Void
+    _ survey: Survey, _ export: ResponseExport, table: ResponseTable, to send: @concurrent (ByteBuffer) async throws -> Void
   ) async throws -> Int {
     let csv = export.format == .csv
     if csv { try await send(ByteBuffer(string: CSVFormat.header(table))) }

@@ -15,7 +15,7 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
   /// refuse plain HTTP to the host for a year.
   let strictTransportSecurity: Bool
 
-  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+  @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
     var response = try await next(request, context)
     response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
     response.headers[.xContentTypeOptions] = "nosniff"
