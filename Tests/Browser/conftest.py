@@ -6,6 +6,7 @@ Run from the repository's folder:
     python3 -m pytest Tests/Browser -q [--binary PATH] [--screenshots DIR]
 """
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -19,6 +20,11 @@ from helpers import Authenticator, Browser
 from servers import Server, server_binary
 
 WINDOWS = {"phone": (390, 844), "desktop": (1280, 800)}
+
+# Chromium leaves a folder of its own in the temporary folder for each browser it starts
+# (`org.chromium.Chromium.*`): the run's browsers make theirs in this one, removed at the end.
+BROWSER_TEMP = tempfile.mkdtemp(prefix="pointapp-chromium-")
+atexit.register(shutil.rmtree, BROWSER_TEMP, ignore_errors=True)
 
 
 def pytest_addoption(parser):
@@ -75,7 +81,7 @@ def new_driver(width: int, height: int) -> webdriver.Chrome:
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={width},{height}"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver", env=dict(os.environ, TMPDIR=BROWSER_TEMP)))
     driver.set_page_load_timeout(30)
     driver.set_script_timeout(30)
     return driver
