@@ -61,9 +61,11 @@ public struct Sessions: Sendable {
   /// new visitor, under an id of the server's own: no id an operator, a log or the data folder
   /// shows (a user's, a record's name) leads anywhere without the server's mark.
   public func session(for request: Request, now: Date) async throws -> Session {
-    guard let raw = Self.sessionCookie(named: cookieName, in: request.headers[values: .cookie]) else { return newVisitor() }
-    let parts = raw.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-    guard parts.count == 2, let id = SessionID(parts[0]), isIssued(id, mark: parts[1]) else { return newVisitor() }
+    // `<id>.<mark>`, cut at its first dot by bytes (a `Character` split costs a view more).
+    guard let raw = Self.sessionCookie(named: cookieName, in: request.headers[values: .cookie]),
+      let dot = raw.utf8.firstIndex(of: UInt8(ascii: ".")),
+      let id = SessionID(raw[..<dot]), isIssued(id, mark: raw[raw.utf8.index(after: dot)...])
+    else { return newVisitor() }
     if let read = try await store.read(id) {
       let record = read.record
       guard let user = record.user else { return newVisitor() }
