@@ -3,7 +3,9 @@ import PackageDescription
 
 /// Our code's `async` functions run on their caller's executor unless marked `@concurrent`
 /// (SE-0461): a request's task stays on its event loop through our calls instead of being queued
-/// again at each one. Measured in BENCHMARKS.md, "Issue 41, seventeenth session".
+/// again at each one. Measured in BENCHMARKS.md, "Issue 41, seventeenth session". Where a
+/// library compiled without it asks for a `@concurrent` function (Hummingbird's middleware
+/// `handle` and its `next`, the closure that calls its body writer), ours says `@concurrent`.
 let ours: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
 let package = Package(
