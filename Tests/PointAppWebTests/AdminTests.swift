@@ -216,6 +216,12 @@ struct AdminTests {
       var asUser = Browser(client: client, cookie: "\(Sessions.cookieName)=\(value)")
       #expect(AccountTests.balance(try await asUser.get("/points")) == "0pt")
       #expect(asUser.sessionID != value.split(separator: ".").first.map(String.init), "a new visitor")
+      // The operator's own id, without the server's mark on it, is nobody's.
+      let operatorID = try #require(value.split(separator: ".").first)
+      for forged in ["\(operatorID).0123456789abcdef", "\(operatorID).", "\(operatorID)"] {
+        var stranger = Browser.console(client, cookie: "\(OperatorSessions.cookieName)=\(forged)")
+        #expect(try await stranger.get("/admin/surveys").status == .notFound, "\(forged) is nobody's")
+      }
 
       var user = Browser(client: client)
       try await user.get("/surveys")

@@ -39,11 +39,9 @@ public struct OperatorSessions: Sendable {
 
   func session(for request: Request, now: Date) async throws -> OperatorSession {
     let cookies = request.headers[values: .cookie]
-    guard let raw = Sessions.sessionCookie(named: secureCookies ? Self.secureCookieName : Self.cookieName, in: cookies) else {
-      return signedOut()
-    }
-    let parts = raw.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-    guard parts.count == 2, let id = SessionID(parts[0]), sessions.isIssued(id, mark: parts[1]) else { return signedOut() }
+    guard let raw = Sessions.sessionCookie(named: secureCookies ? Self.secureCookieName : Self.cookieName, in: cookies),
+      let id = sessions.issuedID(raw)
+    else { return signedOut() }
     // An id issued to a signed-out browser keeps its record-less state, so that the sign-in
     // page's token holds for its form.
     guard let read = try await sessions.store.read(id) else { return OperatorSession(id: id, email: nil, setsCookie: false) }

@@ -61,11 +61,9 @@ public struct Sessions: Sendable {
   /// new visitor, under an id of the server's own: no id an operator, a log or the data folder
   /// shows (a user's, a record's name) leads anywhere without the server's mark.
   public func session(for request: Request, now: Date) async throws -> Session {
-    // `<id>.<mark>`, cut at its first dot by bytes (a `Character` split costs a view more).
-    guard let raw = Self.sessionCookie(named: cookieName, in: request.headers[values: .cookie]),
-      let dot = raw.utf8.firstIndex(of: UInt8(ascii: ".")),
-      let id = SessionID(raw[..<dot]), isIssued(id, mark: raw[raw.utf8.index(after: dot)...])
-    else { return newVisitor() }
+    guard let raw = Self.sessionCookie(named: cookieName, in: request.headers[values: .cookie]), let id = issuedID(raw) else {
+      return newVisitor()
+    }
     if let read = try await store.read(id) {
       let record = read.record
       guard let user = record.user else { return newVisitor() }
@@ -217,8 +215,14 @@ public struct Sessions: Sendable {
     marks.value(of: id) { hex(HMAC<SHA256>.authenticationCode(for: Data("issued \(id.rawValue)".utf8), using: key).prefix(8)) }
   }
 
-  func isIssued(_ id: SessionID, mark given: Substring) -> Bool {
-    constantTimeEqual(mark(id), given)
+  /// The id a session cookie's value (`<id>.<mark>`, members' and operators' alike) names, when
+  /// the server issued it: `nil` for any other value. Cut at its first dot by bytes (a `Character`
+  /// split cost a view 1 % more).
+  func issuedID(_ value: Substring) -> SessionID? {
+    guard let dot = value.utf8.firstIndex(of: UInt8(ascii: ".")), let id = SessionID(value[..<dot]),
+      constantTimeEqual(mark(id), value[value.utf8.index(after: dot)...])
+    else { return nil }
+    return id
   }
 
   public func csrfToken(for session: Session) -> String {
