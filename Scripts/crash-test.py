@@ -1017,8 +1017,9 @@ def remove_data(data):
     """A data folder (or any folder `scratch` made), and the code keys a server made beside it
     (`DATA.code-keys`)."""
     shutil.rmtree(data, ignore_errors=True)
-    if os.path.exists(data.rstrip("/") + ".code-keys"):
-        os.remove(data.rstrip("/") + ".code-keys")
+    keys = data.rstrip("/") + ".code-keys"
+    if os.path.exists(keys):
+        os.remove(keys)
 
 
 def tidy(ok):
