@@ -111,17 +111,23 @@ def p1(server, seconds, store):
     page = conn.getresponse().read().decode()
     cards = re.findall(r'class="card survey-card([^"]*)"', page)
     rows = (len(cards), sum("closed" in c.split() for c in cards))
-    # The machine's pace drifts: /healthz runs right before and right after the page, and the
-    # ratio takes the mean of the two (as P2's reference and P1-peer's ours do).
-    health_before, _, _ = wrk(base + "/healthz", seconds, 32)
-    surveys, bad, errors = wrk(base + "/surveys", seconds, 32, ["-H", "Cookie: " + user.cookie])
-    health_after, _, _ = wrk(base + "/healthz", seconds, 32)
+    surveys, bad, errors, health_before, health_after = p1_rates(base, user, seconds)
     health = (health_before + health_after) / 2
     ratio = surveys / health
     record("P1", "%.2f" % ratio, "≥ %.2f" % store.p1_target, ratio >= store.p1_target and bad == 0,
            "GET /surveys %.0f req/s (%d rows, %d of them 受付終了, existing user) vs GET /healthz %.0f req/s (%.0f before, %.0f after); %d non-2xx%s%s"
            % (surveys, *rows, health, health_before, health_after, bad, "" if not errors else "; socket errors " + errors,
               store.p1_limit(seconds, health)))
+
+
+def p1_rates(base, user, seconds):
+    """`user`'s GET /surveys with wrk, and GET /healthz right before and right after it: the
+    machine's pace drifts, so P1 divides by the mean of the two (as P2 its reference and P1-peer
+    ours). (rate, non-2xx, socket errors, /healthz before, /healthz after)"""
+    before, _, _ = wrk(base + "/healthz", seconds, 32)
+    surveys, bad, errors = wrk(base + "/surveys", seconds, 32, ["-H", "Cookie: " + user.cookie])
+    after, _, _ = wrk(base + "/healthz", seconds, 32)
+    return surveys, bad, errors, before, after
 
 
 def p1_alternating(binaries, seconds, rounds):
@@ -135,9 +141,8 @@ def p1_alternating(binaries, seconds, rounds):
             try:
                 user = crash.User(server.port)
                 base = "http://127.0.0.1:%d" % server.port
-                health_before, _, _ = wrk(base + "/healthz", seconds, 32)
-                surveys, bad, _ = wrk(base + "/surveys", seconds, 32, ["-H", "Cookie: " + user.cookie])
-                health = (health_before + wrk(base + "/healthz", seconds, 32)[0]) / 2
+                surveys, bad, _, before, after = p1_rates(base, user, seconds)
+                health = (before + after) / 2
             finally:
                 server.stop()
                 crash.remove_data(server.data)
