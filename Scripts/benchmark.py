@@ -9,7 +9,8 @@ run on the same machine (the machine is shared and noisy: absolute numbers drift
       gunicorn with 2 sync workers), both with wrk, ours before and after it;
       on files only; without flask and gunicorn it fails, never skips          target ≥ 20
       Beside it, the ceiling: our page's bytes served as they are by the same
-      HTTP stack, nothing behind them (pointapp-bench fixed-page), ÷ the peer
+      HTTP stack, nothing behind them (pointapp-bench fixed-page), ÷ the peer;
+      and the three by each server's CPU a request (its own, whatever wrk takes)
   P2  POST /surveys/{id}/answers (durable writes) ÷ the raw write+fsync+rename
       +folder-fsync loop of the same byte count in the same folder            target ≥ 0.70
   P3  p50 latency of GET /points and of a POST for a user with 10,000 ledger
@@ -80,6 +81,26 @@ def wrk(url, seconds, connections, extra=(), script_args=()):
     errors = re.search(r"Socket errors: (.*)", out)
     wrk.completed = int(re.search(r"(\d+) requests in", out).group(1))
     return rate, int(bad.group(1)) if bad else 0, errors.group(1) if errors else None
+
+
+def cpu_ticks(pids):
+    """The user and system CPU the processes `pids` have used so far, in clock ticks."""
+    total = 0
+    for pid in pids:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def wrk_cpu(url, seconds, pids, extra=()):
+    """`wrk` as P1 runs it (32 connections), and the CPU the processes `pids` took a request
+    meanwhile, in µs: (rate, non-2xx, socket errors, µs a request). Beside a rate, it shows what
+    each server costs whatever share of the cores `wrk` itself takes."""
+    before = cpu_ticks(pids)
+    rate, bad, errors = wrk(url, seconds, 32, extra)
+    used = (cpu_ticks(pids) - before) / os.sysconf("SC_CLK_TCK")
+    return rate, bad, errors, used * 1e6 / max(wrk.completed, 1)
 
 
 def connection(port):
@@ -165,7 +186,8 @@ def p1_peer(server, bench, seconds):
     pages are compared first: the same cards in the same order, their sizes side by side.
     Beside it, the ceiling: our page's bytes served as they are by the same HTTP stack with
     nothing behind them (`pointapp-bench fixed-page`), ÷ the peer: no page of that size, from any
-    code of ours, goes faster on this machine."""
+    code of ours, goes faster on this machine. The rates are what the target divides; beside them,
+    each server's CPU a request, which `wrk`'s own share of the two cores does not move."""
     def missed(reason):
         record("P1-peer", "—", "≥ %d" % PEER_TARGET, False, reason)
 
@@ -198,10 +220,11 @@ def p1_peer(server, bench, seconds):
         cards = lambda page: re.findall(r'class="card survey-card([^"]*)" href="([^"]*)"', page.decode())
         same = cards(ours_page) == cards(peer_page)
         base = "http://127.0.0.1:%d/surveys" % server.port
-        before, bad, errors = wrk(base, seconds, 32, ["-H", "Cookie: " + user.cookie])
-        rate, peer_bad, peer_errors = wrk("http://127.0.0.1:%d/surveys" % port, seconds, 32, ["-H", "Cookie: " + cookie])
-        after, bad_after, errors_after = wrk(base, seconds, 32, ["-H", "Cookie: " + user.cookie])
-        ceiling = fixed_page(bench, ours_page, data, seconds)
+        ours_pids, peer_pids = [server.process.pid], [peer.pid] + gunicorn_workers(peer.pid)
+        before, bad, errors, cpu_before = wrk_cpu(base, seconds, ours_pids, ["-H", "Cookie: " + user.cookie])
+        rate, peer_bad, peer_errors, peer_cpu = wrk_cpu("http://127.0.0.1:%d/surveys" % port, seconds, peer_pids, ["-H", "Cookie: " + cookie])
+        after, bad_after, errors_after, cpu_after = wrk_cpu(base, seconds, ours_pids, ["-H", "Cookie: " + user.cookie])
+        ceiling, ceiling_cpu = fixed_page(bench, ours_page, data, seconds)
     finally:
         peer.terminate()
         try:
@@ -212,21 +235,30 @@ def p1_peer(server, bench, seconds):
         log.close()
         shutil.rmtree(data, ignore_errors=True)
     ours = (before + after) / 2
+    ours_cpu = (cpu_before + cpu_after) / 2
     ratio = ours / rate if rate else float("inf")
     socket_errors = "; ".join("%s socket errors %s" % (who, e) for who, e in (("ours", errors), ("the peer's", peer_errors), ("ours after", errors_after)) if e)
     record("P1-peer", "%.1f" % ratio, "≥ %d" % PEER_TARGET, ratio >= PEER_TARGET and same and bad + peer_bad + bad_after == 0,
            "GET /surveys for an existing user: ours %.0f req/s (%.0f before, %.0f after) vs the peer %.0f req/s (Flask + Jinja2 "
            "on JSON files, gunicorn with 2 sync workers, a connection per request); pages %d B vs %d B, %s (%d cards); "
            "%d/%d/%d non-2xx%s; the ceiling, our page's bytes served as they are by the same HTTP stack with nothing "
-           "behind them (pointapp-bench fixed-page), %.0f req/s: %.1f× the peer, ours %.2f of it"
+           "behind them (pointapp-bench fixed-page), %.0f req/s: %.1f× the peer, ours %.2f of it; by CPU a request "
+           "(each server's own, whatever wrk takes of the cores): ours %.1f µs, the peer %.0f µs, %.1f×; the ceiling %.1f µs, %.1f×"
            % (ours, before, after, rate, len(ours_page), len(peer_page),
               "byte for byte the same" if ours_page == peer_page else "the same cards in the same order" if same else "THE CARDS DIFFER",
               len(cards(ours_page)), bad, peer_bad, bad_after, "; " + socket_errors if socket_errors else "",
-              ceiling, ceiling / rate, ours / ceiling))
+              ceiling, ceiling / rate, ours / ceiling, ours_cpu, peer_cpu, peer_cpu / ours_cpu, ceiling_cpu, peer_cpu / ceiling_cpu))
+
+
+def gunicorn_workers(master):
+    """The worker processes of the gunicorn whose master is `master`: its children."""
+    with open("/proc/%d/task/%d/children" % (master, master)) as f:
+        return [int(pid) for pid in f.read().split()]
 
 
 def fixed_page(bench, page, folder, seconds):
-    """Requests a second of `page`'s bytes served by `pointapp-bench fixed-page`, with wrk as P1."""
+    """Requests a second of `page`'s bytes served by `pointapp-bench fixed-page`, with wrk as P1,
+    and the CPU the server took a request (µs)."""
     path = os.path.join(folder, "page.html")
     with open(path, "wb") as f:
         f.write(page)
@@ -240,10 +272,10 @@ def fixed_page(bench, page, folder, seconds):
         status, served, _ = first
         if status != 200 or served != page:
             raise SystemExit("pointapp-bench fixed-page served status %d, %d bytes, not the page" % (status, len(served)))
-        rate, bad, _ = wrk("http://127.0.0.1:%d/surveys" % port, seconds, 32)
+        rate, bad, _, cpu = wrk_cpu("http://127.0.0.1:%d/surveys" % port, seconds, [server.pid])
         if bad:
             raise SystemExit("pointapp-bench fixed-page: %d non-2xx" % bad)
-        return rate
+        return rate, cpu
     finally:
         server.terminate()
         server.wait(timeout=15)
