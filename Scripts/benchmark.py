@@ -984,7 +984,10 @@ def main():
     parser.add_argument("--only-e1", action="store_true", help="only E1 (the export)")
     parser.add_argument("--only", metavar="LIST", help="only these of p1,peer,p2,p3,l1,x1,p4,e1 (comma-separated), e.g. --only p1,l1")
     parser.add_argument("--binary", metavar="PATH", help="the server to measure instead of .build/release/pointapp (e.g. an earlier commit's, for L1)")
+    parser.add_argument("--log-level", default=crash.Server.log_level,
+                        help="the servers' log level (default %(default)s; a server's own default, info, writes a line a request)")
     args = parser.parse_args()
+    crash.Server.log_level = args.log_level
     binary, bench = (os.path.join(ROOT, ".build/release", name) for name in ("pointapp", "pointapp-bench"))
     if args.binary:
         binary = os.path.abspath(args.binary)

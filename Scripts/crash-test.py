@@ -120,6 +120,10 @@ def answers(survey):
 
 
 class Server:
+    # Quiet by default (a line a request would cost the tests' servers for nothing to read);
+    # `benchmark.py --log-level` sets it.
+    log_level = "error"
+
     def __init__(self, binary, data, port, extra=(), env=None):
         """`extra`: more options, such as `--database-url URL`; `env`: more environment, such as
         the exchange issuer's test knobs (EXCHANGE_KNOBS)."""
@@ -131,7 +135,7 @@ class Server:
         # a Swift program was seen to lose its arguments: the walks' Server does the same).
         launch = ["/bin/sh", "-c", 'exec "$0" "$@"'] if self.env and "FAKETIME" in self.env else []
         self.process = subprocess.Popen(
-            launch + [self.binary, "--data", self.data, "--port", str(self.port), "--log-level", "error",
+            launch + [self.binary, "--data", self.data, "--port", str(self.port), "--log-level", self.log_level,
              "--templates", os.path.join(ROOT, "Templates"), "--public", os.path.join(ROOT, "Public"), *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.env)
         deadline = time.time() + 30
