@@ -985,6 +985,7 @@ def main():
     parser.add_argument("--only", metavar="LIST", help="only these of p1,peer,p2,p3,l1,x1,p4,e1 (comma-separated), e.g. --only p1,l1")
     parser.add_argument("--binary", metavar="PATH", help="the server to measure instead of .build/release/pointapp (e.g. an earlier commit's, for L1)")
     parser.add_argument("--log-level", default=crash.Server.log_level,
+                        choices=["trace", "debug", "info", "notice", "warning", "error", "critical"],
                         help="the servers' log level (default %(default)s; a server's own default, info, writes a line a request)")
     args = parser.parse_args()
     crash.Server.log_level = args.log_level
