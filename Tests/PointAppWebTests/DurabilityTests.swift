@@ -94,6 +94,67 @@ struct DurabilityTests {
   }
 }
 
+/// A record read on an event loop: only what the kernel holds in memory, whole, or nothing.
+struct InMemoryReadTests {
+  func file(_ data: Data) throws -> String {
+    let folder = scratch("in-memory")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let path = folder.appendingPathComponent("record.json").path
+    try DurableFile.write(data, to: path)
+    return path
+  }
+
+  @Test func aFileJustWrittenIsReadWholeWithItsVersion() throws {
+    for data in [Data(#"{"version":3,"record":{"balance":100}}"#.utf8), Data(), Data(repeating: 7, count: 70_000)] {
+      let path = try file(data)
+      guard case let .read(read, version) = DurableFile.readIfInMemory(path) else {
+        Issue.record("a file just written is in memory")
+        continue
+      }
+      #expect(read == data)
+      #expect(version == FileVersion(path: path))
+    }
+  }
+
+  @Test func noFileIsMissing() throws {
+    let path = scratch("in-memory").appendingPathComponent("none.json").path
+    guard case .missing = DurableFile.readIfInMemory(path) else {
+      Issue.record("no file reads as missing")
+      return
+    }
+  }
+
+  /// A record whose end the kernel has let go of is not read in part: it is left to a file
+  /// thread, whose read gives every byte.
+  @Test func aRecordPartlyOutOfMemoryIsNotReadInPart() async throws {
+    let record = Data(("\"" + String(repeating: "ポイント", count: 30_000) + "\"").utf8)
+    let path = try file(Data(#"{"version":4,"record":"#.utf8) + record + Data("}".utf8))
+    let fd = open(path, O_RDONLY)
+    #expect(posix_fadvise(fd, 150_000, 0, POSIX_FADV_DONTNEED) == 0)
+    close(fd)
+    switch DurableFile.readIfInMemory(path) {
+    case .notInMemory: break
+    case let .read(read, _): #expect(read == (try DurableFile.read(path)), "a file system that keeps every page (tmpfs) gives it whole")
+    case .missing: Issue.record("the file is there")
+    }
+    let storage = try FileRecordStorage(URL(fileURLWithPath: path).deletingLastPathComponent())
+    let read = try #require(try await storage.read("record"))
+    #expect(read.data == record && read.version == 4)
+  }
+
+  /// What is not a plain file (a FIFO, which an open for reading would wait on) is not read on
+  /// the caller's thread.
+  @Test(.timeLimit(.minutes(1))) func aFIFOIsNotOpenedToWait() throws {
+    let path = scratch("in-memory").appendingPathComponent("fifo.json").path
+    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    #expect(mkfifo(path, 0o600) == 0)
+    guard case .notInMemory = DurableFile.readIfInMemory(path) else {
+      Issue.record("a FIFO is left to a file thread")
+      return
+    }
+  }
+}
+
 /// A page view's read of a record it read before (a user's state) is answered from a `stat`; it must still see every
 /// change made by anyone else (another server on the folder, a person editing the file).
 struct RecentReadTests {

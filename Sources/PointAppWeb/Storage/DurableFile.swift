@@ -60,6 +60,48 @@ public enum DurableFile {
     return (data, FileVersion(status))
   }
 
+  /// What `readIfInMemory` found.
+  enum InMemoryRead {
+    /// No file at the path.
+    case missing
+    /// The whole file, as `readVersioned` gives it.
+    case read(Data, FileVersion)
+    /// Not all of it is in the kernel's page cache (or the read failed): read it where a wait
+    /// for the disk is allowed (`readVersioned`, on a file thread).
+    case notInMemory
+  }
+
+  /// Reads the file at `path` as `readVersioned` does, on the caller's thread, when every byte of
+  /// it is in the kernel's memory already (`preadv2` with `RWF_NOWAIT`, which answers `EAGAIN`
+  /// rather than wait for the disk): an event loop reads a record it has just seen changed without
+  /// handing the read to a file thread and back.
+  static func readIfInMemory(_ path: String) -> InMemoryRead {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return errno == ENOENT ? .missing : .notInMemory }
+    defer { close(fd) }
+    var status = stat()
+    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .notInMemory }
+    let size = Int(status.st_size)
+    // One byte more than the size: a file that grew since its `fstat` is left to the full read.
+    var data = Data(count: size + 1)
+    let count = data.withUnsafeMutableBytes { buffer in
+      var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+      return preadv2(fd, &vector, 1, 0, rwfNoWait)
+    }
+    guard count == size else { return .notInMemory }
+    data.count = count
+    return .read(data, FileVersion(status))
+  }
+
+  /// `preadv2(2)`'s `RWF_NOWAIT`.
+  private static let rwfNoWait: Int32 = 8
+
+  /// glibc's `preadv2`, which Swift's Glibc module does not declare.
+  private static let preadv2 = unsafeBitCast(
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "preadv2")!,
+    to: (@convention(c) (Int32, UnsafePointer<iovec>, Int32, Int, Int32) -> Int).self
+  )
+
   /// Replaces the file at `path` with `data`: old or new content survives any crash.
   /// `failBefore` lets tests inject a failure before one step. A caller writing several files to
   /// one folder may pass `syncFolder: false` for all but the last, or sync the folder itself.

@@ -80,12 +80,21 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     if let kept = recent.withLock({ $0[name] }), FileVersion(path: path) == kept.file {
       return (kept.data, kept.version)
     }
-    guard let (bytes, file, readAt) = try await threadPool.runIfActive({ () throws -> (Data, FileVersion, timespec)? in
-      guard let (data, version) = try DurableFile.readVersioned(path) else { return nil }
+    @Sendable func readAt() -> timespec {
       var now = timespec()
       clock_gettime(CLOCK_REALTIME, &now)
-      return (data, version, now)
-    }) else { return nil }
+      return now
+    }
+    let read: (Data, FileVersion, timespec)?
+    switch DurableFile.readIfInMemory(path) {
+    case .missing: read = nil
+    case let .read(data, version): read = (data, version, readAt())
+    case .notInMemory:
+      read = try await threadPool.runIfActive {
+        try DurableFile.readVersioned(path).map { data, version in (data, version, readAt()) }
+      }
+    }
+    guard let (bytes, file, readAt) = read else { return nil }
     let (data, version) = try Self.parse(bytes, path: path)
     if file.isSettled(at: readAt) {
       recent.withLock { $0[name] = (file, data, version) }
