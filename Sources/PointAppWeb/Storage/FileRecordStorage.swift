@@ -15,7 +15,10 @@ import Synchronization
 ///
 /// Every request reads its session's record: a record read shortly before is answered from
 /// memory after one `stat` on the caller's thread, while the file is the same version
-/// (`FileVersion`, as the user store does), so a write by another process is never missed.
+/// (`FileVersion`, as the user store does), so a write by another process is never missed. A
+/// record not known so is read on the caller's thread too when the kernel holds all of its file
+/// in memory (`DurableFile.readIfInMemory`), and on a file thread only when it would wait for
+/// the disk.
 public final class FileRecordStorage: RecordStorage, HeldTable {
   let folder: String
   /// Its folder's name in the data folder, for a table of a `FileBackend` (whose holdings its
