@@ -116,6 +116,16 @@ struct InMemoryReadTests {
     }
   }
 
+  /// A large file is left to a file thread: its copy would hold an event loop up.
+  @Test func aFileOverTheLimitIsLeftToAFileThread() throws {
+    let path = try file(Data(repeating: 1, count: DurableFile.inMemoryLimit + 1))
+    guard case .notInMemory = DurableFile.readIfInMemory(path) else {
+      Issue.record("a file over the limit is read on a file thread")
+      return
+    }
+    #expect(try DurableFile.read(path)?.count == DurableFile.inMemoryLimit + 1)
+  }
+
   @Test func noFileIsMissing() throws {
     let path = scratch("in-memory").appendingPathComponent("none.json").path
     guard case .missing = DurableFile.readIfInMemory(path) else {

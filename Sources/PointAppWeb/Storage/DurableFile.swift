@@ -74,13 +74,16 @@ public enum DurableFile {
   /// Reads the file at `path` as `readVersioned` does, on the caller's thread, when every byte of
   /// it is in the kernel's memory already (`preadv2` with `RWF_NOWAIT`, which answers `EAGAIN`
   /// rather than wait for the disk): an event loop reads a record it has just seen changed without
-  /// handing the read to a file thread and back.
+  /// handing the read to a file thread and back. A file over `inMemoryLimit` bytes, whose copy
+  /// would hold the loop up, is left to a file thread; so is every file, once the file system has
+  /// said it cannot read without waiting.
   static func readIfInMemory(_ path: String) -> InMemoryRead {
+    guard !noWaitUnsupported.load(ordering: .relaxed) else { return .notInMemory }
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { return errno == ENOENT ? .missing : .notInMemory }
     defer { close(fd) }
     var status = stat()
-    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .notInMemory }
+    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= inMemoryLimit else { return .notInMemory }
     let size = Int(status.st_size)
     // One byte more than the size: a file that grew since its `fstat` is left to the full read.
     var data = Data(count: size + 1)
@@ -88,10 +91,18 @@ public enum DurableFile {
       var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
       return preadv2(fd, &vector, 1, 0, rwfNoWait)
     }
+    if count < 0, errno == EOPNOTSUPP || errno == ENOSYS { noWaitUnsupported.store(true, ordering: .relaxed) }
     guard count == size else { return .notInMemory }
     data.count = count
     return .read(data, FileVersion(status))
   }
+
+  /// The largest file `readIfInMemory` reads (a user's state is a few kilobytes).
+  static let inMemoryLimit = 256 * 1024
+
+  /// Set when `preadv2` answered that it cannot read without waiting here (a kernel or file
+  /// system without `RWF_NOWAIT`): no file is tried on the caller's thread again.
+  private static let noWaitUnsupported = Atomic(false)
 
   /// `preadv2(2)`'s `RWF_NOWAIT`.
   private static let rwfNoWait: Int32 = 8
