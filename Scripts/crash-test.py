@@ -298,7 +298,10 @@ class User:
 
     def verify(self, port, outboxes, address):
         """Opens the verification link mailed to `address` and presses its button, as its owner
-        does: True once the account page says the address is verified (exchanges wait for it)."""
+        does: True once the account page says the address is verified (exchanges wait for it).
+        The account page is asked with the state cookie the button's answer set, as a browser
+        keeps it: behind nginx another instance may serve it, and that cookie is how it knows to
+        read past its caches (ChangeFeed)."""
         token = mailed_token(outboxes, address)
         if token is None:
             return False
@@ -306,8 +309,9 @@ class User:
             c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
             c.request("POST", "/account/verify", body=urllib.parse.urlencode([("csrf", self.csrf), ("token", token)]), headers={
                 "Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:%d" % port})
-            c.getresponse().read()
-            c.request("GET", "/account", headers={"Cookie": self.cookie})
+            r = c.getresponse(); r.read()
+            state = [h.split(";")[0] for h in r.msg.get_all("Set-Cookie") or [] if h.startswith("pointapp_state=")]
+            c.request("GET", "/account", headers={"Cookie": "; ".join([self.cookie] + state)})
             return "確認済み" in c.getresponse().read().decode()
         except OSError:
             return False
