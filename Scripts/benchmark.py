@@ -95,12 +95,12 @@ def cpu_ticks(pids):
     return total
 
 
-def wrk_cpu(url, seconds, pids, extra=()):
-    """`wrk` as P1 runs it (32 connections), and the CPU the processes `pids` took a request
-    meanwhile, in µs: (rate, non-2xx, socket errors, µs a request). Beside a rate, it shows what
-    each server costs whatever share of the cores `wrk` itself takes."""
+def wrk_cpu(url, seconds, pids, extra=(), connections=32, script_args=()):
+    """`wrk` (as P1 runs it, 32 connections, unless told), and the CPU the processes `pids` took
+    a request meanwhile, in µs: (rate, non-2xx, socket errors, µs a request). Beside a rate, it
+    shows what each server costs whatever share of the cores `wrk` itself takes."""
     before = cpu_ticks(pids)
-    rate, bad, errors = wrk(url, seconds, 32, extra)
+    rate, bad, errors = wrk(url, seconds, connections, extra, script_args)
     used = (cpu_ticks(pids) - before) / os.sysconf("SC_CLK_TCK")
     return rate, bad, errors, used * 1e6 / max(wrk.completed, 1)
 
@@ -331,11 +331,9 @@ def p2(server, bench, seconds, users_count, store, surveys):
     wrk(url, 2, 16, ["-s", script], [os.path.join(work, "warm-up.tsv")])
     posted = wrk.completed
     raw_before, _ = store.reference(server, bench, work, users_count, surveys)
-    cpu_before = cpu_ticks([server.process.pid])
-    rate, bad, errors = wrk(url, seconds, 16, ["-s", script], [os.path.join(work, "requests.tsv")])
-    # The server's own CPU an answer (all its threads: event loops and file threads), which a
+    # With the server's own CPU an answer (all its threads: event loops and file threads), which a
     # change of its code moves whatever the disk does to the rate.
-    cpu = (cpu_ticks([server.process.pid]) - cpu_before) / os.sysconf("SC_CLK_TCK") * 1e6 / max(wrk.completed, 1)
+    rate, bad, errors, cpu = wrk_cpu(url, seconds, [server.process.pid], ["-s", script], 16, [os.path.join(work, "requests.tsv")])
     posted += wrk.completed
     raw_after, size = store.reference(server, bench, work, users_count, surveys)
     raw = (raw_before + raw_after) / 2
