@@ -230,6 +230,13 @@ class Sandbox:
         return issued, problems, len(lines)
 
 
+def state_cookie(response):
+    """The `pointapp_state=...` pair an answer's Set-Cookie gives, as a browser keeps it for the
+    next request (behind nginx, how another instance knows to read past its caches: ChangeFeed);
+    None when it sets none."""
+    return next((h.split(";")[0] for h in response.msg.get_all("Set-Cookie") or [] if h.startswith("pointapp_state=")), None)
+
+
 def mailed_token(outboxes, address, wait=15.0):
     """The token of the newest verification link mailed to `address`, read from the .eml files of
     the outbox folders `outboxes` (each server's `data/mail-outbox`) as a mail program reads a
@@ -299,9 +306,7 @@ class User:
     def verify(self, port, outboxes, address):
         """Opens the verification link mailed to `address` and presses its button, as its owner
         does: True once the account page says the address is verified (exchanges wait for it).
-        The account page is asked with the state cookie the button's answer set, as a browser
-        keeps it: behind nginx another instance may serve it, and that cookie is how it knows to
-        read past its caches (ChangeFeed)."""
+        The account page is asked with the state cookie the button's answer set (`state_cookie`)."""
         token = mailed_token(outboxes, address)
         if token is None:
             return False
@@ -310,8 +315,8 @@ class User:
             c.request("POST", "/account/verify", body=urllib.parse.urlencode([("csrf", self.csrf), ("token", token)]), headers={
                 "Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:%d" % port})
             r = c.getresponse(); r.read()
-            state = [h.split(";")[0] for h in r.msg.get_all("Set-Cookie") or [] if h.startswith("pointapp_state=")]
-            c.request("GET", "/account", headers={"Cookie": "; ".join([self.cookie] + state)})
+            state = state_cookie(r)
+            c.request("GET", "/account", headers={"Cookie": self.cookie + ("; " + state if state else "")})
             return "確認済み" in c.getresponse().read().decode()
         except OSError:
             return False

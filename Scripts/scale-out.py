@@ -654,9 +654,7 @@ def read_your_writes(proxy):
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
         c.request(method, path, body=body, headers=headers)
         r = c.getresponse(); page = r.read().decode(); c.close()
-        for header in r.msg.get_all("Set-Cookie") or []:
-            if header.startswith("pointapp_state="):
-                state = header.split(";")[0]
+        state = crash.state_cookie(r) or state
         return r.status, r.getheader("Location"), page
 
     def balance():
