@@ -203,7 +203,7 @@ public func buildApplication(
   // Users kept decoded, on every store: a generation as large as a busy instance's writers (P2's
   // 3,500), whose every write decodes its user's state unless it is kept. Two generations of 2,000
   // fell to 2,000 at each turn, and P2 decoded the state of three answers in ten (60 µs of user-space
-  // CPU an answer; P4 1.9 MB more for 3,500, BENCHMARKS.md).
+  // CPU an answer; P4 1–3 MB more on either store, BENCHMARKS.md).
   let cache = SavedStateCache(kept: 3_500)
   let sessionSecret = if let secret { secret } else { try await Sessions.secret(in: stores.backend) }
   let throttle = LoginThrottle(stores.records(.loginLimits), attemptsPerMinute: configuration.loginsPerMinute)
