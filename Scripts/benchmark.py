@@ -85,15 +85,14 @@ def wrk(url, seconds, connections, extra=(), script_args=()):
     return rate, int(bad.group(1)) if bad else 0, errors.group(1) if errors else None
 
 
-def cpu_ticks(pids, user_only=False):
-    """The user and system CPU the processes `pids` have used so far, in clock ticks (the user
-    CPU alone with `user_only`)."""
-    total = 0
+def cpu_ticks(pids):
+    """The CPU the processes `pids` have used so far, in clock ticks: (user, user and system)."""
+    user = system = 0
     for pid in pids:
         with open("/proc/%d/stat" % pid) as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + (0 if user_only else int(fields[12]))
-    return total
+        user += int(fields[11]); system += int(fields[12])
+    return user, user + system
 
 
 def wrk_cpu(url, seconds, pids, extra=(), connections=32, script_args=()):
@@ -101,11 +100,12 @@ def wrk_cpu(url, seconds, pids, extra=(), connections=32, script_args=()):
     a request meanwhile, in µs: (rate, non-2xx, socket errors, µs a request). Beside a rate, it
     shows what each server costs whatever share of the cores `wrk` itself takes. Of it, the user
     CPU (our code and its libraries, without the kernel's work for it) is left in `wrk_cpu.user`."""
-    before, user_before = cpu_ticks(pids), cpu_ticks(pids, user_only=True)
+    user_before, before = cpu_ticks(pids)
     rate, bad, errors = wrk(url, seconds, connections, extra, script_args)
+    user_after, after = cpu_ticks(pids)
     tick, requests = 1e6 / os.sysconf("SC_CLK_TCK"), max(wrk.completed, 1)
-    wrk_cpu.user = (cpu_ticks(pids, user_only=True) - user_before) * tick / requests
-    return rate, bad, errors, (cpu_ticks(pids) - before) * tick / requests
+    wrk_cpu.user = (user_after - user_before) * tick / requests
+    return rate, bad, errors, (after - before) * tick / requests
 
 
 def connection(port):
