@@ -689,14 +689,22 @@ def check_responses(data, moves=None):
             response = record(os.path.join(folder, name))
             responses[(response["surveyID"], response["respondent"])] = response
     problems = compare_responses(answered, responses, base64.b64decode(record(os.path.join(data, "settings", "session-secret.json"))), moved)
-    # Each survey's counts, committed with its responses: those of the responses there.
-    for name in os.listdir(folder) if os.path.isdir(folder) else []:
-        if name.startswith("#counts~") and name.endswith(".json"):
-            survey = name[len("#counts~"):-5]
-            counted = record(os.path.join(folder, name))["counts"]["byOutcome"]
-            there = collections.Counter(r["outcome"] for r in responses.values() if r["surveyID"] == survey)
-            if counted != dict(there):
-                problems.append("%s: counted %s, its responses %s" % (survey, counted, dict(there)))
+    # Each survey's counts, committed with its responses: those of the responses there. On files,
+    # beside each survey's counts, each process keeps its own (`count-shards/<survey>~<process>`),
+    # added to the survey's at a start once the process is gone: together, they count each once.
+    counted = collections.defaultdict(collections.Counter)
+    shards = os.path.join(data, "count-shards")
+    for where, names in ((folder, os.listdir(folder) if os.path.isdir(folder) else []),
+                         (shards, os.listdir(shards) if os.path.isdir(shards) else [])):
+        for name in names:
+            if name.endswith(".json") and (where == shards or name.startswith("#counts~")):
+                survey = name[len("#counts~"):-5] if where == folder else name.rsplit("~", 1)[0]
+                counted[survey].update(record(os.path.join(where, name))["counts"]["byOutcome"])
+    for survey, counts in sorted(counted.items()):
+        counts = {outcome: n for outcome, n in counts.items() if n != 0}
+        there = collections.Counter(r["outcome"] for r in responses.values() if r["surveyID"] == survey)
+        if counts != dict(there):
+            problems.append("%s: counted %s, its responses %s" % (survey, counts, dict(there)))
     return problems, sum(1 for r in responses.values() if r["outcome"] == "completed")
 
 

@@ -148,6 +148,10 @@ public func buildApplication(
   } else {
     stores = try Stores(configuration.dataDirectory)
   }
+  if let files = stores.backend as? FileBackend {
+    // First among the services, as the database is, so that it stops after the HTTP server.
+    services.append(DeferredWritesAtShutdown(backend: files))
+  }
   // The catalog in the store, seeded on the first start (dated from then) and read again when
   // another instance changed it. Tests may serve a fixed catalog of their own instead.
   let catalogStore = CatalogStore(stores.records(.catalog))
@@ -197,6 +201,9 @@ public func buildApplication(
   if let files = stores.backend as? FileBackend {
     let settled = try await responses.settleEarlierJournals(in: files.folder, users: users)
     if settled > 0 { logger.notice("responses an earlier program left pending settled", metadata: ["responses": "\(settled)"]) }
+    // The counts of the processes gone since the last start, added to their surveys'.
+    let folded = try await responses.foldFinishedShards(in: files)
+    if folded > 0 { logger.info("counts of processes gone added to their surveys'", metadata: ["records": "\(folded)"]) }
   }
   let catalog = resolved.surveyClient
   resolved.surveyClient = catalog.counting(quotas)
@@ -335,6 +342,18 @@ public func buildApplication(
     services: services,
     logger: logger
   )
+}
+
+/// Writes, when the server stops, the counts that its last answers' commits held in memory
+/// (`DeferredWrites`): whoever reads the data folder next finds them in their files, not only in
+/// the log that the next start would finish.
+private struct DeferredWritesAtShutdown: Service {
+  let backend: FileBackend
+
+  func run() async throws {
+    try? await gracefulShutdown()
+    try await backend.flushDeferred()
+  }
 }
 
 /// Where everything persistent lives: files in the data folder (the default), or one PostgreSQL

@@ -298,6 +298,77 @@ struct BackendContractTests {
     #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".commits/crashed.log").path))
   }
 
+  /// A process's counts' shards (its own records of `RecordKind.countShards`) are written a
+  /// moment after the commits that change them, read from memory meanwhile; a kill meanwhile
+  /// leaves them in its log, and the next start writes them (its log's frames hold the records'
+  /// changes only: the commits' own frames are blanked as ever).
+  @Test func onFilesAProcesssOwnCountsAreWrittenAMomentLaterOrByTheNextStart() async throws {
+    let folder = Kind.folder()
+    let backend = try FileBackend(folder, flushEvery: .seconds(3600))
+    let own = try #require((backend.table(.responses) as? FileRecordStorage)?.countShards?.own)
+    let (shards, sessions) = (backend.table(.countShards), backend.table(.sessions))
+    let (name, file) = ("s~" + own, folder.appendingPathComponent("count-shards/s~\(own).json").path)
+    for number in 1...3 {
+      try await backend.holding("k") {
+        let written = try await number == 1 ? shards.create(name, Self.record(1)) : shards.replace(name, Self.record(number), at: Int64(number - 1))
+        #expect(written)
+        #expect(try await sessions.create("address-\(number)", Data(#"{"e":"hanako@example.jp"}"#.utf8)))
+      }
+    }
+    let held = try await shards.read(name)
+    #expect(try Self.number(held?.data) == 3 && held?.version == 3, "read from memory")
+    #expect(!FileManager.default.fileExists(atPath: file), "not written yet")
+    let copy = scratch("backend-killed")
+    try FileManager.default.copyItem(at: folder, to: copy)
+    let logged = try FileManager.default.contentsOfDirectory(atPath: copy.appendingPathComponent(".commits").path).map {
+      try CommitLog.unapplied(in: Data(contentsOf: copy.appendingPathComponent(".commits/\($0)"))).flatMap { try FileBackend.Intended.changes(from: $0) }
+    }
+    #expect(logged.joined().map(\.folder) == ["count-shards", "count-shards", "count-shards"], "the sessions' bytes are not in the log")
+    let restarted = try FileBackend(copy)
+    let written = try await restarted.table(.countShards).read(name)
+    #expect(try Self.number(written?.data) == 3 && written?.version == 3)
+    try await backend.flushDeferred()
+    #expect(try FileRecordStorage.version(at: file) == 3)
+    #expect(try await Self.number(try FileBackend(folder).table(.countShards).read(name)?.data) == 3, "another process reads the file")
+  }
+
+  /// The log starts again, past its limit, while commits come from all sides and their counts
+  /// wait in memory: those are written first, and none is lost (a kill then leaves their last
+  /// changes in the log, which the next start writes).
+  @Test(.timeLimit(.minutes(1)))
+  func onFilesTheLogStartsAgainWithTheCountsHeldInMemoryWrittenFirst() async throws {
+    let folder = Kind.folder()
+    let backend = try FileBackend(folder, flushEvery: .seconds(3600), logLimit: 4_096)
+    let own = try #require((backend.table(.responses) as? FileRecordStorage)?.countShards?.own)
+    let (shards, sessions) = (backend.table(.countShards), backend.table(.sessions))
+    let bulk = Data(#"{"n":0,"padding":"\#(String(repeating: "x", count: 600))"}"#.utf8)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for writer in 0..<8 {
+        group.addTask {
+          for number in 1...30 {
+            try await backend.holding("writer \(writer)") {
+              let name = "s\(writer)~" + own
+              let written = try await number == 1 ? shards.create(name, Self.record(1)) : shards.replace(name, Self.record(number), at: Int64(number - 1))
+              #expect(written)
+              #expect(try await sessions.create("w\(writer)-\(number)", bulk))
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let log = try #require(FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".commits").path).first { $0.hasSuffix(".log") })
+    let size = try #require(FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(".commits/\(log)").path)[.size] as? Int)
+    #expect(size < 40_000, "started again (else some 170 kB): \(size) bytes")
+    let copy = scratch("backend-killed")
+    try FileManager.default.copyItem(at: folder, to: copy)
+    let restarted = try FileBackend(copy)
+    for writer in 0..<8 {
+      #expect(try await Self.number(shards.read("s\(writer)~" + own)?.data) == 30)
+      #expect(try await Self.number(restarted.table(.countShards).read("s\(writer)~" + own)?.data) == 30)
+    }
+  }
+
   /// A commit's body as the log keeps it reads back as the same changes, whichever of base,
   /// version and data each has; a body cut short or with a byte it does not know is refused.
   @Test func aCommitsBodyReadsBackAsItsChanges() throws {

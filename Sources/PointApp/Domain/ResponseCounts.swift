@@ -69,6 +69,25 @@ public struct ResponseCounts: Codable, Equatable, Sendable {
     if delta < 0 { picks = picks.filter { !$0.value.isEmpty } }
   }
 
+  /// These counts and `other`'s, together: those of two sets of responses (a process's share
+  /// of a survey's, kept apart, may take some out: `remove`). Counts kept before versions were
+  /// counted stay so.
+  public func adding(_ other: ResponseCounts) -> ResponseCounts {
+    func sum<Key>(_ mine: [Key: Int], _ theirs: [Key: Int]) -> [Key: Int] {
+      mine.merging(theirs, uniquingKeysWith: +).filter { $0.value != 0 }
+    }
+    var total = self
+    if byVersion != nil || byOutcome.isEmpty, byVersion != nil || other.byVersion != nil {
+      total.byVersion = sum(byVersion ?? [:], other.byVersion ?? [:])
+    }
+    total.byOutcome = sum(byOutcome, other.byOutcome)
+    total.reviewed += other.reviewed
+    total.seconds = sum(seconds, other.seconds)
+    total.completesByDay = sum(completesByDay, other.completesByDay)
+    total.picks = picks.merging(other.picks) { sum($0, $1) }.filter { !$0.value.isEmpty }
+    return total
+  }
+
   /// The seconds below which `fraction` of the completes with a known time took (0.5: the median),
   /// `nil` without any.
   public func secondsPercentile(_ fraction: Double) -> Int? {

@@ -41,6 +41,10 @@ public struct RecordKind: Hashable, Sendable {
   /// Passes over the members for invitations and expiry warnings (`NoticeRuns`).
   public static let noticeRuns = RecordKind("notice-runs", table: "notice_runs")
 
+  /// On files only, beside `all`: each process's counts of the responses it recorded, a record per
+  /// survey, `<survey>~<process>` (`ResponseStore`, `DeferredWrites`).
+  public static let countShards = RecordKind("count-shards")
+
   /// Every kind a backend holds.
   public static let all: [RecordKind] = [
     sessions, accounts, catalog, operators, audit, responses, giftCodes, exchangeQueue, adjustments, loginLimits, users, archive, quotas, settings,

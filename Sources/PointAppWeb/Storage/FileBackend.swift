@@ -15,7 +15,8 @@ import Synchronization
 ///    is appended to the process's log (`CommitLog`, `.commits/<id>.log`) and made durable there,
 ///    with one fsync shared by the commits of the same moment; then each record is written (its
 ///    file replaced, nothing synced: the log holds it) and the commit marked applied in the log,
-///    its bytes there overwritten.
+///    its bytes there overwritten. (The process's own counts' shards wait in memory a moment
+///    longer, in a frame of their own: `DeferredWrites`.)
 /// 3. At start, a log that no live process holds is finished: each of its commits not marked
 ///    applied has its records still at their version before the commit written, those already
 ///    written or changed since left; the file system synced, the log goes.
@@ -31,6 +32,10 @@ public final class FileBackend: RecordBackend {
   private let token = Token()
   private final class Token: Sendable {}
   private let log: CommitLog
+  /// This process's counts' shards, left in memory by commits and written a moment later.
+  private let deferred: DeferredWrites
+  /// Writes them every quarter of a second, while the backend lives.
+  private let flusher = Mutex<Task<Void, Never>?>(nil)
   /// Holdings' keys and records, held across processes.
   private let locks: NamedLocks
   /// Commits of this process's whose records could not all be written once they were durable (a
@@ -49,8 +54,12 @@ public final class FileBackend: RecordBackend {
   }()
 
   /// Opens the data folder (made if missing), finishes the commits a crash interrupted, and
-  /// moves what earlier programs kept in other shapes into records (`upgrade`).
-  public init(_ folder: URL, threadPool: NIOThreadPool = FileBackend.fileThreads) throws {
+  /// moves what earlier programs kept in other shapes into records (`upgrade`). `flushEvery`: how
+  /// long this process's counts' shards wait in memory; `logLimit`: the log's size past which it
+  /// starts again (tests change both).
+  public init(
+    _ folder: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, flushEvery: Duration = DeferredWrites.interval, logLimit: Int = 4 << 20
+  ) throws {
     self.folder = folder
     self.threadPool = threadPool
     let backend = ObjectIdentifier(token)
@@ -59,13 +68,40 @@ public final class FileBackend: RecordBackend {
     }
     let locks = try NamedLocks(path: folder.appendingPathComponent(".holding/names.lock").path)
     self.locks = locks
+    // Held (`flock`) from now: the start below leaves it, as every other start while this lives.
+    let log = try CommitLog(in: folder.appendingPathComponent(".commits").path, root: folder.path, limit: logLimit)
+    self.log = log
+    let shards = try FileRecordStorage(
+      folder.appendingPathComponent(RecordKind.countShards.folder), threadPool: threadPool, backend: backend, locks: locks,
+      deferred: DeferredWrites(root: folder.path, place: RecordKind.countShards.folder, suffix: "~" + log.id, log: log)
+    )
+    deferred = shards.deferred!
+    let commits = folder.appendingPathComponent(".commits").path
+    let counts = FileRecordStorage.CountShards(table: shards, own: log.id) { id in !FileManager.default.fileExists(atPath: "\(commits)/\(id).log") }
     tables = try Dictionary(uniqueKeysWithValues: RecordKind.all.map { kind in
-      (kind.folder, try FileRecordStorage(folder.appendingPathComponent(kind.folder), threadPool: threadPool, backend: backend, locks: locks))
-    })
-    try DurableFile.removeAbandonedTemporaries(in: folder.appendingPathComponent(".commits").path)
+      let table = folder.appendingPathComponent(kind.folder)
+      return (kind.folder, try FileRecordStorage(table, threadPool: threadPool, backend: backend, locks: locks, countShards: kind == .responses ? counts : nil))
+    } + [(RecordKind.countShards.folder, shards)])
+    try DurableFile.removeAbandonedTemporaries(in: commits)
     try Self.finishInterruptedCommits(in: folder.path)
-    log = try CommitLog(in: folder.appendingPathComponent(".commits").path, root: folder.path)
     try upgrade()
+    flusher.withLock {
+      $0 = Task.detached { [weak self] in
+        while !Task.isCancelled {
+          // On an event loop's timer: under libfaketime a `Task.sleep` may never wake (`PeriodicTask`).
+          do { try await PeriodicTask.sleep(for: flushEvery) } catch { return }
+          guard let self else { return }
+          // A write refused now is tried again at the next turn; the log holds the counts meanwhile.
+          try? await threadPool.runIfActive { [deferred = self.deferred] in try deferred.flush() }
+        }
+      }
+    }
+  }
+
+  deinit {
+    flusher.withLock { $0?.cancel() }
+    // Written now, so that the log, its frames all applied, goes with the backend.
+    try? deferred.flush()
   }
 
   /// How many fsyncs this process's commits took.
@@ -79,6 +115,12 @@ public final class FileBackend: RecordBackend {
   public func table(_ kind: RecordKind) -> any RecordStorage {
     guard let table = tables[kind.folder] else { preconditionFailure("\(kind.folder) is not among RecordKind.all") }
     return table
+  }
+
+  /// Writes the counts' shards this process holds in memory now, not at their turn: when the
+  /// server stops, and in tests.
+  func flushDeferred() async throws {
+    try await threadPool.runIfActive { [deferred] in try deferred.flush() }
   }
 
   public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
@@ -196,18 +238,21 @@ public final class FileBackend: RecordBackend {
     let intended = changes.map { Intended(folder: $0.table.place, name: $0.name, base: $0.base, version: $0.now?.version, data: $0.now?.data) }
     let locks = Set(intended.map(\.folder)).sorted().compactMap { tables[$0]?.folderLock }
     do {
-      try await threadPool.runIfActive { [log] in
+      try await threadPool.runIfActive { [log, deferred] in
+        // The log starts again once every frame in it is applied, those of the counts held in
+        // memory included: they are written first.
+        if log.isFull { try log.restart(writingKept: deferred.flush) }
         try Self.withLocks(locks[...]) {
-          for change in intended where try FileRecordStorage.version(at: Self.path(change, in: root)) != change.base {
+          for change in intended where try Self.version(of: change, in: root, deferred) != change.base {
             throw RecordConflict(record: "\(change.folder)/\(change.name)")
           }
           let frame = try log.append(Intended.body(intended))
           do {
-            for change in intended { try Self.apply(change, in: root) }
+            for change in intended where !deferred.owns(change) { try Self.apply(change, in: root) }
           } catch {
             throw CommitLeft(changes: intended, frame: frame, error: error)
           }
-          log.applied(frame)
+          deferred.keep(intended.filter(deferred.owns), of: frame)
         }
       }
     } catch let left as CommitLeft {
@@ -227,10 +272,10 @@ public final class FileBackend: RecordBackend {
   private func finishUnfinished() async throws {
     for (changes, frame) in unfinished.withLock({ $0 }) {
       let locks = Set(changes.map(\.folder)).sorted().compactMap { tables[$0]?.folderLock }
-      try await threadPool.runIfActive { [root = folder.path] in
-        try Self.withLocks(locks[...]) { try Self.finish(changes, in: root) }
+      try await threadPool.runIfActive { [root = folder.path, deferred] in
+        try Self.withLocks(locks[...]) { try Self.finish(changes.filter { !deferred.owns($0) }, in: root) }
+        deferred.keep(changes.filter(deferred.owns), of: frame)
       }
-      log.applied(frame)
       unfinished.withLock { $0.removeAll { $0.frame == frame } }
     }
   }
@@ -238,6 +283,12 @@ public final class FileBackend: RecordBackend {
   private static func withLocks(_ locks: ArraySlice<SharedFolderLock>, _ body: () throws -> Void) throws {
     guard let first = locks.first else { return try body() }
     try first.withLock { try withLocks(locks.dropFirst(), body) }
+  }
+
+  /// The version of the record a change is to, as this process sees it.
+  private static func version(of change: Intended, in root: String, _ deferred: DeferredWrites) throws -> Int64? {
+    if let held = deferred.held(change) { return held.version }
+    return try FileRecordStorage.version(at: path(change, in: root))
   }
 
   private static func path(_ change: Intended, in root: String) -> String {
@@ -250,7 +301,7 @@ public final class FileBackend: RecordBackend {
   #endif
 
   /// The record as the change leaves it, nothing synced (the log holds the change).
-  private static func apply(_ change: Intended, in root: String) throws {
+  fileprivate static func apply(_ change: Intended, in root: String) throws {
     let path = path(change, in: root)
     #if DEBUG
       let refused = refusals.withLock { refusals in
@@ -308,11 +359,91 @@ public final class FileBackend: RecordBackend {
   }
 }
 
+/// The records a process alone writes, kept in memory by its commits and written to their files
+/// a moment later (`flush`, every `interval`): its counts' shards (`RecordKind.countShards`, named
+/// `<survey>~<its log's id>`), which each answer changes. A file's rename for every answer cost P2
+/// on files a fifth of its rate (BENCHMARKS.md).
+///
+/// Nothing is lost by the wait: a commit's frame in the log holds every change durably, and once
+/// its other records are written, its changes to these are copied into a frame of their own
+/// (`keep`), kept until they are written, and the commit's frame is blanked as before. A crash
+/// leaves those frames to the next start, which writes each change still at its version before
+/// (`finishInterruptedCommits`), in order. Other processes read the files, so they see this
+/// process's counts up to `interval` late; this process reads them from memory (`held`).
+public final class DeferredWrites: Sendable {
+  public static let interval = Duration.milliseconds(250)
+
+  /// The data folder.
+  private let root: String
+  /// The folder of the records kept (in the data folder), and the end of their names.
+  private let place: String
+  private let suffix: String
+  private let log: CommitLog
+  /// The folder's lock, the one its table takes (one per process: two would keep each other out).
+  let folderLock: SharedFolderLock
+  /// Each record's last change not written yet, and the frames that hold those changes, in order.
+  private let state = Mutex<(changes: [String: FileBackend.Intended], frames: [CommitLog.Frame])>(([:], []))
+  /// One writer at a time.
+  private let writing = Mutex<Void>(())
+
+  init(root: String, place: String, suffix: String, log: CommitLog) {
+    (self.root, self.place, self.suffix, self.log) = (root, place, suffix, log)
+    folderLock = SharedFolderLock(folder: "\(root)/\(place)")
+  }
+
+  /// Whether the change is to a record kept here.
+  func owns(_ change: FileBackend.Intended) -> Bool {
+    change.folder == place && change.name.hasSuffix(suffix)
+  }
+
+  /// The last change to the record not written to its file yet (`nil`: none; its file is as this
+  /// process left it).
+  func held(_ change: FileBackend.Intended) -> FileBackend.Intended? {
+    owns(change) ? held(change.name) : nil
+  }
+
+  func held(_ name: String) -> FileBackend.Intended? {
+    state.withLock { $0.changes[name] }
+  }
+
+  /// Keeps a commit's changes to these records, the others written: copied into a frame of their
+  /// own, and the commit's frame applied. Where the copy cannot be written, the commit's frame is
+  /// kept instead.
+  func keep(_ changes: [FileBackend.Intended], of frame: CommitLog.Frame) {
+    guard !changes.isEmpty else { return log.applied(frame) }
+    // Commits of one record come here in turn (each holds it until its end).
+    let copy = try? log.append(FileBackend.Intended.body(changes), sync: false)
+    state.withLock { state in
+      for change in changes { state.changes[change.name] = change }
+      state.frames.append(copy ?? frame)
+    }
+    if copy == nil { log.keepOpen(frame) } else { log.applied(frame) }
+  }
+
+  /// Writes the records' last changes to their files (nothing synced: as a commit's, which the
+  /// log holds), then marks the frames that held them applied.
+  func flush() throws {
+    try writing.withLock { _ in
+      let (changes, frames) = state.withLock { ($0.changes, $0.frames) }
+      guard !frames.isEmpty else { return }
+      try folderLock.withLock {
+        for change in changes.values { try FileBackend.apply(change, in: root) }
+      }
+      state.withLock { state in
+        for (name, change) in changes where state.changes[name]?.version == change.version { state.changes[name] = nil }
+        state.frames.removeFirst(frames.count)
+      }
+      for frame in frames { log.released(frame) }
+    }
+  }
+}
+
 /// A process's log of its commits (`.commits/<id>.log`, held by a `flock` while the process
 /// lives): a frame per commit, durable before the commit's records are written, with one fsync
-/// shared by the commits of the same moment, and marked applied once they are. Past a few
-/// megabytes, once every commit in it is applied, the file system is synced and the log starts
-/// again from empty.
+/// shared by the commits of the same moment, and marked applied once they are; and a frame per
+/// commit of the changes the process keeps in memory a moment (`DeferredWrites`), marked applied
+/// once those are written. Past a few megabytes, once every commit in it is applied and the
+/// changes kept are written, the file system is synced and the log starts again from empty.
 ///
 /// A frame: its state (0 written, 1 applied, 2 never durable), the body's length (4 bytes) and
 /// checksum (8 bytes, FNV-1a), little-endian, then the body (`FileBackend.Intended.body`). An applied
@@ -326,6 +457,8 @@ final class CommitLog: @unchecked Sendable {
     let count: Int
   }
 
+  /// Its name in the folder, without `.log`.
+  let id: String
   private let path: String
   private let root: String
   private let fd: Int32
@@ -335,8 +468,12 @@ final class CommitLog: @unchecked Sendable {
   private var end = 0
   private var synced = 0
   private var syncing = false
-  /// Frames written, not yet applied.
+  /// Frames of commits in flight: written, their records not yet.
   private var open = 0
+  /// Frames that hold changes kept in memory (`DeferredWrites`), until those are written.
+  private var kept = 0
+  /// While the log starts again (`restart`), commits' new frames wait.
+  private var restarting = false
   /// How many fsyncs the frames took: fewer than frames when commits came together.
   private(set) var syncs = 0
   /// Whether the log's name is durable in its folder: synced with the first frame, on the file
@@ -347,7 +484,8 @@ final class CommitLog: @unchecked Sendable {
   #endif
 
   init(in folder: String, root: String, limit: Int = 4 << 20) throws {
-    path = "\(folder)/\(RandomID<CommitKind>.random().rawValue).log"
+    id = RandomID<CommitKind>.random().rawValue
+    path = "\(folder)/\(id).log"
     self.root = root
     self.limit = limit
     fd = Glibc.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -357,25 +495,53 @@ final class CommitLog: @unchecked Sendable {
 
   deinit {
     // Every commit applied (as they are once their holdings end): nothing for a start to finish.
-    if open == 0 { unlink(path) }
+    if open == 0, kept == 0 { unlink(path) }
     close(fd)
   }
 
-  /// Appends a commit's frame and returns once it is durable.
-  func append(_ body: Data) throws -> Frame {
+  /// Past its limit: to start again (`restart`) before the next commit.
+  var isFull: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return end >= limit
+  }
+
+  /// Starts the log again from empty, the file system synced, once the commits in flight are
+  /// applied (a moment at most: else at a later commit) and `writeKept` has written the changes
+  /// its frames keep (`released`). New commits' frames wait meanwhile.
+  func restart(writingKept writeKept: () throws -> Void) throws {
+    condition.lock()
+    guard end >= limit, !restarting else { return condition.unlock() }  // done, or being done
+    restarting = true
+    let deadline = Date().addingTimeInterval(1)
+    while open > 0, condition.wait(until: deadline) {}
+    let idle = open == 0
+    condition.unlock()
+    defer {
+      condition.lock()
+      restarting = false
+      condition.broadcast()
+      condition.unlock()
+    }
+    guard idle else { return }
+    // Nothing appends a kept frame now: only commits in flight do.
+    try writeKept()
+    condition.lock()
+    defer { condition.unlock() }
+    guard open == 0, kept == 0 else { return }
+    try DurableFile.syncFileSystem(of: root)
+    guard ftruncate(fd, 0) == 0 else { throw FileError("ftruncate", path) }
+    (end, synced) = (0, 0)
+  }
+
+  /// Appends a commit's frame and returns once it is durable; with `sync` false, a frame of
+  /// changes kept in memory, copied from a commit's durable frame (`DeferredWrites.keep`), once it
+  /// is written.
+  func append(_ body: Data, sync: Bool = true) throws -> Frame {
     let frame = Self.frame(body)
     condition.lock()
     defer { condition.unlock() }
-    if end >= limit {
-      // New frames wait (a moment at most) for those in flight, so that the log can start again.
-      let deadline = Date().addingTimeInterval(1)
-      while open > 0, condition.wait(until: deadline) {}
-      if open == 0 {
-        try DurableFile.syncFileSystem(of: root)
-        guard ftruncate(fd, 0) == 0 else { throw FileError("ftruncate", path) }
-        (end, synced) = (0, 0)
-      }
-    }
+    while sync, restarting { condition.wait() }
     let offset = end
     try frame.withUnsafeBytes { buffer in
       var written = 0
@@ -386,8 +552,8 @@ final class CommitLog: @unchecked Sendable {
       }
     }
     end = offset + frame.count
-    open += 1
-    while synced < offset + frame.count {
+    if sync { open += 1 } else { kept += 1 }
+    while sync, synced < offset + frame.count {
       if syncing {
         condition.wait()
         continue
@@ -429,6 +595,23 @@ final class CommitLog: @unchecked Sendable {
     blank(frame, 1)
     open -= 1
     if open == 0 { condition.broadcast() }
+  }
+
+  /// The commit's frame is kept until its changes kept in memory are written (`released`): where
+  /// their copy could not be written.
+  func keepOpen(_ frame: Frame) {
+    condition.lock()
+    defer { condition.unlock() }
+    (open, kept) = (open - 1, kept + 1)
+    if open == 0 { condition.broadcast() }
+  }
+
+  /// The changes a kept frame holds are written: a start leaves it.
+  func released(_ frame: Frame) {
+    condition.lock()
+    defer { condition.unlock() }
+    blank(frame, 1)
+    kept -= 1
   }
 
   /// Marks a frame that a start must leave, and writes zeros over its checksum and body: the

@@ -35,9 +35,30 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   /// The folder's names of the last `records(prefixed:)`, with the folder's version then: the
   /// next page of the same list is cut from it while the folder is unchanged.
   private let listed = Mutex<(prefix: String, folder: FileVersion, names: PackedNames)?>(nil)
-  init(_ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, backend: ObjectIdentifier?, locks: NamedLocks? = nil) throws {
+  /// The counts' shards: the records this process writes a moment after their commits, read from
+  /// memory meanwhile.
+  let deferred: DeferredWrites?
+  /// The responses': where their counts' shards are.
+  let countShards: CountShards?
+
+  /// Where the counts of the responses in this table are kept, beside the record of each survey's
+  /// in it: a record per process and survey, written by that process alone.
+  struct CountShards: Sendable {
+    let table: FileRecordStorage
+    /// This process's, the end of its records' names (`<survey>~<own>`).
+    let own: String
+    /// Whether the process whose records end so is gone, its commits all finished.
+    let isFinished: @Sendable (String) -> Bool
+  }
+
+  init(
+    _ directory: URL, threadPool: NIOThreadPool = FileBackend.fileThreads, backend: ObjectIdentifier?, locks: NamedLocks? = nil,
+    deferred: DeferredWrites? = nil, countShards: CountShards? = nil
+  ) throws {
+    self.deferred = deferred
+    self.countShards = countShards
     folder = directory.path
-    folderLock = SharedFolderLock(folder: directory.path)
+    folderLock = deferred?.folderLock ?? SharedFolderLock(folder: directory.path)
     self.locks = locks
     place = directory.lastPathComponent
     self.backend = backend
@@ -79,6 +100,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
   }
 
   func stored(_ name: String) async throws -> (data: Data, version: Int64)? {
+    if let held = deferred?.held(name) { return held.data.map { ($0, held.version ?? 1) } }
     let path = path(name)
     if let kept = recent.withLock({ $0[name] }), FileVersion(path: path) == kept.file {
       return (kept.data, kept.version)
@@ -107,6 +129,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
 
   public func create(_ name: String, _ data: Data) async throws -> Bool {
     if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, data, ifAt: nil) }
+    try await writeHeld(name)
     let path = path(name)
     let file = Self.file(data, version: 1)
     // After any holding that holds the name.
@@ -115,6 +138,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
 
   public func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool {
     if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, data, ifAt: version) }
+    try await writeHeld(name)
     let path = path(name)
     let file = Self.file(data, version: version + 1)
     return try await locked(name) {
@@ -126,6 +150,7 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
 
   public func delete(_ name: String, at version: Int64) async throws -> Bool {
     if let pending = PendingWrites.of(backend) { return try await pending.write(self, name, nil, ifAt: version) }
+    try await writeHeld(name)
     let (path, folder) = (path(name), folder)
     return try await locked(name) {
       guard try Self.version(at: path) == version else { return false }
@@ -172,6 +197,13 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
         return (name, try Self.parse(bytes, path: path).data)
       }
     }
+  }
+
+  /// A write outside a holding checks the file's version: the record's change held in memory is
+  /// written to it first.
+  private func writeHeld(_ name: String) async throws {
+    guard let deferred, deferred.held(name) != nil else { return }
+    try await threadPool.runIfActive { try deferred.flush() }
   }
 
   /// Runs `body` on the file threads holding the record's lock in this process and the folder's

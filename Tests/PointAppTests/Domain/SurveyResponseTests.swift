@@ -101,6 +101,35 @@ struct SurveyResponseTests {
     expectNoDifference(counts, onlyInvalid, "removing undoes adding, leaving no empty entries")
   }
 
+  /// Counts kept apart (each process's, on files) add up to those of every response counted in
+  /// one: an approval in one part of a response counted in the other included, which leaves that
+  /// part below zero; no entry at zero is left. Counts kept before versions were counted stay so.
+  @Test func countsKeptApartAddUpToTheCountsOfAll() {
+    func response(_ respondent: String, _ outcome: SurveyResponse.Outcome, version: Int, at sentAt: Date) -> SurveyResponse {
+      SurveyResponse(
+        surveyID: Survey.sweets.id, version: version, respondent: respondent, outcome: outcome,
+        answers: [five, SurveyAnswer(questionID: QuestionID("flavour"), value: .choice(ChoiceID(respondent == "r-1" ? "matcha" : "vanilla")))], shownAt: sentAt - 40,
+        sentAt: sentAt, reviewed: outcome == .invalid, paid: outcome == .completed ? 10 : .zero
+      )
+    }
+    let invalid = response("r-1", .invalid, version: 1, at: noon - 86_400)
+    let others = [response("r-2", .completed, version: 1, at: noon), response("r-3", .completed, version: 2, at: noon + 60), response("r-4", .screenedOut, version: 2, at: noon)]
+    var (here, there, all) = (ResponseCounts(), ResponseCounts(), ResponseCounts())
+    here.add(invalid)
+    for response in others { there.add(response) }
+    there.remove(invalid)
+    there.add(invalid.approved(paying: 10))
+    for response in others + [invalid.approved(paying: 10)] { all.add(response) }
+    expectNoDifference(here.adding(there), all)
+    expectNoDifference(there.adding(here), all)
+    expectNoDifference(ResponseCounts().adding(all), all)
+    expectNoDifference(all.adding(ResponseCounts()), all)
+    #expect(ResponseCounts().adding(ResponseCounts()) == ResponseCounts())
+    var earlier = all
+    earlier.byVersion = nil
+    #expect(earlier.adding(here).byVersion == nil && earlier.adding(here).versionsAnswered(upTo: 2) == [1, 2])
+  }
+
   /// A complete counts on its day in Tokyo, which begins at 15:00 UTC the day before.
   @Test func aCompleteCountsOnItsDayInTokyo() {
     let midnight = Date(timeIntervalSince1970: 1_795_359_600)  // 2026-11-23 00:00 in Tokyo

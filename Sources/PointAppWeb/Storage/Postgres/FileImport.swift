@@ -42,7 +42,10 @@ public enum FileImport {
     var report = Report()
     // The folder as its server would find it at start: earlier shapes moved into records.
     let files = try FileBackend(data), rows = PostgresBackend(database)
-    _ = try await ResponseStore(files.table(.responses)).settleEarlierJournals(in: data, users: UserStates(files))
+    let fileResponses = ResponseStore(files.table(.responses))
+    _ = try await fileResponses.settleEarlierJournals(in: data, users: UserStates(files))
+    // Each survey's counts with those its processes kept apart: the database keeps them whole.
+    _ = try await fileResponses.foldFinishedShards(in: files)
     let store = UserStates(rows)
     let (fileArchive, fileQuotas) = (files.table(.archive), files.table(.quotas))
     // Each holder's places, which move with them, counted in the survey's quota there.
