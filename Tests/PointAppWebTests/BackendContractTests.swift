@@ -302,7 +302,7 @@ struct BackendContractTests {
   /// moment after the commits that change them, read from memory meanwhile; a kill meanwhile
   /// leaves them in its log, and the next start writes them (its log's frames hold the records'
   /// changes only: the commits' own frames are blanked as ever).
-  @Test func onFilesAProcesssOwnCountsAreWrittenAMomentLaterOrByTheNextStart() async throws {
+  @Test func onFilesAProcessesOwnCountsAreWrittenAMomentLaterOrByTheNextStart() async throws {
     let folder = Kind.folder()
     let backend = try FileBackend(folder, flushEvery: .seconds(3600))
     let own = try #require((backend.table(.responses) as? FileRecordStorage)?.countShards?.own)
