@@ -71,11 +71,12 @@ public final class FileBackend: RecordBackend {
     // Held (`flock`) from now: the start below leaves it, as every other start while this lives.
     let log = try CommitLog(in: folder.appendingPathComponent(".commits").path, root: folder.path, limit: logLimit)
     self.log = log
+    let deferred = DeferredWrites(root: folder.path, place: RecordKind.countShards.folder, suffix: "~" + log.id, log: log)
+    self.deferred = deferred
     let shards = try FileRecordStorage(
       folder.appendingPathComponent(RecordKind.countShards.folder), threadPool: threadPool, backend: backend, locks: locks,
-      deferred: DeferredWrites(root: folder.path, place: RecordKind.countShards.folder, suffix: "~" + log.id, log: log)
+      deferred: deferred
     )
-    deferred = shards.deferred!
     let commits = folder.appendingPathComponent(".commits").path
     let counts = FileRecordStorage.CountShards(table: shards, own: log.id) { id in !FileManager.default.fileExists(atPath: "\(commits)/\(id).log") }
     tables = try Dictionary(uniqueKeysWithValues: RecordKind.all.map { kind in
@@ -92,7 +93,7 @@ public final class FileBackend: RecordBackend {
           do { try await PeriodicTask.sleep(for: flushEvery) } catch { return }
           guard let self else { return }
           // A write refused now is tried again at the next turn; the log holds the counts meanwhile.
-          try? await threadPool.runIfActive { [deferred = self.deferred] in try deferred.flush() }
+          try? await self.flushDeferred()
         }
       }
     }

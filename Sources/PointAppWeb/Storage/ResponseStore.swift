@@ -34,12 +34,12 @@ public final class ResponseStore: Sendable {
   /// alone writes and that its commits write a moment later: `DeferredWrites`), beside the
   /// counts of each survey, which take those of processes gone at a start (`foldFinishedShards`).
   /// A record rewritten by every answer cost a fifth of P2's rate on files (BENCHMARKS.md).
-  private let shards: (records: Records<RecordName, StoredCounts>, storage: FileRecordStorage, own: String, isFinished: @Sendable (String) -> Bool)?
+  private let shards: (records: Records<RecordName, StoredCounts>, place: FileRecordStorage.CountShards)?
 
   public init(_ storage: any RecordStorage) {
     responses = Records(storage)
     counts = Records(storage)
-    shards = ((storage as? FileRecordStorage)?.countShards).map { (Records($0.table), $0.table, $0.own, $0.isFinished) }
+    shards = ((storage as? FileRecordStorage)?.countShards).map { (Records($0.table), $0) }
   }
 
   /// A survey's counts, those of the responses saved so far: on files, those another process
@@ -47,10 +47,10 @@ public final class ResponseStore: Sendable {
   public func counts(of survey: SurveyID) async throws -> ResponseCounts {
     let counted = try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts()
     guard let shards else { return counted }
-    let own = Self.shardName(survey, shards.own)
+    let own = Self.shardName(survey, shards.place.own)
     var total = counted
     if let mine = try await shards.records.read(own) { total = total.adding(mine.record.counts) }
-    for (name, data) in try await shards.storage.records(prefixed: survey.rawValue + "~", after: nil, limit: .max) where name != own.recordName {
+    for (name, data) in try await shards.place.table.records(prefixed: survey.rawValue + "~", after: nil, limit: .max) where name != own.recordName {
       total = total.adding(try SavedJSON.decode(StoredCounts.self, from: data).counts)
     }
     return total
@@ -64,19 +64,19 @@ public final class ResponseStore: Sendable {
   func foldFinishedShards(in backend: any RecordBackend) async throws -> Int {
     guard let shards else { return 0 }
     var folded = 0
-    for name in try await shards.storage.allNames() {
+    for name in try await shards.place.table.allNames() {
       guard let tilde = name.lastIndex(of: "~") else { continue }
       let (survey, process) = (SurveyID(String(name[..<tilde])), String(name[name.index(after: tilde)...]))
-      guard process != shards.own, shards.isFinished(process) else { continue }
+      guard process != shards.place.own, shards.place.isFinished(process) else { continue }
       let found = try await backend.holding("counts " + survey.rawValue) { () -> Bool in
-        guard let shard = try await shards.storage.readForUpdate(name) else { return false }  // folded by another start
+        guard let shard = try await shards.place.table.readForUpdate(name) else { return false }  // folded by another start
         let counted = try SavedJSON.decode(StoredCounts.self, from: shard.data).counts
         try await counts.modify(Self.countsName(survey)) { stored in
           var stored = stored ?? StoredCounts()
           stored.counts = stored.counts.adding(counted)
           return (stored, ())
         }
-        return try await shards.storage.delete(name, at: shard.version)
+        return try await shards.place.table.delete(name, at: shard.version)
       }
       if found { folded += 1 }
     }
@@ -92,7 +92,7 @@ public final class ResponseStore: Sendable {
   }
 
   private func count(_ survey: SurveyID, _ change: @escaping @Sendable (inout ResponseCounts) -> Void) async throws {
-    try await (shards?.records ?? counts).modify(shards.map { Self.shardName(survey, $0.own) } ?? Self.countsName(survey)) { stored in
+    try await (shards?.records ?? counts).modify(shards.map { Self.shardName(survey, $0.place.own) } ?? Self.countsName(survey)) { stored in
       var stored = stored ?? StoredCounts()
       change(&stored.counts)
       return (stored, ())
