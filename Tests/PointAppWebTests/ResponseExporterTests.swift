@@ -19,8 +19,11 @@ struct ResponseExporterTests {
     func replace(_ name: String, _ data: Data, at version: Int64) async throws -> Bool { try await records.replace(name, data, at: version) }
     func delete(_ name: String, at version: Int64) async throws -> Bool { try await records.delete(name, at: version) }
     func names(after name: String?, limit: Int) async throws -> [String] { try await records.names(after: name, limit: limit) }
+    /// Run once, before the first page is read.
+    let beforeFirstPage = Mutex<(@Sendable () async throws -> Void)?>(nil)
+
     func records(prefixed prefix: String, after name: String?, limit: Int) async throws -> [(name: String, data: Data)] {
-      pages.add(1, ordering: .relaxed)
+      if pages.add(1, ordering: .relaxed).oldValue == 0, let hook = beforeFirstPage.withLock({ $0 }) { try await hook() }
       return try await records.records(prefixed: prefix, after: name, limit: limit)
     }
   }
@@ -110,5 +113,52 @@ struct ResponseExporterTests {
     }
     try await Task.sleep(for: .milliseconds(200))
     #expect(storage.pages.load(ordering: .relaxed) <= 3, "the page written, the one read meanwhile, and no more")
+  }
+  /// A response of a version the export's table was made without (recorded since, the first of its
+  /// version) stops the file with a 503 rather than leave that version's answers out: asked again,
+  /// the table has its columns and the file its answers. A version answered whose survey is not
+  /// kept is read with the version now's columns, as before.
+  @Test func aVersionAnsweredSinceTheTableWasMadeStopsTheFileUntilAskedAgain() async throws {
+    let survey = ResponseExportTests.survey
+    let (second, first) = (ResponseExportTests.responses[0], ResponseExportTests.responses[1])
+    #expect(second.version == 2 && first.version == 1)
+    let responses = ResponseStore(InMemoryRecordStorage())
+    let kept: [Int: Survey] = [1: ResponseExportTests.first]
+    let exporter = ResponseExporter(responses: responses, versions: { version, _ in kept[version] })
+    try await responses.record([second])
+    let made = try await exporter.table(of: survey)
+    #expect(made.versions == [2])
+
+    try await responses.record([first])
+    let error = await #expect(throws: HTTPError.self) {
+      _ = try await exporter.digest(survey, ResponseExport(format: .csv), table: made)
+    }
+    #expect(error?.status == .serviceUnavailable)
+
+    let again = try await exporter.table(of: survey)
+    #expect(again.versions == [1, 2])
+    let client = KeepingClient()
+    try await exporter.response(survey, ResponseExport(format: .csv)).body.write(client)
+    let file = String(buffer: client.kept.bytes.withLock { $0 })
+    #expect(file.contains("朝の飲み物は？"), "the first version's question has its column")
+    #expect(file == CSVFormat.header(again) + [first, second].sorted { $0.respondent < $1.respondent }.map { CSVFormat.line(again.row($0)) }.joined())
+
+    // A download whose first page is read just after its table was made, with a first answer to
+    // the first version recorded between: cut short after its header.
+    let storage = CountedPages()
+    let racing = ResponseStore(storage)
+    try await racing.record([second])
+    storage.beforeFirstPage.withLock { $0 = { try await racing.record([first]) } }
+    let cut = KeepingClient()
+    await #expect(throws: HTTPError.self) {
+      try await ResponseExporter(responses: racing, versions: { version, _ in kept[version] }).response(survey, ResponseExport(format: .csv)).body.write(cut)
+    }
+    #expect(String(buffer: cut.kept.bytes.withLock { $0 }) == CSVFormat.header(made))
+
+    // The first version not kept: its response is read with the version now's columns.
+    let unkept = ResponseExporter(responses: responses, versions: { _, _ in nil })
+    let table = try await unkept.table(of: survey)
+    #expect(table.versions == [2] && table.reads(1))
+    #expect(try await unkept.digest(survey, ResponseExport(format: .csv), table: table).rows == 2)
   }
 }

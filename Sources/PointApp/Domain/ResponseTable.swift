@@ -38,6 +38,9 @@ public struct ResponseTable: Sendable {
   public let columns: [Column]
   /// The versions by number, the one now among them.
   private let byVersion: [Int: Version]
+  /// Versions answered whose survey is not kept: their responses are read with the version now's
+  /// columns.
+  private let unkept: Set<Int>
   private let current: Int
   /// The number of each option in its question's columns (`Q2_3`: 3), and each question's code.
   private let optionNumbers: [QuestionID: [ChoiceID: Int]]
@@ -102,8 +105,10 @@ public struct ResponseTable: Sendable {
     }
   }
 
-  /// The table of `survey` as it is now and the `earlier` versions of it.
-  public init(survey: Survey, earlier: [Survey] = []) {
+  /// The table of `survey` as it is now and the `earlier` versions of it; `unkept`, the versions
+  /// answered that are not kept.
+  public init(survey: Survey, earlier: [Survey] = [], unkept: Set<Int> = []) {
+    self.unkept = unkept
     var columns: [Column] = [
       Column(code: "respondent", heading: "回答者", value: .respondent),
       Column(code: "outcome", heading: "結果", value: .outcome),
@@ -213,6 +218,10 @@ public struct ResponseTable: Sendable {
 
   /// The versions it has columns for, oldest first.
   public var versions: [Int] { byVersion.keys.sorted() }
+
+  /// Whether it was made for the responses of `version`: its columns, or those of the version now
+  /// for a version answered that is not kept.
+  public func reads(_ version: Int) -> Bool { byVersion[version] != nil || unkept.contains(version) }
 
   /// A response's cells, column by column.
   public func row(_ response: SurveyResponse) -> [Cell] {

@@ -36,12 +36,21 @@ public struct ResponseExporter: Sendable {
   /// The table of `survey` with the columns of every earlier version some response answered.
   func table(of survey: Survey) async throws -> ResponseTable {
     let answered = try await responses.counts(of: survey.id).versionsAnswered(upTo: survey.version)
-    var earlier: [Survey] = []
+    var earlier: [Survey] = [], unkept: Set<Int> = []
     for version in answered where version != survey.version {
-      if let kept = try await versions(version, survey.id) { earlier.append(kept) }
+      if let kept = try await versions(version, survey.id) { earlier.append(kept) } else { unkept.insert(version) }
     }
-    return ResponseTable(survey: survey, earlier: earlier)
+    return ResponseTable(survey: survey, earlier: earlier, unkept: unkept)
   }
+
+  /// Met while writing: a response of a version the table was not made for, the first of its
+  /// version, recorded since the table was made (or, on files, in another process up to a
+  /// quarter of a second before it, whose counts are read that late). A file under way cannot
+  /// take its columns, so it stops (a download is cut short, a page answers 503) rather than
+  /// leave its answers out. Asked again, the table has them.
+  static let answeredSinceTheTable = HTTPError(
+    .serviceUnavailable, headers: [.retryAfter: "1"], message: "a response of a version the export's table was not made for"
+  )
 
   /// What the manifest beside a download says of its file: the rows, the file's SHA-256, the
   /// versions it has columns for.
@@ -101,6 +110,7 @@ public struct ResponseExporter: Sendable {
     for record in stored {
       let response = try ResponseStore.response(from: record.data)
       guard export.includes(response) else { continue }
+      guard table.reads(response.version) else { throw answeredSinceTheTable }
       if export.format == .csv { CSVFormat.append(table.row(response), to: &bytes) } else { bytes.writeString(jsonLine(table, response)) }
       count += 1
     }
