@@ -189,7 +189,7 @@ struct Churn: AsyncParsableCommand {
 
   func run() async throws {
     let backend = try FileBackend(URL(fileURLWithPath: data))
-    let tables = try Self.names.map { (try backend.table($0.0), $0.1) }
+    let tables = Self.names.map { (backend.table($0.0), $0.1) }
     @Sendable func counters() async throws -> [(count: Int, version: Int64)?] {
       try await tables.asyncMap { table, name in
         try await table.read(name).map { (try JSONDecoder().decode([String: Int].self, from: $0.data)["n"] ?? -1, $0.version) }
