@@ -114,6 +114,7 @@ struct ResponseExporterTests {
     try await Task.sleep(for: .milliseconds(200))
     #expect(storage.pages.load(ordering: .relaxed) <= 3, "the page written, the one read meanwhile, and no more")
   }
+
   /// A response of a version the export's table was made without (recorded since, the first of its
   /// version) stops the file with a 503 rather than leave that version's answers out: asked again,
   /// the table has its columns and the file its answers. A version answered whose survey is not
