@@ -1,5 +1,6 @@
 import Foundation
 import PointApp
+import Synchronization
 import Testing
 
 @testable import PointAppWeb
@@ -167,6 +168,44 @@ struct ResponseStoreContractTests {
     let counted = try SavedJSON.decode(ResponseStore.StoredCounts.self, from: try #require(stored).data)
     #expect(counted.counts.completes == 2, "the survey's counts: the first process's")
     #expect(try await responses.counts(of: survey).completes == 3)
+  }
+
+  /// On files, a read of a survey's counts holds what a start's fold of them holds: a start in
+  /// another process writes the survey's counts and then removes the shard they took, and a read
+  /// between the two would count that shard twice. Read while another process holds the fold, the
+  /// counts wait for it, then count each answer once.
+  @Test func onFilesCountsReadDuringAnotherProcesssFoldWaitForIt() async throws {
+    let folder = scratch("responses")
+    let here = try FileBackend(folder)
+    try await UserStates(here).update(UserID.random()) { _ in
+      try await ResponseStore(here.table(.responses)).record([response("r-0")])
+      return (try answered(survey), ())
+    }
+    let there = try FileBackend(folder)  // another process on the folder
+    let (folding, began) = AsyncStream.makeStream(of: Void.self)
+    let (ending, end) = AsyncStream.makeStream(of: Void.self)
+    let fold = Task { [survey] in
+      try await there.holding(ResponseStore.foldKey(survey)) {
+        began.yield()
+        for await _ in ending { break }
+      }
+    }
+    for await _ in folding { break }
+    let read = ReadOutcome()
+    let reading = Task { [survey] in
+      let counts = try await ResponseStore(here.table(.responses)).counts(of: survey)
+      read.counts.withLock { $0 = counts }
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(read.counts.withLock { $0 } == nil, "the read waits for the fold")
+    end.yield()
+    try await fold.value
+    try await reading.value
+    #expect(read.counts.withLock { $0 }?.completes == 1)
+  }
+
+  private final class ReadOutcome: Sendable {
+    let counts = Mutex<ResponseCounts?>(nil)
   }
 
   /// What the counts keep reads back as it was written (`SavedExactly`, which lets the store keep

@@ -26,7 +26,8 @@ import Synchronization
 public final class FileBackend: RecordBackend {
   public let folder: URL
   private let threadPool: NIOThreadPool
-  private let holds = KeyedMutex<String>()
+  /// The keys holdings hold.
+  private let keys: HeldKeys
   /// Every kind's, made at start.
   private let tables: [String: FileRecordStorage]
   private let token = Token()
@@ -68,6 +69,8 @@ public final class FileBackend: RecordBackend {
     }
     let locks = try NamedLocks(path: folder.appendingPathComponent(".holding/names.lock").path)
     self.locks = locks
+    let keys = HeldKeys(locks: locks, threadPool: threadPool)
+    self.keys = keys
     // Held (`flock`) from now: the start below leaves it, as every other start while this lives.
     let log = try CommitLog(in: folder.appendingPathComponent(".commits").path, root: folder.path, limit: logLimit)
     self.log = log
@@ -78,7 +81,10 @@ public final class FileBackend: RecordBackend {
       deferred: deferred
     )
     let commits = folder.appendingPathComponent(".commits").path
-    let counts = FileRecordStorage.CountShards(table: shards, own: log.id) { id in !FileManager.default.fileExists(atPath: "\(commits)/\(id).log") }
+    let counts = FileRecordStorage.CountShards(
+      table: shards, own: log.id, isFinished: { id in !FileManager.default.fileExists(atPath: "\(commits)/\(id).log") },
+      holding: { key, read in try await keys.reading(key, in: backend, read) }
+    )
     tables = try Dictionary(uniqueKeysWithValues: RecordKind.all.map { kind in
       let table = folder.appendingPathComponent(kind.folder)
       return (kind.folder, try FileRecordStorage(table, threadPool: threadPool, backend: backend, locks: locks, countShards: kind == .responses ? counts : nil))
@@ -126,12 +132,12 @@ public final class FileBackend: RecordBackend {
 
   public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
     if let outer = PendingWrites.of(ObjectIdentifier(token)) {
-      try await hold(key, until: outer)
+      try await keys.hold(key, until: outer)
       return try await body()
     }
     let pending = PendingWrites(backend: ObjectIdentifier(token))
     do {
-      try await hold(key, until: pending)
+      try await keys.hold(key, until: pending)
       let result = try await PendingWrites.$current.withValue(pending) { try await body() }
       try await commit(pending.changes)
       await pending.end()
@@ -142,18 +148,45 @@ public final class FileBackend: RecordBackend {
     }
   }
 
-  private func hold(_ key: String, until pending: PendingWrites) async throws {
-    guard pending.takes(key) else { return }  // held already by this holding
-    await holds.acquire(key)
-    do {
-      try await locks.lock("holding " + key, waitingOn: threadPool)
-      pending.onEnd { [holds, locks] in
-        locks.unlock("holding " + key)
+  /// The keys of holdings: held in this process, then across the processes sharing the folder.
+  private struct HeldKeys: Sendable {
+    let holds = KeyedMutex<String>()
+    let locks: NamedLocks
+    let threadPool: NIOThreadPool
+
+    /// Holds `key` until `pending` ends.
+    func hold(_ key: String, until pending: PendingWrites) async throws {
+      guard pending.takes(key) else { return }  // held already by this holding
+      await holds.acquire(key)
+      do {
+        try await locks.lock("holding " + key, waitingOn: threadPool)
+        pending.onEnd { [holds, locks] in
+          locks.unlock("holding " + key)
+          await holds.release(key)
+        }
+      } catch {
         await holds.release(key)
+        throw error
       }
-    } catch {
-      await holds.release(key)
-      throw error
+    }
+
+    /// Runs `read` holding `key` and writing nothing: it sees a holding of the same key, in any
+    /// process, all committed or not begun. In a holding of `backend`'s, the key is held with it.
+    func reading<Result>(_ key: String, in backend: ObjectIdentifier, _ read: () async throws -> Result) async throws -> Result {
+      if let outer = PendingWrites.of(backend) {
+        try await hold(key, until: outer)
+        return try await read()
+      }
+      let pending = PendingWrites(backend: backend)
+      do {
+        try await hold(key, until: pending)
+        let result = try await read()
+        await pending.end()
+        return result
+      } catch {
+        await pending.end()
+        throw error
+      }
     }
   }
 

@@ -43,20 +43,27 @@ public final class ResponseStore: Sendable {
   }
 
   /// A survey's counts, those of the responses saved so far: on files, those another process
-  /// recorded in the last moment (a quarter of a second) may be missing.
+  /// recorded in the last moment (a quarter of a second) may be missing. On files, read holding
+  /// the survey's fold (`foldKey`): a start in another process writes the survey's counts and
+  /// then removes the shard they took, and a read between the two would count it twice.
   public func counts(of survey: SurveyID) async throws -> ResponseCounts {
-    let counted = try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts()
-    guard let shards else { return counted }
-    let own = Self.shardName(survey, shards.place.own)
-    var total = counted
-    if let mine = try await shards.records.read(own) { total = total.adding(mine.record.counts) }
-    for (name, data) in try await shards.place.table.records(prefixed: survey.rawValue + "~", after: nil, limit: .max) where name != own.recordName {
-      total = total.adding(try SavedJSON.decode(StoredCounts.self, from: data).counts)
+    guard let shards else { return try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts() }
+    return try await shards.place.holding(Self.foldKey(survey)) {
+      var total = try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts()
+      let own = Self.shardName(survey, shards.place.own)
+      if let mine = try await shards.records.read(own) { total = total.adding(mine.record.counts) }
+      for (name, data) in try await shards.place.table.records(prefixed: survey.rawValue + "~", after: nil, limit: .max)
+      where name != own.recordName {
+        total = total.adding(try SavedJSON.decode(StoredCounts.self, from: data).counts)
+      }
+      return total
     }
-    return total
   }
 
   private static func shardName(_ survey: SurveyID, _ process: String) -> RecordName { RecordName(survey.rawValue, "~" + process) }
+
+  /// What a start's fold of a survey's shards holds, and what a read of its counts holds on files.
+  static func foldKey(_ survey: SurveyID) -> String { "counts " + survey.rawValue }
 
   /// Adds the counts of the processes gone (their commits finished by a start) to each survey's,
   /// each process's in a holding of the survey's counts that removes it, so that they count once
@@ -68,7 +75,7 @@ public final class ResponseStore: Sendable {
       guard let tilde = name.lastIndex(of: "~") else { continue }
       let (survey, process) = (SurveyID(String(name[..<tilde])), String(name[name.index(after: tilde)...]))
       guard process != shards.place.own, shards.place.isFinished(process) else { continue }
-      let found = try await backend.holding("counts " + survey.rawValue) { () -> Bool in
+      let found = try await backend.holding(Self.foldKey(survey)) { () -> Bool in
         guard let shard = try await shards.place.table.readForUpdate(name) else { return false }  // folded by another start
         let counted = try SavedJSON.decode(StoredCounts.self, from: shard.data).counts
         try await counts.modify(Self.countsName(survey)) { stored in
