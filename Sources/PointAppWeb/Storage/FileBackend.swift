@@ -83,7 +83,7 @@ public final class FileBackend: RecordBackend {
     let commits = folder.appendingPathComponent(".commits").path
     let counts = FileRecordStorage.CountShards(
       table: shards, own: log.id, isFinished: { id in !FileManager.default.fileExists(atPath: "\(commits)/\(id).log") },
-      holding: { key, read in try await keys.reading(key, in: backend, read) }
+      holding: { key, read in try await keys.holding(key, in: backend) { _ in try await read() } }
     )
     tables = try Dictionary(uniqueKeysWithValues: RecordKind.all.map { kind in
       let table = folder.appendingPathComponent(kind.folder)
@@ -131,20 +131,11 @@ public final class FileBackend: RecordBackend {
   }
 
   public func holding<Result: Sendable>(_ key: String, _ body: @Sendable () async throws -> Result) async throws -> Result {
-    if let outer = PendingWrites.of(ObjectIdentifier(token)) {
-      try await keys.hold(key, until: outer)
-      return try await body()
-    }
-    let pending = PendingWrites(backend: ObjectIdentifier(token))
-    do {
-      try await keys.hold(key, until: pending)
+    try await keys.holding(key, in: ObjectIdentifier(token)) { pending in
+      guard let pending else { return try await body() }  // joined an outer holding, which commits
       let result = try await PendingWrites.$current.withValue(pending) { try await body() }
       try await commit(pending.changes)
-      await pending.end()
       return result
-    } catch {
-      await pending.end()
-      throw error
     }
   }
 
@@ -154,8 +145,29 @@ public final class FileBackend: RecordBackend {
     let locks: NamedLocks
     let threadPool: NIOThreadPool
 
+    /// Runs `body` holding `key` until it ends, with the holding's writes (`PendingWrites`, ended
+    /// after it), or with `nil` inside a holding of `backend`'s, which holds the key with its own
+    /// until it ends. A body that writes nothing sees a holding of the same key, in any process,
+    /// all committed or not begun.
+    func holding<Result>(_ key: String, in backend: ObjectIdentifier, _ body: (PendingWrites?) async throws -> Result) async throws -> Result {
+      if let outer = PendingWrites.of(backend) {
+        try await hold(key, until: outer)
+        return try await body(nil)
+      }
+      let pending = PendingWrites(backend: backend)
+      do {
+        try await hold(key, until: pending)
+        let result = try await body(pending)
+        await pending.end()
+        return result
+      } catch {
+        await pending.end()
+        throw error
+      }
+    }
+
     /// Holds `key` until `pending` ends.
-    func hold(_ key: String, until pending: PendingWrites) async throws {
+    private func hold(_ key: String, until pending: PendingWrites) async throws {
       guard pending.takes(key) else { return }  // held already by this holding
       await holds.acquire(key)
       do {
@@ -166,25 +178,6 @@ public final class FileBackend: RecordBackend {
         }
       } catch {
         await holds.release(key)
-        throw error
-      }
-    }
-
-    /// Runs `read` holding `key` and writing nothing: it sees a holding of the same key, in any
-    /// process, all committed or not begun. In a holding of `backend`'s, the key is held with it.
-    func reading<Result>(_ key: String, in backend: ObjectIdentifier, _ read: () async throws -> Result) async throws -> Result {
-      if let outer = PendingWrites.of(backend) {
-        try await hold(key, until: outer)
-        return try await read()
-      }
-      let pending = PendingWrites(backend: backend)
-      do {
-        try await hold(key, until: pending)
-        let result = try await read()
-        await pending.end()
-        return result
-      } catch {
-        await pending.end()
         throw error
       }
     }

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import NIOPosix
-import PointApp
 import Synchronization
 
 /// Records as files in one folder (`<name>.json`), each `{"version":<n>,"record":<its JSON>}`, so
@@ -50,9 +49,10 @@ public final class FileRecordStorage: RecordStorage, HeldTable {
     let own: String
     /// Whether the process whose records end so is gone, its commits all finished.
     let isFinished: @Sendable (String) -> Bool
-    /// Runs a read of counts holding a key as a holding does (`ResponseStore.foldKey`), so that
-    /// a start's fold of them, in any process, is seen all committed or not begun.
-    let holding: @Sendable (_ key: String, _ read: () async throws -> ResponseCounts) async throws -> ResponseCounts
+    /// Runs a read of counts holding a key as a holding does, writing nothing
+    /// (`ResponseStore.foldKey`), so that a start's fold of them, in any process, is seen all
+    /// committed or not begun.
+    let holding: @Sendable (_ key: String, _ read: () async throws -> Void) async throws -> Void
   }
 
   init(

@@ -48,16 +48,17 @@ public final class ResponseStore: Sendable {
   /// then removes the shard they took, and a read between the two would count it twice.
   public func counts(of survey: SurveyID) async throws -> ResponseCounts {
     guard let shards else { return try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts() }
-    return try await shards.place.holding(Self.foldKey(survey)) {
-      var total = try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts()
+    var total = ResponseCounts()
+    try await shards.place.holding(Self.foldKey(survey)) {
+      total = try await counts.read(Self.countsName(survey))?.record.counts ?? ResponseCounts()
       let own = Self.shardName(survey, shards.place.own)
       if let mine = try await shards.records.read(own) { total = total.adding(mine.record.counts) }
       for (name, data) in try await shards.place.table.records(prefixed: survey.rawValue + "~", after: nil, limit: .max)
       where name != own.recordName {
         total = total.adding(try SavedJSON.decode(StoredCounts.self, from: data).counts)
       }
-      return total
     }
+    return total
   }
 
   private static func shardName(_ survey: SurveyID, _ process: String) -> RecordName { RecordName(survey.rawValue, "~" + process) }
